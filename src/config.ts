@@ -1,0 +1,76 @@
+import type { IAgentRuntime } from '@elizaos/core';
+import { z } from 'zod';
+
+const int = (min: number, max: number, dflt: number) =>
+  z.coerce
+    .number({ invalid_type_error: `must be an integer between ${min} and ${max}` })
+    .int(`must be an integer between ${min} and ${max}`)
+    .min(min, `must be an integer between ${min} and ${max}`)
+    .max(max, `must be an integer between ${min} and ${max}`)
+    .default(dflt);
+
+const fraction = (dflt: number, exclusiveZero = false) =>
+  z.coerce
+    .number({ invalid_type_error: `must be a number between 0 and 1` })
+    .refine((v) => (exclusiveZero ? v > 0 : v >= 0) && v <= 1, {
+      message: exclusiveZero ? 'must be a number greater than 0 and at most 1' : 'must be a number between 0 and 1',
+    })
+    .default(dflt);
+
+/**
+ * Every setting of the plugin: name, allowed values, default. Read as
+ * `runtime.getSetting(name) ?? process.env[name]`; documented in the README's Settings table.
+ */
+export const settingsSchema = z.object({
+  /** Days of outcomes a learning pass looks at (seed 001 §3.3). */
+  SELF_IMPROVE_WINDOW_DAYS: int(1, 365, 7),
+  /** Fewest outcomes in a group before it can teach a lesson (seed 001 §5 guardrail). */
+  SELF_IMPROVE_MIN_SAMPLE: int(2, 100_000, 10),
+  /** Lowest stored confidence a lesson may have (seed 001 §7: 0.55). */
+  SELF_IMPROVE_MIN_CONFIDENCE: fraction(0.55),
+  /** Cosine similarity at or above which a new lesson reinforces an existing one instead of being inserted. */
+  SELF_IMPROVE_DEDUPE_THRESHOLD: fraction(0.9, true),
+  /** `auto`: phrase lessons with TEXT_SMALL when a model is registered; `off`: statistics only. */
+  SELF_IMPROVE_LESSON_MODEL: z.enum(['auto', 'off'], { errorMap: () => ({ message: 'must be one of auto, off' }) }).default('auto'),
+  /** Finding summaries shown to the model per group (bounded sample of untrusted data). */
+  SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT: int(0, 100, 12),
+  /** How often the background task looks for outcomes that have not been learned from. */
+  SELF_IMPROVE_POLL_INTERVAL_MS: int(1_000, 7 * 86_400_000, 300_000),
+  /** Largest body accepted by POST /self-improve/outcomes; larger gets 413. */
+  SELF_IMPROVE_MAX_BODY_BYTES: int(1_024, 1_073_741_824, 5 * 1_048_576),
+});
+
+export type SelfImproveConfig = z.output<typeof settingsSchema>;
+export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof SelfImproveConfig)[];
+
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    readonly value: unknown,
+    readonly allowed: string,
+  ) {
+    super(`Invalid setting ${setting}=${JSON.stringify(value)}: ${allowed}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type SettingSource = (name: string) => unknown;
+
+/** Parses settings from any source; throws ConfigError naming the first bad setting, its value and what is allowed. */
+export function parseConfig(read: SettingSource): SelfImproveConfig {
+  const raw: Record<string, unknown> = {};
+  for (const name of SETTING_NAMES) {
+    const value = read(name);
+    if (value !== undefined && value !== null && value !== '') raw[name] = value;
+  }
+  const parsed = settingsSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const setting = String(issue?.path[0] ?? '(settings)');
+  throw new ConfigError(setting, raw[setting], issue?.message ?? 'invalid');
+}
+
+/** The plugin's settings for a runtime: character settings first, then the process environment. */
+export function loadConfig(runtime: Pick<IAgentRuntime, 'getSetting'>): SelfImproveConfig {
+  return parseConfig((name) => runtime.getSetting(name) ?? process.env[name]);
+}

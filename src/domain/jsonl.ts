@@ -1,0 +1,41 @@
+/** One line of a JSONL text that did not parse, with its 1-based line number. */
+export interface LineError {
+  line: number;
+  message: string;
+}
+
+export interface ParsedLines {
+  /** Parsed values with their 1-based line numbers; blank lines are skipped. */
+  values: { line: number; value: unknown }[];
+  errors: LineError[];
+}
+
+/** Parses JSONL: one JSON value per line, blank lines ignored, bad lines reported by number. */
+export function parseJsonLines(text: string): ParsedLines {
+  const result: ParsedLines = { values: [], errors: [] };
+  const lines = text.split(/\r?\n/);
+  lines.forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '') return;
+    try {
+      result.values.push({ line: i + 1, value: JSON.parse(line) });
+    } catch (error) {
+      result.errors.push({ line: i + 1, message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  });
+  return result;
+}
+
+/** A body that is either a JSON array (or one object) or JSONL. */
+export function parseRowsText(text: string): ParsedLines {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[')) {
+    try {
+      const parsed: unknown = JSON.parse(trimmed);
+      if (Array.isArray(parsed)) return { values: parsed.map((value, i) => ({ line: i + 1, value })), errors: [] };
+    } catch (error) {
+      return { values: [], errors: [{ line: 1, message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` }] };
+    }
+  }
+  return parseJsonLines(text);
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+
+/** Every label a finding can be given, in the order the seed lists them. */
+export const OUTCOME_LABELS = ['fixed', 'accepted', 'ignored', 'rejected_fp', 'reopened'] as const;
+export type OutcomeLabel = (typeof OUTCOME_LABELS)[number];
+
+/** Longest accepted free-text field; longer text is an error, not silently cut. */
+export const MAX_TEXT_CHARS = 4000;
+const MAX_KEY_CHARS = 512;
+
+const requiredString = (field: string, max = MAX_KEY_CHARS) =>
+  z
+    .string({ required_error: `${field} is required`, invalid_type_error: `${field} must be a string` })
+    .trim()
+    .min(1, `${field} must not be empty`)
+    .max(max, `${field} must be at most ${max} characters`);
+
+const optionalText = (field: string) =>
+  z
+    .string({ invalid_type_error: `${field} must be a string` })
+    .max(MAX_TEXT_CHARS, `${field} must be at most ${MAX_TEXT_CHARS} characters`)
+    .optional();
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * The outcome row on the wire (JSONL line, HTTP body item, service call item): the contract in
+ * DESIGN.md. Unknown fields are ignored; `ts` is normalised to UTC ISO-8601.
+ */
+export const outcomeRowSchema = z.object({
+  finding_key: requiredString('finding_key'),
+  label: z.enum(OUTCOME_LABELS, {
+    errorMap: (issue, ctx) => ({
+      message:
+        issue.code === 'invalid_type' && ctx.data === undefined
+          ? `label is required; one of ${OUTCOME_LABELS.join(', ')}`
+          : `label must be one of ${OUTCOME_LABELS.join(', ')} (got ${JSON.stringify(ctx.data)})`,
+    }),
+  }),
+  ts: z
+    .string({ required_error: 'ts is required (ISO-8601 date-time)', invalid_type_error: 'ts must be an ISO-8601 string' })
+    .refine((v) => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)), {
+      message: 'ts must be an ISO-8601 date-time with a time zone, e.g. 2026-11-02T14:03:00Z',
+    })
+    .transform((v) => new Date(v).toISOString()),
+  project: requiredString('project'),
+  scanner: requiredString('scanner'),
+  model_provider: requiredString('model_provider'),
+  model_name: requiredString('model_name'),
+  category: requiredString('category').optional(),
+  cwe: z
+    .number({ invalid_type_error: 'cwe must be an integer' })
+    .int('cwe must be an integer')
+    .nonnegative('cwe must not be negative')
+    .optional(),
+  confidence: z
+    .number({ invalid_type_error: 'confidence must be a number in [0,1]' })
+    .min(0, 'confidence must be a number in [0,1]')
+    .max(1, 'confidence must be a number in [0,1]')
+    .optional(),
+  severity: optionalText('severity'),
+  prompt_version: optionalText('prompt_version'),
+  strategy_version: optionalText('strategy_version'),
+  summary: optionalText('summary'),
+  source: optionalText('source'),
+  notes: optionalText('notes'),
+});
+
+export type OutcomeRow = z.output<typeof outcomeRowSchema>;
+/** A finding before it has a label: the input of a triage prediction. */
+export type FindingRow = Omit<OutcomeRow, 'label'>;
+
+/** Why one row of a batch was refused. `index` is the row's 0-based position in its batch. */
+export interface RowRejection {
+  index: number;
+  field: string;
+  message: string;
+}
+
+export type RowCheck = { ok: true; row: OutcomeRow } | { ok: false; rejections: RowRejection[] };
+
+/** Validates one wire row; every bad field is reported, each with its own message. */
+export function checkOutcomeRow(raw: unknown, index: number): RowCheck {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { ok: false, rejections: [{ index, field: '(row)', message: 'row must be a JSON object' }] };
+  }
+  // JSON null means "absent" for optional fields.
+  const cleaned = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
+  const parsed = outcomeRowSchema.safeParse(cleaned);
+  if (parsed.success) return { ok: true, row: parsed.data };
+  return {
+    ok: false,
+    rejections: parsed.error.issues.map((issue) => ({
+      index,
+      field: issue.path.join('.') || '(row)',
+      message: issue.message,
+    })),
+  };
+}
+
+export interface CheckedBatch {
+  valid: { index: number; row: OutcomeRow }[];
+  rejected: RowRejection[];
+}
+
+export function checkOutcomeRows(rows: readonly unknown[]): CheckedBatch {
+  const batch: CheckedBatch = { valid: [], rejected: [] };
+  rows.forEach((raw, index) => {
+    const checked = checkOutcomeRow(raw, index);
+    if (checked.ok) batch.valid.push({ index, row: checked.row });
+    else batch.rejected.push(...checked.rejections);
+  });
+  return batch;
+}

@@ -1,0 +1,35 @@
+import type { Plugin } from '@elizaos/core';
+import { loadConfig } from './config';
+import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
+import { outcomesRoute } from './routes/outcomes-route';
+import { ScanOutcomeService } from './services/scan-outcome-service';
+
+/** plugin-self-improve: scan outcomes -> weighted rewards -> deduplicated scan-model-lesson memories. */
+export const selfImprovePlugin: Plugin = {
+  name: 'self-improve',
+  description: 'Learns from the outcomes of its own scans: weighted rewards, deduplicated lessons with provenance.',
+  init: async (_config, runtime) => {
+    loadConfig(runtime);
+  },
+  services: [ScanOutcomeService],
+  evaluators: [scanOutcomeExtractor],
+  routes: [outcomesRoute],
+};
+
+export default selfImprovePlugin;
+
+export { ConfigError, loadConfig, parseConfig, type SelfImproveConfig, settingsSchema } from './config';
+export { coveringWindowEnds, describeGroup, type GroupKey, groupId, groupKeyOf } from './domain/grouping';
+export { draftStatisticalLessons, LESSON_CATEGORIES, type LessonCategory, type LessonDraft, lessonConfidence } from './domain/lesson';
+export { buildLessonPrompt, parseLessonOutput } from './domain/lesson-prompt';
+export { lexicalVector } from './domain/lexical-vector';
+export { checkOutcomeRow, checkOutcomeRows, type FindingRow, OUTCOME_LABELS, type OutcomeLabel, type OutcomeRow, type RowRejection } from './domain/outcome';
+export { REWARD_BY_LABEL, weightedReward } from './domain/reward';
+export { type GroupStats, statisticalSupport, summarizeOutcomes, wilsonInterval } from './domain/stats';
+export { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
+export { handlePostOutcomes, outcomesRoute } from './routes/outcomes-route';
+export { ingestText, type LineRejection, type TextIngestResult } from './services/ingest-text';
+export { type Lesson, type LessonMetadata, LESSON_MEMORY_TYPE, LESSONS_TABLE } from './services/lesson-metadata';
+export type { LearnReport } from './services/scan-learner';
+export { type IngestResult, SCAN_OUTCOME_SERVICE, ScanOutcomeService } from './services/scan-outcome-service';
+export { LEARN_TASK_NAME, learnPendingWorker } from './tasks/learn-pending-task';

@@ -1,0 +1,50 @@
+import type { UUID } from '@elizaos/core';
+import { nearest, type Neighbour } from '../domain/similarity';
+import type { Lesson } from './lesson-metadata';
+
+interface IndexEntry {
+  item: UUID;
+  vector: ArrayLike<number>;
+}
+
+/**
+ * The in-process index of an agent's lessons: every lesson with its vector, by group. Dedupe
+ * compares a new lesson with the lessons of its own group only, because a lesson's metadata names
+ * one group and merging across groups would make its provenance lie. Kept current by LessonStore,
+ * so no database query is needed to check a lesson or to list them.
+ */
+export class LessonIndex {
+  private readonly byGroup = new Map<string, IndexEntry[]>();
+  private readonly lessons = new Map<UUID, Lesson>();
+
+  get size(): number {
+    return this.lessons.size;
+  }
+
+  get(id: UUID): Lesson | undefined {
+    return this.lessons.get(id);
+  }
+
+  all(): Lesson[] {
+    return [...this.lessons.values()];
+  }
+
+  /** Adds or replaces a lesson; without a vector, a replaced lesson keeps the one it had. */
+  put(lesson: Lesson, vector?: ArrayLike<number>): void {
+    const group = lesson.metadata.group_id;
+    const entries = this.byGroup.get(group) ?? [];
+    const at = entries.findIndex((e) => e.item === lesson.id);
+    const kept = at >= 0 ? entries[at]?.vector : undefined;
+    const next = vector ?? kept;
+    if (!next) throw new Error(`lesson ${lesson.id} has no vector`);
+    if (at >= 0) entries[at] = { item: lesson.id, vector: next };
+    else entries.push({ item: lesson.id, vector: next });
+    this.byGroup.set(group, entries);
+    this.lessons.set(lesson.id, lesson);
+  }
+
+  /** The most similar lesson of `group`, or null when the group has none. */
+  nearestInGroup(group: string, vector: ArrayLike<number>): Neighbour<UUID> | null {
+    return nearest(vector, this.byGroup.get(group) ?? []);
+  }
+}

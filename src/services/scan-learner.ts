@@ -1,0 +1,181 @@
+import { type IAgentRuntime, ModelType, type UUID } from '@elizaos/core';
+import type { SelfImproveConfig } from '../config';
+import { coveringWindowEnds, DAY_MS, dominantValue, type GroupKey, parseGroupId } from '../domain/grouping';
+import { stableId } from '../domain/ids';
+import { draftStatisticalLessons, type LessonDraft, lessonConfidence } from '../domain/lesson';
+import { buildLessonPrompt, parseLessonOutput, sampleFindings } from '../domain/lesson-prompt';
+import { type GroupStats, summarizeOutcomes } from '../domain/stats';
+import { type LessonFacts, lessonMetadataFor } from './lesson-metadata';
+import type { LessonStore } from './lesson-store';
+import type { OutcomeStore, StoredOutcome } from './outcome-store';
+
+/** What one learning pass did. Field names are snake_case because they are printed as JSON. */
+export interface LearnReport {
+  as_of: string;
+  pending_outcomes: number;
+  groups: number;
+  windows: number;
+  lessons_created: number;
+  lessons_reinforced: number;
+  skipped_low_sample: number;
+  skipped_low_confidence: number;
+  malformed_model_outputs: number;
+  model_errors: number;
+  lesson_ids: UUID[];
+}
+
+export type LearnProgress = (groupsDone: number, groupsTotal: number) => void;
+
+const LOG_SRC = 'plugin:self-improve:learner';
+
+function emptyReport(asOfMs: number): LearnReport {
+  return {
+    as_of: new Date(asOfMs).toISOString(),
+    pending_outcomes: 0,
+    groups: 0,
+    windows: 0,
+    lessons_created: 0,
+    lessons_reinforced: 0,
+    skipped_low_sample: 0,
+    skipped_low_confidence: 0,
+    malformed_model_outputs: 0,
+    model_errors: 0,
+    lesson_ids: [],
+  };
+}
+
+const scored = (outcomes: readonly StoredOutcome[]) => outcomes.map((o) => ({ label: o.row.label, reward: o.reward, tsMs: o.tsMs }));
+
+/**
+ * One learning pass over the outcomes not yet learned from (seed 001 §7): per group and window,
+ * statistics in code, lessons from the model or from the statistics, the confidence and sample
+ * guardrails, then dedupe against the group's lessons: reinforce a near duplicate, insert the rest.
+ * A group's pending outcomes are marked learned only after its lessons are stored; re-running a
+ * group (after a crash) only re-links the same evidence, so each outcome counts once.
+ */
+export class ScanLearner {
+  constructor(
+    private readonly runtime: IAgentRuntime,
+    private readonly config: SelfImproveConfig,
+    private readonly outcomes: OutcomeStore,
+    private readonly lessons: LessonStore,
+  ) {}
+
+  async learnPending(asOfMs: number, onProgress?: LearnProgress): Promise<LearnReport> {
+    const report = emptyReport(asOfMs);
+    const pending = await this.outcomes.pending(asOfMs);
+    report.pending_outcomes = pending.length;
+    const byGroup = new Map<string, { id: UUID; tsMs: number }[]>();
+    for (const p of pending) {
+      const list = byGroup.get(p.groupId) ?? [];
+      list.push(p);
+      byGroup.set(p.groupId, list);
+    }
+    const groups = [...byGroup.keys()].sort();
+    report.groups = groups.length;
+    const windowMs = this.config.SELF_IMPROVE_WINDOW_DAYS * DAY_MS;
+    let done = 0;
+    for (const group of groups) {
+      const groupPending = byGroup.get(group) ?? [];
+      const ends = coveringWindowEnds(groupPending.map((p) => p.tsMs), windowMs).reverse();
+      const first = ends[0] as number;
+      const rows = await this.outcomes.inGroup(group, first - windowMs, ends[ends.length - 1] as number);
+      for (const end of ends) {
+        const windowRows = rows.filter((r) => r.tsMs > end - windowMs && r.tsMs <= end);
+        report.windows++;
+        await this.learnWindow(parseGroupId(group), group, windowRows, end - windowMs, end, asOfMs, report);
+      }
+      await this.outcomes.markLearned(groupPending.map((p) => p.id), asOfMs);
+      onProgress?.(++done, groups.length);
+    }
+    return report;
+  }
+
+  private async learnWindow(key: GroupKey, group: string, rows: StoredOutcome[], startMs: number, endMs: number, asOfMs: number, report: LearnReport): Promise<void> {
+    if (rows.length < this.config.SELF_IMPROVE_MIN_SAMPLE) {
+      report.skipped_low_sample++;
+      return;
+    }
+    const stats = summarizeOutcomes(scored(rows));
+    for (const draft of await this.draft(key, stats, rows, report)) {
+      if (lessonConfidence(draft, stats) < this.config.SELF_IMPROVE_MIN_CONFIDENCE) {
+        report.skipped_low_confidence++;
+        continue;
+      }
+      const id = await this.store(draft, key, group, stats, rows, startMs, endMs, asOfMs, report);
+      if (!report.lesson_ids.includes(id)) report.lesson_ids.push(id);
+    }
+  }
+
+  /** Lessons from TEXT_SMALL when it is registered and allowed; from statistics otherwise or when its answer is unusable. */
+  private async draft(key: GroupKey, stats: GroupStats, rows: StoredOutcome[], report: LearnReport): Promise<LessonDraft[]> {
+    if (this.config.SELF_IMPROVE_LESSON_MODEL === 'off' || !this.runtime.getModel(ModelType.TEXT_SMALL)) {
+      return draftStatisticalLessons(key, stats);
+    }
+    const samples = sampleFindings(
+      rows.map((r) => ({ finding_key: r.row.finding_key, label: r.row.label, summary: r.row.summary, tsMs: r.tsMs })),
+      this.config.SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT,
+    );
+    const prompt = buildLessonPrompt(key, stats, samples, this.config.SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT);
+    let answer: string;
+    try {
+      answer = String(await this.runtime.useModel(ModelType.TEXT_SMALL, { prompt, temperature: 0.2 }));
+    } catch (error) {
+      report.model_errors++;
+      this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'TEXT_SMALL failed; lessons written from statistics');
+      return draftStatisticalLessons(key, stats);
+    }
+    const parsed = parseLessonOutput(answer);
+    report.malformed_model_outputs += parsed.malformed;
+    if (parsed.error) {
+      this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, code: parsed.error.code, detail: parsed.error.message }, 'model answer unusable; lessons written from statistics');
+      return draftStatisticalLessons(key, stats);
+    }
+    return parsed.lessons;
+  }
+
+  private async store(draft: LessonDraft, key: GroupKey, group: string, stats: GroupStats, rows: StoredOutcome[], startMs: number, endMs: number, asOfMs: number, report: LearnReport): Promise<UUID> {
+    const vector = await this.lessons.vectorizer.embed(draft.text);
+    const duplicate = this.lessons.nearestInGroup(group, vector);
+    const rowIds = rows.map((r) => r.id);
+    const base = { groupId: group, key, windowStartMs: startMs, windowEndMs: endMs, asOfMs, embeddingSource: this.lessons.vectorizer.source } as const;
+    const existing = duplicate && duplicate.similarity >= this.config.SELF_IMPROVE_DEDUPE_THRESHOLD ? this.lessons.index.get(duplicate.item) : undefined;
+    if (existing) {
+      const evidence = await this.outcomes.addEvidence(existing.id, rowIds);
+      const evidenceStats = summarizeOutcomes(scored(evidence));
+      const category = existing.metadata.category;
+      const statedConfidence = Math.max(existing.metadata.stated_confidence, draft.statedConfidence);
+      const text =
+        existing.metadata.origin === 'statistics'
+          ? (draftStatisticalLessons(key, evidenceStats).find((d) => d.category === category)?.text ?? existing.text)
+          : existing.text;
+      const facts: LessonFacts = {
+        ...base,
+        category,
+        origin: existing.metadata.origin,
+        statedConfidence,
+        confidence: lessonConfidence({ category, statedConfidence }, evidenceStats),
+        evidence,
+        stats: evidenceStats,
+        previous: existing.metadata,
+      };
+      await this.lessons.update(existing, text, lessonMetadataFor(facts, dominantValue));
+      report.lessons_reinforced++;
+      return existing.id;
+    }
+    const id = stableId('lesson', this.runtime.agentId, group, draft.category, draft.text);
+    const evidence = await this.outcomes.addEvidence(id, rowIds);
+    const facts: LessonFacts = {
+      ...base,
+      category: draft.category,
+      origin: draft.origin,
+      statedConfidence: draft.statedConfidence,
+      confidence: lessonConfidence(draft, stats),
+      evidence,
+      stats: summarizeOutcomes(scored(evidence)),
+    };
+    await this.lessons.create(id, draft.text, lessonMetadataFor(facts, dominantValue), vector, asOfMs);
+    report.lessons_created++;
+    return id;
+  }
+}

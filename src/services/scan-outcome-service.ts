@@ -1,0 +1,112 @@
+export { SCAN_OUTCOME_SERVICE };
+import { type IAgentRuntime, Service, type UUID } from '@elizaos/core';
+import { loadConfig, type SelfImproveConfig } from '../config';
+import { checkOutcomeRows, type RowRejection } from '../domain/outcome';
+import type { Lesson } from './lesson-metadata';
+import { LessonStore, vectorizerFor } from './lesson-store';
+import { OutcomeStore, toStoredOutcome } from './outcome-store';
+import { type LearnProgress, type LearnReport, ScanLearner } from './scan-learner';
+import { SCAN_OUTCOME_SERVICE } from './service-names';
+import { dbOf } from './sql';
+import { ensureLearnTask } from '../tasks/learn-pending-task';
+
+
+/** The answer to `ingest`: what was new, what was already known, and every refused row with its field and reason. */
+export interface IngestResult {
+  accepted: number;
+  duplicate: number;
+  rejected: RowRejection[];
+  /** Index in the batch and id of each stored (new or already known) outcome. */
+  outcomes: { index: number; id: UUID; status: 'accepted' | 'duplicate' }[];
+}
+
+/**
+ * Scan outcomes in, lessons out. Stores outcome rows durably in the runtime's database, tells the
+ * evaluator cheaply whether there is anything to learn, and runs learning passes one at a time.
+ */
+export class ScanOutcomeService extends Service {
+  static override serviceType = SCAN_OUTCOME_SERVICE;
+  override capabilityDescription = 'Stores labelled scan outcomes and distils them into scan-model-lesson memories';
+
+  settings!: SelfImproveConfig;
+  outcomes!: OutcomeStore;
+  lessons!: LessonStore;
+  private learner!: ScanLearner;
+  private pendingHint = false;
+  private ingestGeneration = 0;
+  private passes: Promise<unknown> = Promise.resolve();
+
+  static override async start(runtime: IAgentRuntime): Promise<ScanOutcomeService> {
+    const service = new ScanOutcomeService(runtime);
+    await service.open();
+    return service;
+  }
+
+  private async open(): Promise<void> {
+    this.settings = loadConfig(this.runtime);
+    this.outcomes = new OutcomeStore(dbOf(this.runtime), this.runtime.agentId);
+    await this.outcomes.ensureSchema();
+    this.lessons = new LessonStore(this.runtime, vectorizerFor(this.runtime));
+    await this.lessons.load();
+    this.learner = new ScanLearner(this.runtime, this.settings, this.outcomes, this.lessons);
+    this.pendingHint = (await this.outcomes.countPending()) > 0;
+    await ensureLearnTask(this.runtime, this.settings.SELF_IMPROVE_POLL_INTERVAL_MS);
+  }
+
+  override async stop(): Promise<void> {
+    await this.passes.catch(() => undefined);
+  }
+
+  /**
+   * Validates and stores a batch of outcome rows in one transaction. Bad rows are reported (index,
+   * field, message) and never stop the good ones; a row whose (finding_key, label) is already
+   * stored is a duplicate and changes nothing.
+   */
+  async ingest(rows: readonly unknown[]): Promise<IngestResult> {
+    const checked = checkOutcomeRows(rows);
+    const stored = checked.valid.map(({ index, row }) => ({ index, outcome: toStoredOutcome(this.runtime.agentId, row) }));
+    const inserted = await this.outcomes.insert(stored.map((s) => s.outcome));
+    const result: IngestResult = { accepted: 0, duplicate: 0, rejected: checked.rejected, outcomes: [] };
+    for (const { index, outcome } of stored) {
+      const isNew = inserted.delete(outcome.id);
+      result.outcomes.push({ index, id: outcome.id, status: isNew ? 'accepted' : 'duplicate' });
+      if (isNew) result.accepted++;
+      else result.duplicate++;
+    }
+    if (result.accepted > 0) {
+      this.pendingHint = true;
+      this.ingestGeneration++;
+    }
+    return result;
+  }
+
+  /** Whether a learning pass may have work: answered from memory, so the evaluator's validate costs nothing. */
+  hasPendingWork(): boolean {
+    return this.pendingHint;
+  }
+
+  /**
+   * Learns from every outcome pending as of `asOf` (default: now). Passes run one at a time, so
+   * concurrent callers never learn from the same outcome twice.
+   */
+  learnPending(options: { asOf?: Date | number; onProgress?: LearnProgress } = {}): Promise<LearnReport> {
+    const asOfMs = options.asOf === undefined ? Date.now() : Number(options.asOf instanceof Date ? options.asOf.getTime() : options.asOf);
+    const pass = this.passes.catch(() => undefined).then(async () => {
+      const generation = this.ingestGeneration;
+      const report = await this.learner.learnPending(asOfMs, options.onProgress);
+      if (generation === this.ingestGeneration) this.pendingHint = false;
+      return report;
+    });
+    this.passes = pass;
+    return pass;
+  }
+
+  /** Every lesson of the agent, newest evidence first. */
+  listLessons(): Lesson[] {
+    return this.lessons.all().sort((a, b) => b.metadata.last_seen.localeCompare(a.metadata.last_seen) || a.id.localeCompare(b.id));
+  }
+
+  async counts(): Promise<{ outcomes: number; pending: number; lessons: number }> {
+    return { outcomes: await this.outcomes.count(), pending: await this.outcomes.countPending(), lessons: this.lessons.index.size };
+  }
+}
