@@ -43,10 +43,16 @@ export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> 
     plugins: [],
     settings,
   };
-  const runtime = new AgentRuntime({ character, plugins: [sqlPlugin, ...options.plugins] });
-  await runtime.registerPlugin(sqlPlugin);
-  await runtime.runPluginMigrations();
-  await runtime.initialize({ skipMigrations: true });
+  const runtime = new AgentRuntime({ character, plugins: options.plugins });
+  try {
+    await runtime.registerPlugin(sqlPlugin);
+    await runtime.runPluginMigrations();
+    await runtime.initialize({ skipMigrations: true });
+  } catch (error) {
+    await runtime.close().catch(() => undefined);
+    forgetPgliteSingleton();
+    throw error;
+  }
   let closed = false;
   return {
     runtime,
