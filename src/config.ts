@@ -61,7 +61,8 @@ export function parseConfig(read: SettingSource): SelfImproveConfig {
   const raw: Record<string, unknown> = {};
   for (const name of SETTING_NAMES) {
     const value = read(name);
-    if (value !== undefined && value !== null && value !== '') raw[name] = value;
+    const text = typeof value === 'string' ? value.trim() : value;
+    if (text !== undefined && text !== null && text !== '') raw[name] = text;
   }
   const parsed = settingsSchema.safeParse(raw);
   if (parsed.success) return parsed.data;

@@ -112,7 +112,7 @@ describe('learning through runtime.evaluate (embedding model, no language model)
     await worker?.execute(agent.runtime, {}, tasks[0] as never);
     expect((await agent.service.counts()).pending).toBe(0);
     const crypto = (await lessonMemories(agent)).filter((m) => (m.metadata as { finding_category?: string }).finding_category === 'weak-crypto');
-    expect(crypto.map((m) => (m.metadata as { category: string }).category)).toEqual(['signal-quality']);
+    expect(crypto.map((m) => lessonMetadataSchema.parse(m.metadata).category)).toEqual(['signal-quality']);
   });
 });
 
@@ -145,7 +145,7 @@ describe('each outcome is learned from once', () => {
 
       const second = await startAgent({ dataDir, plugins: [createTestModelsPlugin().plugin] });
       try {
-        expect(second.service.listLessons().map((l) => l.id)).toEqual([lessonId as string]);
+        expect(second.service.listLessons().map((l) => l.id)).toEqual([lessonId as (typeof second.runtime)['agentId']]);
         expect(second.service.hasPendingWork()).toBe(true);
         const report = await second.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
         expect(report).toMatchObject({ pending_outcomes: 40, lessons_created: 0, lessons_reinforced: 1 });

@@ -26,9 +26,17 @@ export function parseJsonLines(text: string): ParsedLines {
   return result;
 }
 
-/** A body that is either a JSON array (or one object) or JSONL. */
+/** A body that is either a JSON array, one JSON object (on one line or several), or JSONL. */
 export function parseRowsText(text: string): ParsedLines {
   const trimmed = text.trim();
+  if (trimmed.startsWith('{') && trimmed.includes('\n')) {
+    try {
+      const parsed: unknown = JSON.parse(trimmed);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return { values: [{ line: 1, value: parsed }], errors: [] };
+    } catch {
+      // Not one object spread over lines: read it as JSONL below, which reports each bad line.
+    }
+  }
   if (trimmed.startsWith('[')) {
     try {
       const parsed: unknown = JSON.parse(trimmed);

@@ -63,19 +63,31 @@ export interface LessonParseResult {
   error?: { code: LessonParseErrorCode; message: string };
 }
 
-/** The first JSON object or array in a model answer, fences and prose around it ignored. */
+/** At most this many opening brackets are tried when looking for the JSON in an answer. */
+const MAX_JSON_STARTS = 20;
+
+/**
+ * The first parseable JSON object or array in a model answer: fences are dropped, and each
+ * opening bracket is tried in turn (prose such as "format {category, text}:" may come first).
+ */
 function extractJson(text: string): { ok: true; value: unknown } | { ok: false; code: 'no_json' | 'invalid_json'; message: string } {
   const unfenced = text.replace(/```(?:json)?/gi, '');
-  const start = unfenced.search(/[[{]/);
+  let lastError = 'the JSON in the answer is not closed';
+  let start = unfenced.search(/[[{]/);
   if (start < 0) return { ok: false, code: 'no_json', message: 'the answer contains no JSON' };
-  const closer = unfenced[start] === '{' ? '}' : ']';
-  const end = unfenced.lastIndexOf(closer);
-  if (end <= start) return { ok: false, code: 'invalid_json', message: 'the JSON in the answer is not closed' };
-  try {
-    return { ok: true, value: JSON.parse(unfenced.slice(start, end + 1)) };
-  } catch (error) {
-    return { ok: false, code: 'invalid_json', message: error instanceof Error ? error.message : String(error) };
+  for (let tries = 0; start >= 0 && tries < MAX_JSON_STARTS; tries++) {
+    const end = unfenced.lastIndexOf(unfenced[start] === '{' ? '}' : ']');
+    if (end > start) {
+      try {
+        return { ok: true, value: JSON.parse(unfenced.slice(start, end + 1)) };
+      } catch (error) {
+        lastError = error instanceof Error ? error.message : String(error);
+      }
+    }
+    const next = unfenced.slice(start + 1).search(/[[{]/);
+    start = next < 0 ? -1 : start + 1 + next;
   }
+  return { ok: false, code: 'invalid_json', message: lastError };
 }
 
 /** Parses a model's lesson answer with zod; bad items are counted, never thrown, never returned. */

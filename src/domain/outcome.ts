@@ -21,7 +21,23 @@ const optionalText = (field: string) =>
     .max(MAX_TEXT_CHARS, `${field} must be at most ${MAX_TEXT_CHARS} characters`)
     .optional();
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** ISO-8601 date-time with a zone whose calendar fields exist (no 30 February, no hour 24). */
+export function isIsoDateTime(text: string): boolean {
+  const m = ISO_DATE_TIME.exec(text);
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[7] ?? '0'].map(Number) as number[];
+  const calendar = new Date(Date.UTC(year as number, (month as number) - 1, day as number));
+  return (
+    calendar.getUTCMonth() === (month as number) - 1 &&
+    calendar.getUTCDate() === day &&
+    (hour as number) < 24 &&
+    (minute as number) < 60 &&
+    (second as number) < 60 &&
+    !Number.isNaN(Date.parse(text))
+  );
+}
 
 /**
  * The outcome row on the wire (JSONL line, HTTP body item, service call item): the contract in
@@ -39,7 +55,7 @@ export const outcomeRowSchema = z.object({
   }),
   ts: z
     .string({ required_error: 'ts is required (ISO-8601 date-time)', invalid_type_error: 'ts must be an ISO-8601 string' })
-    .refine((v) => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)), {
+    .refine(isIsoDateTime, {
       message: 'ts must be an ISO-8601 date-time with a time zone, e.g. 2026-11-02T14:03:00Z',
     })
     .transform((v) => new Date(v).toISOString()),

@@ -1,4 +1,4 @@
-import { similarity } from 'ml-distance';
+import { distance, similarity } from 'ml-distance';
 
 /** Cosine similarity (ml-distance); 0 when either vector has no length, never NaN. */
 export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -7,16 +7,32 @@ export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): nu
   return Number.isFinite(value) ? value : 0;
 }
 
+/** The vector scaled to unit length as Float32 (all zeros stays all zeros). */
+export function unitVector(v: ArrayLike<number>): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) norm += (v[i] as number) * (v[i] as number);
+  norm = Math.sqrt(norm);
+  const out = new Float32Array(v.length);
+  if (norm === 0) return out;
+  for (let i = 0; i < v.length; i++) out[i] = (v[i] as number) / norm;
+  return out;
+}
+
 export interface Neighbour<T> {
   item: T;
   similarity: number;
 }
 
-/** The most similar candidate (first one wins a tie), or null when there are none. */
-export function nearest<T>(vector: ArrayLike<number>, candidates: Iterable<{ item: T; vector: ArrayLike<number> }>): Neighbour<T> | null {
+/**
+ * The most similar candidate by cosine (first one wins a tie), or null when there are none.
+ * Candidates and query are unit vectors (`unitVector`), so cosine is their inner product
+ * (ml-distance `innerProduct`): a third of the work of recomputing both norms per pair.
+ */
+export function nearest<T>(query: Float32Array, candidates: Iterable<{ item: T; vector: Float32Array }>): Neighbour<T> | null {
   let best: Neighbour<T> | null = null;
   for (const c of candidates) {
-    const s = cosineSimilarity(vector, c.vector);
+    if (c.vector.length !== query.length) throw new RangeError(`vector lengths differ: ${query.length} vs ${c.vector.length}`);
+    const s = distance.innerProduct(query as unknown as number[], c.vector as unknown as number[]);
     if (best === null || s > best.similarity) best = { item: c.item, similarity: s };
   }
   return best;

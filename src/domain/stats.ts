@@ -27,8 +27,8 @@ export function wilsonInterval(successes: number, trials: number, z = Z_95): Int
 
 /**
  * How much a sample supports a claim about the rate `successes / trials`: one minus the width of
- * its 95% Wilson interval. 0 with no data, approaching 1 as the sample grows (n=20 ≈ 0.65,
- * n=100 ≈ 0.82, n=400 ≈ 0.91 at p≈0.5). A lesson's stored confidence never exceeds this.
+ * its 95% Wilson interval. 0 with no data, approaching 1 as the sample grows (at p = 0.5:
+ * n=20 ≈ 0.60, n=100 ≈ 0.81, n=400 ≈ 0.90). A lesson's stored confidence never exceeds this.
  */
 export function statisticalSupport(successes: number, trials: number): number {
   const { low, high } = wilsonInterval(successes, trials);

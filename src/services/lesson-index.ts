@@ -1,10 +1,11 @@
 import type { UUID } from '@elizaos/core';
-import { nearest, type Neighbour } from '../domain/similarity';
+import { nearest, type Neighbour, unitVector } from '../domain/similarity';
 import type { Lesson } from './lesson-metadata';
 
 interface IndexEntry {
   item: UUID;
-  vector: ArrayLike<number>;
+  /** Unit length, Float32: half the memory of number[], and plenty of precision for a threshold. */
+  vector: Float32Array;
 }
 
 /**
@@ -35,7 +36,7 @@ export class LessonIndex {
     const entries = this.byGroup.get(group) ?? [];
     const at = entries.findIndex((e) => e.item === lesson.id);
     const kept = at >= 0 ? entries[at]?.vector : undefined;
-    const next = vector ?? kept;
+    const next = vector ? unitVector(vector) : kept;
     if (!next) throw new Error(`lesson ${lesson.id} has no vector`);
     if (at >= 0) entries[at] = { item: lesson.id, vector: next };
     else entries.push({ item: lesson.id, vector: next });
@@ -45,6 +46,6 @@ export class LessonIndex {
 
   /** The most similar lesson of `group`, or null when the group has none. */
   nearestInGroup(group: string, vector: ArrayLike<number>): Neighbour<UUID> | null {
-    return nearest(vector, this.byGroup.get(group) ?? []);
+    return nearest(unitVector(vector), this.byGroup.get(group) ?? []);
   }
 }

@@ -1,0 +1,94 @@
+import { describe, expect, test } from 'bun:test';
+import { ConfigError, parseConfig, type SelfImproveConfig, SETTING_NAMES } from '../../src/config';
+
+const DEFAULTS: SelfImproveConfig = {
+  SELF_IMPROVE_WINDOW_DAYS: 7,
+  SELF_IMPROVE_MIN_SAMPLE: 10,
+  SELF_IMPROVE_MIN_CONFIDENCE: 0.55,
+  SELF_IMPROVE_DEDUPE_THRESHOLD: 0.9,
+  SELF_IMPROVE_LESSON_MODEL: 'auto',
+  SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT: 12,
+  SELF_IMPROVE_POLL_INTERVAL_MS: 300_000,
+  SELF_IMPROVE_MAX_BODY_BYTES: 5_242_880,
+};
+
+const from = (settings: Record<string, unknown>) => (name: string) => settings[name];
+
+function configErrorOf(settings: Record<string, unknown>): ConfigError {
+  try {
+    parseConfig(from(settings));
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(settings)}`);
+}
+
+describe('parseConfig', () => {
+  test('defaults when nothing is set', () => {
+    expect(parseConfig(() => undefined)).toEqual(DEFAULTS);
+  });
+
+  test.each([[null], ['']])('%p counts as not set', (value) => {
+    expect(parseConfig(() => value)).toEqual(DEFAULTS);
+  });
+
+  test('SETTING_NAMES lists every setting', () => {
+    expect<string[]>([...SETTING_NAMES].sort()).toEqual(Object.keys(DEFAULTS).sort());
+  });
+
+  const coerced: [string, unknown, unknown][] = [
+    ['SELF_IMPROVE_WINDOW_DAYS', '14', 14],
+    ['SELF_IMPROVE_WINDOW_DAYS', 30, 30],
+    ['SELF_IMPROVE_WINDOW_DAYS', '365', 365],
+    ['SELF_IMPROVE_MIN_SAMPLE', '2', 2],
+    ['SELF_IMPROVE_MIN_CONFIDENCE', '0.7', 0.7],
+    ['SELF_IMPROVE_MIN_CONFIDENCE', '0', 0],
+    ['SELF_IMPROVE_DEDUPE_THRESHOLD', '1', 1],
+    ['SELF_IMPROVE_LESSON_MODEL', 'off', 'off'],
+    ['SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT', '0', 0],
+    ['SELF_IMPROVE_POLL_INTERVAL_MS', '1000', 1000],
+    ['SELF_IMPROVE_MAX_BODY_BYTES', '1024', 1024],
+  ];
+  test.each(coerced)('%s=%p => %p', (name, value, expected) => {
+    expect<Record<string, unknown>>(parseConfig(from({ [name]: value }))).toEqual({ ...DEFAULTS, [name]: expected });
+  });
+
+  const bad: [string, unknown, string][] = [
+    ['SELF_IMPROVE_MIN_CONFIDENCE', '1.5', 'between 0 and 1'],
+    ['SELF_IMPROVE_MIN_CONFIDENCE', '-0.1', 'between 0 and 1'],
+    ['SELF_IMPROVE_MIN_CONFIDENCE', 'high', 'between 0 and 1'],
+    ['SELF_IMPROVE_DEDUPE_THRESHOLD', '0', 'greater than 0 and at most 1'],
+    ['SELF_IMPROVE_LESSON_MODEL', 'maybe', 'one of auto, off'],
+    ['SELF_IMPROVE_WINDOW_DAYS', '0', 'between 1 and 365'],
+    ['SELF_IMPROVE_WINDOW_DAYS', '366', 'between 1 and 365'],
+    ['SELF_IMPROVE_WINDOW_DAYS', '7.5', 'between 1 and 365'],
+    ['SELF_IMPROVE_WINDOW_DAYS', 'week', 'between 1 and 365'],
+    ['SELF_IMPROVE_MIN_SAMPLE', '1', 'between 2 and 100000'],
+    ['SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT', '101', 'between 0 and 100'],
+    ['SELF_IMPROVE_POLL_INTERVAL_MS', '999', 'between 1000 and 604800000'],
+    ['SELF_IMPROVE_MAX_BODY_BYTES', '1023', 'between 1024 and 1073741824'],
+  ];
+  test.each(bad)('%s=%p is a ConfigError naming the setting, the value and %s', (name, value, allowed) => {
+    const error = configErrorOf({ [name]: value });
+    expect(error.setting).toBe(name);
+    expect(error.value).toBe(value);
+    expect(error.allowed).toContain(allowed);
+    expect(error.message).toBe(`Invalid setting ${name}=${JSON.stringify(value)}: ${error.allowed}`);
+    expect(error.name).toBe('ConfigError');
+  });
+
+  test('the first bad setting is the one reported', () => {
+    const error = configErrorOf({ SELF_IMPROVE_WINDOW_DAYS: '0', SELF_IMPROVE_LESSON_MODEL: 'maybe' });
+    expect(error.setting).toBe('SELF_IMPROVE_WINDOW_DAYS');
+  });
+
+  test('settings that are not the plugin’s are not read', () => {
+    const asked: string[] = [];
+    parseConfig((name) => {
+      asked.push(name);
+      return undefined;
+    });
+    expect(asked.sort()).toEqual<string[]>([...SETTING_NAMES].sort());
+  });
+});

@@ -1,0 +1,57 @@
+import '../src/cli/quiet';
+import { routeConsoleToStderr } from '../src/cli/output';
+import selfImprovePlugin from '../src/index';
+import { bootRuntime } from '../src/runtime/boot';
+import { INGEST_BATCH_ROWS } from '../src/services/ingest-text';
+import { SCAN_OUTCOME_SERVICE, type ScanOutcomeService } from '../src/services/scan-outcome-service';
+import { generateOutcomes } from '../examples/generate-outcomes';
+import { note, report, round, timeMs, withTempDir } from './lib';
+
+/**
+ * Ingest rate of outcome rows into PGlite through ScanOutcomeService.ingest (goal: 100k rows in
+ * under 60 s), then one learning pass over all of them with no language model (goal: under 10 s).
+ * Both as ratios to their goals, measured in this run.
+ */
+const ROWS = Number(process.argv[2] ?? 100_000);
+const INGEST_GOAL_S = 60 * (ROWS / 100_000);
+const LEARN_GOAL_S = 10 * (ROWS / 100_000);
+
+routeConsoleToStderr();
+const rows = generateOutcomes(ROWS, 7);
+await withTempDir('self-improve-bench-ingest-', async (dataDir) => {
+  const { runtime, close } = await bootRuntime({ dataDir, plugins: [selfImprovePlugin] });
+  try {
+    const service = (await runtime.getServiceLoadPromise(SCAN_OUTCOME_SERVICE as never)) as unknown as ScanOutcomeService;
+    const ingest = await timeMs(async () => {
+      let accepted = 0;
+      for (let i = 0; i < rows.length; i += INGEST_BATCH_ROWS) {
+        accepted += (await service.ingest(rows.slice(i, i + INGEST_BATCH_ROWS))).accepted;
+        if ((i / INGEST_BATCH_ROWS) % 10 === 0) note(`ingested ${i + INGEST_BATCH_ROWS}/${rows.length}`);
+      }
+      return accepted;
+    });
+    const asOf = Math.max(...rows.map((r) => Date.parse(r.ts))) + 1;
+    const learn = await timeMs(() => service.learnPending({ asOf }));
+    const ingestS = ingest.ms / 1000;
+    const learnS = learn.ms / 1000;
+    report({
+      bench: 'ingest-learn',
+      rows: ROWS,
+      accepted: ingest.value,
+      ingest_s: round(ingestS, 2),
+      ingest_rows_per_s: Math.round(ROWS / ingestS),
+      ingest_goal_s: INGEST_GOAL_S,
+      ingest_goal_ratio: round(INGEST_GOAL_S / ingestS, 2),
+      learn_s: round(learnS, 2),
+      learn_goal_s: LEARN_GOAL_S,
+      learn_goal_ratio: round(LEARN_GOAL_S / learnS, 2),
+      groups: learn.value.groups,
+      windows: learn.value.windows,
+      lessons_created: learn.value.lessons_created,
+      lessons_reinforced: learn.value.lessons_reinforced,
+      heap_used_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
+    });
+  } finally {
+    await close();
+  }
+});
