@@ -65,7 +65,7 @@ export interface LessonFacts {
   groupId: string;
   key: { project: string; scanner: string; model_provider: string; model_name: string; category: string | null };
   /** Every outcome behind the lesson, oldest first. */
-  evidence: readonly { id: UUID; row: { prompt_version?: string; strategy_version?: string }; tsMs: number }[];
+  evidence: readonly { id: UUID; promptVersion?: string; strategyVersion?: string }[];
   stats: { n: number; avgReward: number; labelCounts: z.output<typeof labelCountsSchema>; falsePositiveRate: number };
   windowStartMs: number;
   windowEndMs: number;
@@ -91,8 +91,8 @@ export function lessonMetadataFor(f: LessonFacts, dominant: (values: (string | u
     scanner: f.key.scanner,
     model_provider: f.key.model_provider,
     model_name: f.key.model_name,
-    prompt_version: dominant(f.evidence.map((o) => o.row.prompt_version)),
-    strategy_version: dominant(f.evidence.map((o) => o.row.strategy_version)),
+    prompt_version: dominant(f.evidence.map((o) => o.promptVersion)),
+    strategy_version: dominant(f.evidence.map((o) => o.strategyVersion)),
     window_start: iso(windowStart),
     window_end: iso(windowEnd),
     created_from: LESSON_CREATED_FROM,

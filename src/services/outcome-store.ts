@@ -8,10 +8,13 @@ import { chunks, type Db, ensureSchema, queryRows } from './sql';
 
 export const OUTCOMES_TABLE = 'self_improve_outcomes';
 export const EVIDENCE_TABLE = 'self_improve_lesson_evidence';
+/** Which outcomes have been learned from: a narrow table, so marking 100k outcomes never rewrites the wide outcome rows. */
+export const LEARNED_TABLE = 'self_improve_outcome_learned';
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS ${OUTCOMES_TABLE} (
     id uuid PRIMARY KEY,
+    seq bigserial NOT NULL,
     agent_id uuid NOT NULL,
     finding_key text NOT NULL,
     label text NOT NULL,
@@ -20,11 +23,14 @@ const SCHEMA = [
     reward double precision NOT NULL,
     row_json jsonb NOT NULL,
     ingested_at timestamptz NOT NULL DEFAULT now(),
-    learned_at timestamptz,
     UNIQUE (agent_id, finding_key, label)
   )`,
-  `CREATE INDEX IF NOT EXISTS ${OUTCOMES_TABLE}_pending_idx ON ${OUTCOMES_TABLE} (agent_id, ts) WHERE learned_at IS NULL`,
   `CREATE INDEX IF NOT EXISTS ${OUTCOMES_TABLE}_group_idx ON ${OUTCOMES_TABLE} (agent_id, group_id, ts)`,
+  `CREATE TABLE IF NOT EXISTS ${LEARNED_TABLE} (
+    outcome_id uuid PRIMARY KEY,
+    agent_id uuid NOT NULL,
+    learned_at timestamptz NOT NULL
+  )`,
   `CREATE TABLE IF NOT EXISTS ${EVIDENCE_TABLE} (
     lesson_id uuid NOT NULL,
     outcome_id uuid NOT NULL,
@@ -59,21 +65,6 @@ export function toStoredOutcome(agentId: UUID, row: OutcomeRow): StoredOutcome {
     tsMs: Date.parse(row.ts),
   };
 }
-
-interface OutcomeDbRow {
-  id: UUID;
-  group_id: string;
-  reward: number;
-  ts_ms: number;
-  row_json: OutcomeRow | string;
-}
-
-function fromDbRow(r: OutcomeDbRow): StoredOutcome {
-  const row = typeof r.row_json === 'string' ? (JSON.parse(r.row_json) as OutcomeRow) : r.row_json;
-  return { id: r.id, groupId: r.group_id, reward: Number(r.reward), tsMs: Number(r.ts_ms), row };
-}
-
-const SELECT_OUTCOME = sql.raw(`id, group_id, reward, (extract(epoch from ts) * 1000)::float8 AS ts_ms, row_json`);
 
 /** Durable outcomes of one agent, in the runtime's database. */
 export class OutcomeStore {
@@ -116,7 +107,7 @@ export class OutcomeStore {
   async countPending(): Promise<number> {
     const [row] = await queryRows<{ n: number | string }>(
       this.db,
-      sql`SELECT count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid AND learned_at IS NULL`,
+      sql`SELECT count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} o WHERE o.agent_id = ${this.agentId}::uuid AND ${NOT_LEARNED}`,
     );
     return Number(row?.n ?? 0);
   }
@@ -129,72 +120,107 @@ export class OutcomeStore {
     return Number(row?.n ?? 0);
   }
 
-  /** Outcomes not yet learned from whose time is at or before `asOfMs`: ids, groups and times only. */
-  async pending(asOfMs: number): Promise<{ id: UUID; groupId: string; tsMs: number }[]> {
-    const rows = await queryRows<{ id: UUID; group_id: string; ts_ms: number }>(
+  /**
+   * Outcomes not yet learned from whose time is at or before `asOfMs` (ids, groups, times), and
+   * the snapshot `maxSeq`: later steps of the pass only touch outcomes up to it, so a row ingested
+   * while the pass runs is neither counted as evidence nor marked learned by it.
+   */
+  async pending(asOfMs: number): Promise<{ maxSeq: number; outcomes: { id: UUID; groupId: string; tsMs: number }[] }> {
+    const rows = await queryRows<{ id: UUID; group_id: string; ts_ms: number; seq: number | string }>(
       this.db,
-      sql`SELECT id, group_id, (extract(epoch from ts) * 1000)::float8 AS ts_ms FROM ${sql.raw(OUTCOMES_TABLE)}
-          WHERE agent_id = ${this.agentId}::uuid AND learned_at IS NULL AND ts <= ${new Date(asOfMs).toISOString()}::timestamptz
-          ORDER BY group_id, ts DESC, id`,
+      sql`SELECT o.id, o.group_id, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms, o.seq FROM ${sql.raw(OUTCOMES_TABLE)} o
+          WHERE o.agent_id = ${this.agentId}::uuid AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz AND ${NOT_LEARNED}
+          ORDER BY o.group_id, o.ts DESC, o.id`,
     );
-    return rows.map((r) => ({ id: r.id, groupId: r.group_id, tsMs: Number(r.ts_ms) }));
+    let maxSeq = 0;
+    for (const r of rows) maxSeq = Math.max(maxSeq, Number(r.seq));
+    return { maxSeq, outcomes: rows.map((r) => ({ id: r.id, groupId: r.group_id, tsMs: Number(r.ts_ms) })) };
   }
 
-  /** Every outcome of a group with `startMs < ts <= endMs`, oldest first. */
-  async inGroup(group: string, startMs: number, endMs: number): Promise<StoredOutcome[]> {
-    const rows = await queryRows<OutcomeDbRow>(
+  /** Every outcome of a group with `startMs < ts <= endMs` and `seq <= maxSeq`, oldest first: the fields learning uses. */
+  async inGroup(group: string, startMs: number, endMs: number, maxSeq: number): Promise<WindowOutcome[]> {
+    const rows = await queryRows<EvidenceDbRow & { finding_key: string; summary: string | null }>(
       this.db,
-      sql`SELECT ${SELECT_OUTCOME} FROM ${sql.raw(OUTCOMES_TABLE)}
-          WHERE agent_id = ${this.agentId}::uuid AND group_id = ${group}
-            AND ts > ${new Date(startMs).toISOString()}::timestamptz AND ts <= ${new Date(endMs).toISOString()}::timestamptz
-          ORDER BY ts, id`,
+      sql`SELECT ${EVIDENCE_COLUMNS}, o.finding_key, o.row_json->>'summary' AS summary FROM ${sql.raw(OUTCOMES_TABLE)} o
+          WHERE ${inWindow(this.agentId, group, startMs, endMs, maxSeq)} ORDER BY o.ts, o.id`,
     );
-    return rows.map(fromDbRow);
+    return rows.map((r) => ({ ...fromEvidenceRow(r), findingKey: r.finding_key, summary: r.summary ?? undefined }));
   }
 
-  async byIds(ids: readonly UUID[]): Promise<StoredOutcome[]> {
-    if (ids.length === 0) return [];
-    const out: StoredOutcome[] = [];
-    for (const batch of chunks(ids, INSERT_BATCH)) {
-      const list = sql.join(batch.map((id) => sql`${id}::uuid`), sql`, `);
-      const rows = await queryRows<OutcomeDbRow>(
-        this.db,
-        sql`SELECT ${SELECT_OUTCOME} FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid AND id IN (${list}) ORDER BY ts, id`,
-      );
-      out.push(...rows.map(fromDbRow));
-    }
-    return out;
+  /** Marks every not-yet-learned outcome of a group with `ts <= asOfMs` and `seq <= maxSeq` as learned. */
+  async markGroupLearned(group: string, asOfMs: number, maxSeq: number): Promise<void> {
+    const asOf = new Date(asOfMs).toISOString();
+    await this.db.execute(
+      sql`INSERT INTO ${sql.raw(LEARNED_TABLE)} (outcome_id, agent_id, learned_at)
+          SELECT o.id, o.agent_id, ${asOf}::timestamptz FROM ${sql.raw(OUTCOMES_TABLE)} o
+          WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id = ${group} AND o.ts <= ${asOf}::timestamptz AND o.seq <= ${maxSeq} AND ${NOT_LEARNED}
+          ON CONFLICT DO NOTHING`,
+    );
   }
 
-  async markLearned(ids: readonly UUID[], learnedAtMs: number): Promise<void> {
-    for (const batch of chunks(ids, INSERT_BATCH)) {
-      const list = sql.join(batch.map((id) => sql`${id}::uuid`), sql`, `);
-      await this.db.execute(
-        sql`UPDATE ${sql.raw(OUTCOMES_TABLE)} SET learned_at = ${new Date(learnedAtMs).toISOString()}::timestamptz
-            WHERE agent_id = ${this.agentId}::uuid AND id IN (${list}) AND learned_at IS NULL`,
-      );
-    }
+  /** Links a window's outcomes to a lesson, server-side and idempotently. */
+  async linkEvidence(lessonId: UUID, group: string, startMs: number, endMs: number, maxSeq: number): Promise<void> {
+    await this.db.execute(
+      sql`INSERT INTO ${sql.raw(EVIDENCE_TABLE)} (lesson_id, outcome_id, agent_id)
+          SELECT ${lessonId}::uuid, o.id, o.agent_id FROM ${sql.raw(OUTCOMES_TABLE)} o WHERE ${inWindow(this.agentId, group, startMs, endMs, maxSeq)}
+          ON CONFLICT DO NOTHING`,
+    );
   }
 
-  /** Links outcomes to a lesson (idempotent) and returns the lesson's whole evidence, oldest first. */
-  async addEvidence(lessonId: UUID, outcomeIds: readonly UUID[]): Promise<StoredOutcome[]> {
-    for (const batch of chunks(outcomeIds, INSERT_BATCH)) {
-      const values = sql.join(batch.map((id) => sql`(${lessonId}::uuid, ${id}::uuid, ${this.agentId}::uuid)`), sql`, `);
-      await this.db.execute(
-        sql`INSERT INTO ${sql.raw(EVIDENCE_TABLE)} (lesson_id, outcome_id, agent_id) VALUES ${values} ON CONFLICT DO NOTHING`,
-      );
-    }
-    return this.evidence(lessonId);
-  }
-
-  async evidence(lessonId: UUID): Promise<StoredOutcome[]> {
-    const rows = await queryRows<OutcomeDbRow>(
+  /** A lesson's whole evidence, oldest first: only the fields statistics and metadata need. */
+  async evidence(lessonId: UUID): Promise<EvidenceOutcome[]> {
+    const rows = await queryRows<EvidenceDbRow>(
       this.db,
-      sql`SELECT o.id, o.group_id, o.reward, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms, o.row_json
-          FROM ${sql.raw(EVIDENCE_TABLE)} e JOIN ${sql.raw(OUTCOMES_TABLE)} o ON o.id = e.outcome_id
+      sql`SELECT ${EVIDENCE_COLUMNS} FROM ${sql.raw(EVIDENCE_TABLE)} e JOIN ${sql.raw(OUTCOMES_TABLE)} o ON o.id = e.outcome_id
           WHERE e.lesson_id = ${lessonId}::uuid AND e.agent_id = ${this.agentId}::uuid ORDER BY o.ts, o.id`,
     );
-    return rows.map(fromDbRow);
+    return rows.map(fromEvidenceRow);
   }
 }
 
+/** The evidence view of an outcome. */
+export interface EvidenceOutcome {
+  id: UUID;
+  label: OutcomeRow['label'];
+  reward: number;
+  tsMs: number;
+  promptVersion?: string;
+  strategyVersion?: string;
+}
+
+/** An outcome as one learning window sees it: evidence fields plus what the prompt shows. */
+export interface WindowOutcome extends EvidenceOutcome {
+  findingKey: string;
+  summary?: string;
+}
+
+interface EvidenceDbRow {
+  id: UUID;
+  label: OutcomeRow['label'];
+  reward: number;
+  ts_ms: number;
+  prompt_version: string | null;
+  strategy_version: string | null;
+}
+
+const EVIDENCE_COLUMNS = sql.raw(
+  `o.id, o.label, o.reward, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms, o.row_json->>'prompt_version' AS prompt_version, o.row_json->>'strategy_version' AS strategy_version`,
+);
+
+function fromEvidenceRow(r: EvidenceDbRow): EvidenceOutcome {
+  return {
+    id: r.id,
+    label: r.label,
+    reward: Number(r.reward),
+    tsMs: Number(r.ts_ms),
+    promptVersion: r.prompt_version ?? undefined,
+    strategyVersion: r.strategy_version ?? undefined,
+  };
+}
+
+const NOT_LEARNED = sql.raw(`NOT EXISTS (SELECT 1 FROM ${LEARNED_TABLE} l WHERE l.outcome_id = o.id)`);
+
+function inWindow(agentId: UUID, group: string, startMs: number, endMs: number, maxSeq: number) {
+  return sql`o.agent_id = ${agentId}::uuid AND o.group_id = ${group} AND o.seq <= ${maxSeq}
+    AND o.ts > ${new Date(startMs).toISOString()}::timestamptz AND o.ts <= ${new Date(endMs).toISOString()}::timestamptz`;
+}

@@ -7,7 +7,7 @@ import { buildLessonPrompt, parseLessonOutput, sampleFindings } from '../domain/
 import { type GroupStats, summarizeOutcomes } from '../domain/stats';
 import { type LessonFacts, lessonMetadataFor } from './lesson-metadata';
 import type { LessonStore } from './lesson-store';
-import type { OutcomeStore, StoredOutcome } from './outcome-store';
+import type { EvidenceOutcome, OutcomeStore, WindowOutcome } from './outcome-store';
 
 /** What one learning pass did. Field names are snake_case because they are printed as JSON. */
 export interface LearnReport {
@@ -44,7 +44,7 @@ function emptyReport(asOfMs: number): LearnReport {
   };
 }
 
-const scored = (outcomes: readonly StoredOutcome[]) => outcomes.map((o) => ({ label: o.row.label, reward: o.reward, tsMs: o.tsMs }));
+const scored = (outcomes: readonly EvidenceOutcome[]) => outcomes.map((o) => ({ label: o.label, reward: o.reward, tsMs: o.tsMs }));
 
 /**
  * One learning pass over the outcomes not yet learned from (seed 001 §7): per group and window,
@@ -63,7 +63,7 @@ export class ScanLearner {
 
   async learnPending(asOfMs: number, onProgress?: LearnProgress): Promise<LearnReport> {
     const report = emptyReport(asOfMs);
-    const pending = await this.outcomes.pending(asOfMs);
+    const { maxSeq, outcomes: pending } = await this.outcomes.pending(asOfMs);
     report.pending_outcomes = pending.length;
     const byGroup = new Map<string, { id: UUID; tsMs: number }[]>();
     for (const p of pending) {
@@ -79,41 +79,41 @@ export class ScanLearner {
       const groupPending = byGroup.get(group) ?? [];
       const ends = coveringWindowEnds(groupPending.map((p) => p.tsMs), windowMs).reverse();
       const first = ends[0] as number;
-      const rows = await this.outcomes.inGroup(group, first - windowMs, ends[ends.length - 1] as number);
+      const rows = await this.outcomes.inGroup(group, first - windowMs, ends[ends.length - 1] as number, maxSeq);
       for (const end of ends) {
         const windowRows = rows.filter((r) => r.tsMs > end - windowMs && r.tsMs <= end);
         report.windows++;
-        await this.learnWindow(parseGroupId(group), group, windowRows, end - windowMs, end, asOfMs, report);
+        await this.learnWindow({ key: parseGroupId(group), group, rows: windowRows, startMs: end - windowMs, endMs: end, asOfMs, maxSeq }, report);
       }
-      await this.outcomes.markLearned(groupPending.map((p) => p.id), asOfMs);
+      await this.outcomes.markGroupLearned(group, asOfMs, maxSeq);
       onProgress?.(++done, groups.length);
     }
     return report;
   }
 
-  private async learnWindow(key: GroupKey, group: string, rows: StoredOutcome[], startMs: number, endMs: number, asOfMs: number, report: LearnReport): Promise<void> {
-    if (rows.length < this.config.SELF_IMPROVE_MIN_SAMPLE) {
+  private async learnWindow(w: LearningWindow, report: LearnReport): Promise<void> {
+    if (w.rows.length < this.config.SELF_IMPROVE_MIN_SAMPLE) {
       report.skipped_low_sample++;
       return;
     }
-    const stats = summarizeOutcomes(scored(rows));
-    for (const draft of await this.draft(key, stats, rows, report)) {
+    const stats = summarizeOutcomes(scored(w.rows));
+    for (const draft of await this.draft(w.key, stats, w.rows, report)) {
       if (lessonConfidence(draft, stats) < this.config.SELF_IMPROVE_MIN_CONFIDENCE) {
         report.skipped_low_confidence++;
         continue;
       }
-      const id = await this.store(draft, key, group, stats, rows, startMs, endMs, asOfMs, report);
+      const id = await this.store(draft, w, stats, report);
       if (!report.lesson_ids.includes(id)) report.lesson_ids.push(id);
     }
   }
 
   /** Lessons from TEXT_SMALL when it is registered and allowed; from statistics otherwise or when its answer is unusable. */
-  private async draft(key: GroupKey, stats: GroupStats, rows: StoredOutcome[], report: LearnReport): Promise<LessonDraft[]> {
+  private async draft(key: GroupKey, stats: GroupStats, rows: WindowOutcome[], report: LearnReport): Promise<LessonDraft[]> {
     if (this.config.SELF_IMPROVE_LESSON_MODEL === 'off' || !this.runtime.getModel(ModelType.TEXT_SMALL)) {
       return draftStatisticalLessons(key, stats);
     }
     const samples = sampleFindings(
-      rows.map((r) => ({ finding_key: r.row.finding_key, label: r.row.label, summary: r.row.summary, tsMs: r.tsMs })),
+      rows.map((r) => ({ finding_key: r.findingKey, label: r.label, summary: r.summary, tsMs: r.tsMs })),
       this.config.SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT,
     );
     const prompt = buildLessonPrompt(key, stats, samples, this.config.SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT);
@@ -134,20 +134,20 @@ export class ScanLearner {
     return parsed.lessons;
   }
 
-  private async store(draft: LessonDraft, key: GroupKey, group: string, stats: GroupStats, rows: StoredOutcome[], startMs: number, endMs: number, asOfMs: number, report: LearnReport): Promise<UUID> {
+  private async store(draft: LessonDraft, w: LearningWindow, stats: GroupStats, report: LearnReport): Promise<UUID> {
     const vector = await this.lessons.vectorizer.embed(draft.text);
-    const duplicate = this.lessons.nearestInGroup(group, vector);
-    const rowIds = rows.map((r) => r.id);
-    const base = { groupId: group, key, windowStartMs: startMs, windowEndMs: endMs, asOfMs, embeddingSource: this.lessons.vectorizer.source } as const;
+    const duplicate = this.lessons.nearestInGroup(w.group, vector);
+    const base = { groupId: w.group, key: w.key, windowStartMs: w.startMs, windowEndMs: w.endMs, asOfMs: w.asOfMs, embeddingSource: this.lessons.vectorizer.source } as const;
     const existing = duplicate && duplicate.similarity >= this.config.SELF_IMPROVE_DEDUPE_THRESHOLD ? this.lessons.index.get(duplicate.item) : undefined;
     if (existing) {
-      const evidence = await this.outcomes.addEvidence(existing.id, rowIds);
+      await this.outcomes.linkEvidence(existing.id, w.group, w.startMs, w.endMs, w.maxSeq);
+      const evidence = await this.outcomes.evidence(existing.id);
       const evidenceStats = summarizeOutcomes(scored(evidence));
       const category = existing.metadata.category;
       const statedConfidence = Math.max(existing.metadata.stated_confidence, draft.statedConfidence);
       const text =
         existing.metadata.origin === 'statistics'
-          ? (draftStatisticalLessons(key, evidenceStats).find((d) => d.category === category)?.text ?? existing.text)
+          ? (draftStatisticalLessons(w.key, evidenceStats).find((d) => d.category === category)?.text ?? existing.text)
           : existing.text;
       const facts: LessonFacts = {
         ...base,
@@ -163,19 +163,31 @@ export class ScanLearner {
       report.lessons_reinforced++;
       return existing.id;
     }
-    const id = stableId('lesson', this.runtime.agentId, group, draft.category, draft.text);
-    const evidence = await this.outcomes.addEvidence(id, rowIds);
+    // A new lesson's evidence is exactly its window (a retried pass links the same rows again).
+    const id = stableId('lesson', this.runtime.agentId, w.group, draft.category, draft.text);
+    await this.outcomes.linkEvidence(id, w.group, w.startMs, w.endMs, w.maxSeq);
     const facts: LessonFacts = {
       ...base,
       category: draft.category,
       origin: draft.origin,
       statedConfidence: draft.statedConfidence,
       confidence: lessonConfidence(draft, stats),
-      evidence,
-      stats: summarizeOutcomes(scored(evidence)),
+      evidence: w.rows,
+      stats,
     };
-    await this.lessons.create(id, draft.text, lessonMetadataFor(facts, dominantValue), vector, asOfMs);
+    await this.lessons.create(id, draft.text, lessonMetadataFor(facts, dominantValue), vector, w.asOfMs);
     report.lessons_created++;
     return id;
   }
+}
+
+/** One group's outcomes in one window of a pass, with the pass's snapshot bound. */
+interface LearningWindow {
+  key: GroupKey;
+  group: string;
+  rows: WindowOutcome[];
+  startMs: number;
+  endMs: number;
+  asOfMs: number;
+  maxSeq: number;
 }
