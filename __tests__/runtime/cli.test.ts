@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { makeRows } from '../helpers/rows';
+
+const CLI = path.join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts');
+let dir: string;
+
+async function run(...args: string[]) {
+  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LOG_LEVEL: 'info' } });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'self-improve-cli-'));
+  const rows = makeRows({ n: 40, labels: ['rejected_fp', 'rejected_fp', 'rejected_fp', 'fixed'], category: 'xss', keyPrefix: 'cli' });
+  const lines = rows.map((r) => JSON.stringify(r));
+  lines.splice(3, 0, '{"finding_key": "broken"');
+  lines.push(JSON.stringify({ ...rows[0], finding_key: 'cli-bad', label: 'maybe' }));
+  await writeFile(path.join(dir, 'outcomes.jsonl'), lines.join('\n'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('ingest --json: one JSON document on stdout, exit 2 with the refused rows by line, good rows kept', async () => {
+  const db = path.join(dir, 'db');
+  const { stdout, stderr, code } = await run('ingest', path.join(dir, 'outcomes.jsonl'), '--db', db, '--json');
+  expect(code).toBe(2);
+  const doc = JSON.parse(stdout);
+  expect(stdout.trim().split('\n')).toHaveLength(1);
+  expect(doc).toMatchObject({ rows: 42, accepted: 40, duplicate: 0 });
+  expect(doc.rejected.map((r: { line: number; field: string }) => [r.line, r.field])).toEqual([
+    [4, '(line)'],
+    [42, 'label'],
+  ]);
+  // The runtime's logs went to stderr, not stdout.
+  expect(stderr.length).toBeGreaterThan(0);
+
+  const learn = await run('learn', '--now', '2026-11-12T00:00:00Z', '--db', db, '--json');
+  expect(learn.code).toBe(0);
+  expect(JSON.parse(learn.stdout)).toMatchObject({ as_of: '2026-11-12T00:00:00.000Z', pending_outcomes: 40, lessons_created: 1 });
+
+  const lessons = await run('lessons', '--db', db, '--json');
+  expect(lessons.code).toBe(0);
+  const listed = JSON.parse(lessons.stdout);
+  expect(listed.count).toBe(1);
+  expect(listed.lessons[0]).toMatchObject({ type: 'scan-model-lesson', category: 'false-positive-pattern', sample_size: 40 });
+
+  const again = await run('ingest', path.join(dir, 'outcomes.jsonl'), '--db', db, '--json');
+  expect(JSON.parse(again.stdout)).toMatchObject({ accepted: 0, duplicate: 40 });
+}, 120_000);
+
+test('usage errors exit 1 and say what is wrong', async () => {
+  const unknown = await run('frobnicate');
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain('unknown command "frobnicate"; one of ingest, learn, lessons');
+  const badNow = await run('learn', '--now', 'yesterday', '--db', path.join(dir, 'db2'));
+  expect(badNow.code).toBe(1);
+  expect(badNow.stderr).toContain('--now must be an ISO-8601 time');
+  const noFile = await run('ingest', '--json');
+  expect(noFile.code).toBe(1);
+  expect(JSON.parse(noFile.stdout)).toEqual({ error: 'ingest needs a FILE (JSONL of outcome rows)' });
+}, 60_000);

@@ -1,0 +1,17 @@
+/**
+ * Runs every benchmark in turn (never in parallel: they would compete for the same cores). Each
+ * prints one JSON line per measurement on stdout; progress goes to stderr.
+ */
+const BENCHES: string[][] = [
+  ['bench/ingest-learn.ts', '100000'],
+  ['bench/dedupe.ts', '10000,100000'],
+];
+
+for (const [file, ...args] of BENCHES) {
+  const proc = Bun.spawn(['bun', 'run', file as string, ...args], { stdout: 'inherit', stderr: 'inherit' });
+  const code = await proc.exited;
+  if (code !== 0) {
+    process.stderr.write(`[bench] ${file} exited with ${code}\n`);
+    process.exit(code);
+  }
+}
