@@ -1,3 +1,5 @@
+export {};
+
 /**
  * Runs every benchmark in turn (never in parallel: they would compete for the same cores). Each
  * prints one JSON line per measurement on stdout; progress goes to stderr.
