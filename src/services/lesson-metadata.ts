@@ -1,5 +1,6 @@
 import type { UUID } from '@elizaos/core';
 import { z } from 'zod';
+import { dominantValue } from '../domain/grouping';
 import { LESSON_CATEGORIES } from '../domain/lesson';
 import { OUTCOME_LABELS } from '../domain/outcome';
 
@@ -77,7 +78,7 @@ export interface LessonFacts {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Builds the full metadata of a lesson from its facts; a reinforcement keeps the first-learned time and widens the window. */
-export function lessonMetadataFor(f: LessonFacts, dominant: (values: (string | undefined)[]) => string | null): LessonMetadata {
+export function lessonMetadataFor(f: LessonFacts): LessonMetadata {
   const newestFirst = [...f.evidence].reverse();
   const windowStart = f.previous ? Math.min(Date.parse(f.previous.window_start), f.windowStartMs) : f.windowStartMs;
   const windowEnd = f.previous ? Math.max(Date.parse(f.previous.window_end), f.windowEndMs) : f.windowEndMs;
@@ -91,8 +92,8 @@ export function lessonMetadataFor(f: LessonFacts, dominant: (values: (string | u
     scanner: f.key.scanner,
     model_provider: f.key.model_provider,
     model_name: f.key.model_name,
-    prompt_version: dominant(f.evidence.map((o) => o.promptVersion)),
-    strategy_version: dominant(f.evidence.map((o) => o.strategyVersion)),
+    prompt_version: dominantValue(f.evidence.map((o) => o.promptVersion)),
+    strategy_version: dominantValue(f.evidence.map((o) => o.strategyVersion)),
     window_start: iso(windowStart),
     window_end: iso(windowEnd),
     created_from: LESSON_CREATED_FROM,

@@ -1,6 +1,6 @@
 import { type IAgentRuntime, ModelType, type UUID } from '@elizaos/core';
 import type { SelfImproveConfig } from '../config';
-import { coveringWindowEnds, DAY_MS, dominantValue, type GroupKey, parseGroupId } from '../domain/grouping';
+import { coveringWindowEnds, DAY_MS, type GroupKey, parseGroupId } from '../domain/grouping';
 import { stableId } from '../domain/ids';
 import { draftStatisticalLessons, type LessonDraft, lessonConfidence } from '../domain/lesson';
 import { buildLessonPrompt, parseLessonOutput, sampleFindings } from '../domain/lesson-prompt';
@@ -159,7 +159,7 @@ export class ScanLearner {
         stats: evidenceStats,
         previous: existing.metadata,
       };
-      await this.lessons.update(existing, text, lessonMetadataFor(facts, dominantValue));
+      await this.lessons.update(existing, text, lessonMetadataFor(facts));
       report.lessons_reinforced++;
       return existing.id;
     }
@@ -175,7 +175,7 @@ export class ScanLearner {
       evidence: w.rows,
       stats,
     };
-    await this.lessons.create(id, draft.text, lessonMetadataFor(facts, dominantValue), vector, w.asOfMs);
+    await this.lessons.create(id, draft.text, lessonMetadataFor(facts), vector, w.asOfMs);
     report.lessons_created++;
     return id;
   }

@@ -1,4 +1,3 @@
-export { SCAN_OUTCOME_SERVICE };
 import { type IAgentRuntime, Service, type UUID } from '@elizaos/core';
 import { loadConfig, type SelfImproveConfig } from '../config';
 import { checkOutcomeRows, type RowRejection } from '../domain/outcome';
@@ -10,6 +9,7 @@ import { SCAN_OUTCOME_SERVICE } from './service-names';
 import { dbOf } from './sql';
 import { ensureLearnTask } from '../tasks/learn-pending-task';
 
+export { SCAN_OUTCOME_SERVICE };
 
 /** The answer to `ingest`: what was new, what was already known, and every refused row with its field and reason. */
 export interface IngestResult {
