@@ -36,6 +36,10 @@ export const settingsSchema = z.object({
   SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT: int(0, 100, 12),
   /** How often the background task looks for outcomes that have not been learned from. */
   SELF_IMPROVE_POLL_INTERVAL_MS: int(1_000, 7 * 86_400_000, 300_000),
+  /** Tokens (≈ 4 characters each) the SCAN_LESSONS provider may put into one prompt. */
+  SELF_IMPROVE_LESSON_TOKEN_BUDGET: int(50, 20_000, 400),
+  /** Days after which a lesson's freshness weight halves when ranking lessons for the prompt. */
+  SELF_IMPROVE_LESSON_HALF_LIFE_DAYS: int(1, 3650, 30),
   /** Largest body accepted by POST /self-improve/outcomes; larger gets 413. */
   SELF_IMPROVE_MAX_BODY_BYTES: int(1_024, 1_073_741_824, 5 * 1_048_576),
 });

@@ -1,6 +1,7 @@
 import type { Plugin } from '@elizaos/core';
 import { loadConfig } from './config';
 import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
+import { scanLessonsProvider } from './providers/scan-lessons';
 import { outcomesRoute } from './routes/outcomes-route';
 import { ScanOutcomeService } from './services/scan-outcome-service';
 
@@ -13,6 +14,7 @@ export const selfImprovePlugin: Plugin = {
   },
   services: [ScanOutcomeService],
   evaluators: [scanOutcomeExtractor],
+  providers: [scanLessonsProvider],
   routes: [outcomesRoute],
 };
 
@@ -22,11 +24,14 @@ export { ConfigError, loadConfig, parseConfig, type SelfImproveConfig, settingsS
 export { coveringWindowEnds, describeGroup, type GroupKey, groupId, groupKeyOf } from './domain/grouping';
 export { draftStatisticalLessons, LESSON_CATEGORIES, type LessonCategory, type LessonDraft, lessonConfidence } from './domain/lesson';
 export { buildLessonPrompt, parseLessonOutput } from './domain/lesson-prompt';
+export { freshness, rankLessons } from './domain/lesson-ranking';
 export { lexicalVector } from './domain/lexical-vector';
+export { escapeForPrompt, estimateTokens, packWithinBudget } from './domain/prompt-text';
 export { checkOutcomeRow, checkOutcomeRows, type FindingRow, OUTCOME_LABELS, type OutcomeLabel, type OutcomeRow, type RowRejection } from './domain/outcome';
 export { REWARD_BY_LABEL, weightedReward } from './domain/reward';
 export { type GroupStats, statisticalSupport, summarizeOutcomes, wilsonInterval } from './domain/stats';
 export { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
+export { formatLessonLine, messageContext, SCAN_LESSONS_HEADER, scanLessonsProvider } from './providers/scan-lessons';
 export { handlePostOutcomes, outcomesRoute } from './routes/outcomes-route';
 export { ingestText, type LineRejection, type TextIngestResult } from './services/ingest-text';
 export { type Lesson, type LessonMetadata, LESSON_MEMORY_TYPE, LESSONS_TABLE } from './services/lesson-metadata';

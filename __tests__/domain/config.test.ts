@@ -10,6 +10,8 @@ const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT: 12,
   SELF_IMPROVE_POLL_INTERVAL_MS: 300_000,
   SELF_IMPROVE_MAX_BODY_BYTES: 5_242_880,
+  SELF_IMPROVE_LESSON_TOKEN_BUDGET: 400,
+  SELF_IMPROVE_LESSON_HALF_LIFE_DAYS: 30,
 };
 
 const from = (settings: Record<string, unknown>) => (name: string) => settings[name];

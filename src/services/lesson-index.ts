@@ -1,5 +1,5 @@
 import type { UUID } from '@elizaos/core';
-import { nearest, type Neighbour, unitVector } from '../domain/similarity';
+import { nearest, type Neighbour, sparseCosine, sparseQuery, unitVector } from '../domain/similarity';
 import type { Lesson } from './lesson-metadata';
 
 interface IndexEntry {
@@ -42,6 +42,17 @@ export class LessonIndex {
     else entries.push({ item: lesson.id, vector: next });
     this.byGroup.set(group, entries);
     this.lessons.set(lesson.id, lesson);
+  }
+
+  /** Every lesson with its cosine similarity to `vector`. */
+  *withSimilarity(vector: ArrayLike<number>): Generator<{ lesson: Lesson; similarity: number }> {
+    const query = sparseQuery(unitVector(vector));
+    for (const entries of this.byGroup.values()) {
+      for (const e of entries) {
+        const lesson = this.lessons.get(e.item);
+        if (lesson) yield { lesson, similarity: sparseCosine(query, e.vector) };
+      }
+    }
   }
 
   /** The most similar lesson of `group`, or null when the group has none. */

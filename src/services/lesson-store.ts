@@ -24,6 +24,9 @@ export function vectorizerFor(runtime: IAgentRuntime): Vectorizer {
   return { source: 'lexical', embed: async (text) => lexicalVector(text) };
 }
 
+/** Message vectors kept for the provider (oldest dropped first). */
+const MESSAGE_VECTOR_CACHE = 64;
+
 /**
  * The agent's `scan-model-lesson` memories: written through the runtime (so they are ordinary
  * ElizaOS memories, `entityId = roomId = agentId`), mirrored in an in-process index.
@@ -31,6 +34,7 @@ export function vectorizerFor(runtime: IAgentRuntime): Vectorizer {
 export class LessonStore {
   readonly index = new LessonIndex();
   private invalidOnLoad = 0;
+  private readonly messageVectors = new Map<string, number[]>();
 
   constructor(
     private readonly runtime: IAgentRuntime,
@@ -107,6 +111,17 @@ export class LessonStore {
     const updated: Lesson = { ...lesson, text, metadata };
     this.index.put(updated, vector);
     return updated;
+  }
+
+  /** The vector of a message's text, embedded once per message (providers run several times per message). */
+  async vectorForMessage(message: Memory): Promise<number[]> {
+    const key = message.id ?? message.content.text ?? '';
+    const cached = this.messageVectors.get(key);
+    if (cached) return cached;
+    const vector = await this.vectorizer.embed(message.content.text ?? '');
+    this.messageVectors.set(key, vector);
+    if (this.messageVectors.size > MESSAGE_VECTOR_CACHE) this.messageVectors.delete(this.messageVectors.keys().next().value as string);
+    return vector;
   }
 
   all(): Lesson[] {

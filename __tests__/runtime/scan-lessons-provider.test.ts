@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { estimateTokens } from '../../src/domain/prompt-text';
+import { SCAN_LESSONS_HEADER } from '../../src/providers/scan-lessons';
+import { makeRows } from '../helpers/rows';
+import { chatMessage, startAgent, type TestAgent } from '../helpers/runtime';
+import { createTestModelsPlugin } from '../helpers/test-models';
+
+describe('SCAN_LESSONS in composeState', () => {
+  let agent: TestAgent;
+  beforeAll(async () => {
+    agent = await startAgent({ plugins: [createTestModelsPlugin().plugin], settings: { SELF_IMPROVE_LESSON_TOKEN_BUDGET: '150' } });
+    await agent.service.ingest(makeRows({ n: 40, labels: ['rejected_fp', 'rejected_fp', 'rejected_fp', 'fixed'], category: 'xss', keyPrefix: 'p-xss' }));
+    await agent.service.ingest(
+      makeRows({ n: 40, labels: ['fixed', 'fixed', 'accepted', 'fixed'], project: 'mobile', scanner: 'codeql', category: 'sql-injection', keyPrefix: 'p-sql' }),
+    );
+    await agent.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
+  });
+  afterAll(async () => {
+    await agent.close();
+  });
+
+  test('a message about a scope gets that scope\'s lesson first, with id, sample size and window, within the budget', async () => {
+    const message = await agent.runtime.composeState(await chatMessage(agent.runtime, 'semgrep flagged another xss on payments, worth reporting?'));
+    const text = message.text;
+    const start = text.indexOf(SCAN_LESSONS_HEADER);
+    expect(start).toBeGreaterThanOrEqual(0);
+    const block = text.slice(start).split('\n\n')[0] as string;
+    const lines = block.split('\n').slice(1);
+    expect(lines[0]).toMatch(/^- \[[0-9a-f-]{36}\] \(false-positive-pattern; confidence 0\.74; n=40; window 2026-11-04\.\.2026-11-11\) For semgrep/);
+    expect(estimateTokens(block)).toBeLessThanOrEqual(150);
+    const fpLesson = agent.service.listLessons().find((l) => l.metadata.finding_category === 'xss');
+    expect(lines[0]).toContain(fpLesson?.id as string);
+  });
+
+  test('the order is stable between calls for the same message', async () => {
+    const msg = await chatMessage(agent.runtime, 'codeql sql-injection on mobile');
+    const a = await agent.runtime.composeState(msg, null, false, true);
+    const b = await agent.runtime.composeState(msg, null, false, true);
+    expect(a.values.scanLessonIds).toEqual(b.values.scanLessonIds);
+    expect((a.values.scanLessonIds as string[]).length).toBeGreaterThan(0);
+    const first = agent.service.lessons.index.get((a.values.scanLessonIds as never[])[0] as never);
+    expect(first?.metadata.finding_category).toBe('sql-injection');
+  });
+});

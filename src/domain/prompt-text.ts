@@ -1,0 +1,44 @@
+/**
+ * Text the plugin puts into a prompt is data the agent reads. These helpers keep it on one line,
+ * keep it from opening or closing prompt sections, and keep it within a token budget.
+ */
+
+/** Rough token count used for budgets: one token per 4 characters, rounded up. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/**
+ * One line of inert text: newlines and tabs become spaces, characters that could open or close a
+ * section (`<`, `>`, backticks, `#` at the start, `[`/`]` pairs used by headers) are replaced,
+ * and the result is cut to `maxChars`.
+ */
+export function escapeForPrompt(text: string, maxChars = 400): string {
+  const flat = text
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/</g, '‹')
+    .replace(/>/g, '›')
+    .replace(/`/g, "'")
+    .replace(/\[/g, '(')
+    .replace(/\]/g, ')')
+    .replace(/\s{2,}/g, ' ')
+    .trim()
+    .replace(/^#+\s*/, '');
+  return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+}
+
+/**
+ * Takes lines in order while they fit: `header` plus the lines must stay within `budgetTokens`.
+ * Returns the lines that fit (possibly none).
+ */
+export function packWithinBudget(header: string, lines: readonly string[], budgetTokens: number): string[] {
+  let used = estimateTokens(header);
+  const kept: string[] = [];
+  for (const line of lines) {
+    const cost = estimateTokens(line) + 1;
+    if (used + cost > budgetTokens) break;
+    kept.push(line);
+    used += cost;
+  }
+  return kept;
+}
