@@ -15,7 +15,8 @@ interface IndexEntry {
  * so no database query is needed to check a lesson or to list them.
  */
 export class LessonIndex {
-  private readonly byGroup = new Map<string, IndexEntry[]>();
+  /** Per group, lessons by id (insertion order kept, so ties resolve the same way every time). */
+  private readonly byGroup = new Map<string, Map<UUID, IndexEntry>>();
   private readonly lessons = new Map<UUID, Lesson>();
 
   get size(): number {
@@ -33,13 +34,10 @@ export class LessonIndex {
   /** Adds or replaces a lesson; without a vector, a replaced lesson keeps the one it had. */
   put(lesson: Lesson, vector?: ArrayLike<number>): void {
     const group = lesson.metadata.group_id;
-    const entries = this.byGroup.get(group) ?? [];
-    const at = entries.findIndex((e) => e.item === lesson.id);
-    const kept = at >= 0 ? entries[at]?.vector : undefined;
-    const next = vector ? unitVector(vector) : kept;
+    const entries = this.byGroup.get(group) ?? new Map<UUID, IndexEntry>();
+    const next = vector ? unitVector(vector) : entries.get(lesson.id)?.vector;
     if (!next) throw new Error(`lesson ${lesson.id} has no vector`);
-    if (at >= 0) entries[at] = { item: lesson.id, vector: next };
-    else entries.push({ item: lesson.id, vector: next });
+    entries.set(lesson.id, { item: lesson.id, vector: next });
     this.byGroup.set(group, entries);
     this.lessons.set(lesson.id, lesson);
   }
@@ -48,7 +46,7 @@ export class LessonIndex {
   *withSimilarity(vector: ArrayLike<number>): Generator<{ lesson: Lesson; similarity: number }> {
     const query = sparseQuery(unitVector(vector));
     for (const entries of this.byGroup.values()) {
-      for (const e of entries) {
+      for (const e of entries.values()) {
         const lesson = this.lessons.get(e.item);
         if (lesson) yield { lesson, similarity: sparseCosine(query, e.vector) };
       }
@@ -57,6 +55,6 @@ export class LessonIndex {
 
   /** The most similar lesson of `group`, or null when the group has none. */
   nearestInGroup(group: string, vector: ArrayLike<number>): Neighbour<UUID> | null {
-    return nearest(unitVector(vector), this.byGroup.get(group) ?? []);
+    return nearest(unitVector(vector), this.byGroup.get(group)?.values() ?? []);
   }
 }
