@@ -28,17 +28,47 @@ export interface Ranked<T> {
 }
 
 /**
- * Issue 3's rank: `similarity × confidence × |avg_reward| × freshness`, where similarity is
- * raised by context: `max(similarity, 0) + 0.25 × contextMatches`, so a lesson about the project
- * and scanner the message names outranks a merely similar one. Lessons with score 0 are left out.
- * Ties are broken by id, so the order is the same on every call.
+ * Issue 3's rank: `relevance × confidence × |avg_reward| × freshness`, where relevance is
+ * `max(similarity, 0) + 0.25 × contextMatches`, so a lesson about the project and scanner the
+ * message names outranks a merely similar one.
  */
-export function rankLessons<T>(candidates: readonly RankCandidate<T>[], nowMs: number, halfLifeDays: number): Ranked<T>[] {
-  const ranked: Ranked<T>[] = [];
-  for (const c of candidates) {
-    const relevance = Math.max(c.similarity, 0) + 0.25 * c.contextMatches;
-    const score = relevance * c.confidence * Math.abs(c.avgReward) * freshness(nowMs - c.lastSeenMs, halfLifeDays);
-    if (score > 0) ranked.push({ id: c.id, item: c.item, score });
+export function lessonScore(c: Omit<RankCandidate<unknown>, 'id' | 'item'>, nowMs: number, halfLifeDays: number): number {
+  const relevance = Math.max(c.similarity, 0) + 0.25 * c.contextMatches;
+  return relevance * c.confidence * Math.abs(c.avgReward) * freshness(nowMs - c.lastSeenMs, halfLifeDays);
+}
+
+/** Higher score first; equal scores by id, so the order is the same on every call. */
+function before(a: { id: string; score: number }, b: { id: string; score: number }): boolean {
+  return a.score > b.score || (a.score === b.score && a.id < b.id);
+}
+
+/**
+ * The best `limit` of a stream of scored items, best first, ties by id. Keeps a sorted list of
+ * at most `limit`, so ranking N lessons costs O(N) plus O(limit) per item that gets in.
+ */
+export class TopK<T> {
+  private readonly kept: Ranked<T>[] = [];
+  constructor(private readonly limit: number) {}
+
+  offer(id: string, item: T, score: number): void {
+    if (!(score > 0) || this.limit <= 0) return;
+    const candidate = { id, item, score };
+    const last = this.kept[this.kept.length - 1];
+    if (this.kept.length >= this.limit && last && !before(candidate, last)) return;
+    let at = this.kept.length;
+    while (at > 0 && before(candidate, this.kept[at - 1] as Ranked<T>)) at--;
+    this.kept.splice(at, 0, candidate);
+    if (this.kept.length > this.limit) this.kept.pop();
   }
-  return ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+  result(): Ranked<T>[] {
+    return [...this.kept];
+  }
+}
+
+/** Ranks candidates by `lessonScore`; lessons scoring 0 are left out. */
+export function rankLessons<T>(candidates: readonly RankCandidate<T>[], nowMs: number, halfLifeDays: number, limit = Number.POSITIVE_INFINITY): Ranked<T>[] {
+  const top = new TopK<T>(limit === Number.POSITIVE_INFINITY ? candidates.length : limit);
+  for (const c of candidates) top.offer(c.id, c.item, lessonScore(c, nowMs, halfLifeDays));
+  return top.result();
 }

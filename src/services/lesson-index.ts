@@ -1,9 +1,23 @@
 import type { UUID } from '@elizaos/core';
-import { nearest, type Neighbour, sparseCosine, sparseQuery, unitVector } from '../domain/similarity';
+import { nearest, type Neighbour, sparseQuery, unitVector } from '../domain/similarity';
+import { SimilarityColumns } from './similarity-columns';
 import type { Lesson } from './lesson-metadata';
+
+/** The fields a prompt's context can name, as the index counts them. */
+export const CONTEXT_FIELDS = ['project', 'scanner', 'model_name', 'category'] as const;
+export type ContextField = (typeof CONTEXT_FIELDS)[number];
+
+export function lessonContextValue(lesson: Lesson, field: ContextField): string | null {
+  return field === 'category' ? lesson.metadata.finding_category : lesson.metadata[field];
+}
 
 interface IndexEntry {
   item: UUID;
+  lesson: Lesson;
+  /** `last_seen` as epoch ms, parsed once. */
+  lastSeenMs: number;
+  /** This lesson's slot in the similarity columns. */
+  slot: number;
   /** Unit length, Float32: half the memory of number[], and plenty of precision for a threshold. */
   vector: Float32Array;
 }
@@ -18,6 +32,11 @@ export class LessonIndex {
   /** Per group, lessons by id (insertion order kept, so ties resolve the same way every time). */
   private readonly byGroup = new Map<string, Map<UUID, IndexEntry>>();
   private readonly lessons = new Map<UUID, Lesson>();
+  private readonly columns = new SimilarityColumns();
+  /** Entries by slot, for the column scan. */
+  private readonly bySlot: IndexEntry[] = [];
+  /** Per context field, how many lessons have each value: the words a message can name. */
+  private readonly contextCounts = Object.fromEntries(CONTEXT_FIELDS.map((f) => [f, new Map<string, number>()])) as Record<ContextField, Map<string, number>>;
 
   get size(): number {
     return this.lessons.size;
@@ -37,19 +56,41 @@ export class LessonIndex {
     const entries = this.byGroup.get(group) ?? new Map<UUID, IndexEntry>();
     const next = vector ? unitVector(vector) : entries.get(lesson.id)?.vector;
     if (!next) throw new Error(`lesson ${lesson.id} has no vector`);
-    entries.set(lesson.id, { item: lesson.id, vector: next });
+    const previous = this.lessons.get(lesson.id);
+    if (previous) this.count(previous, -1);
+    this.count(lesson, 1);
+    const old = entries.get(lesson.id);
+    const slot = old ? old.slot : this.columns.add(next);
+    if (old && vector) this.columns.set(slot, next);
+    const entry: IndexEntry = { item: lesson.id, lesson, lastSeenMs: Date.parse(lesson.metadata.last_seen), slot, vector: next };
+    entries.set(lesson.id, entry);
+    this.bySlot[slot] = entry;
     this.byGroup.set(group, entries);
     this.lessons.set(lesson.id, lesson);
   }
 
-  /** Every lesson with its cosine similarity to `vector`. */
-  *withSimilarity(vector: ArrayLike<number>): Generator<{ lesson: Lesson; similarity: number }> {
-    const query = sparseQuery(unitVector(vector));
-    for (const entries of this.byGroup.values()) {
-      for (const e of entries.values()) {
-        const lesson = this.lessons.get(e.item);
-        if (lesson) yield { lesson, similarity: sparseCosine(query, e.vector) };
-      }
+  private count(lesson: Lesson, delta: number): void {
+    for (const field of CONTEXT_FIELDS) {
+      const value = lessonContextValue(lesson, field);
+      if (!value) continue;
+      const counts = this.contextCounts[field];
+      const next = (counts.get(value) ?? 0) + delta;
+      if (next > 0) counts.set(value, next);
+      else counts.delete(value);
+    }
+  }
+
+  /** The values of a context field that some lesson has. */
+  knownValues(field: ContextField): Iterable<string> {
+    return this.contextCounts[field].keys();
+  }
+
+  /** Calls `visit` for every lesson with its cosine similarity to `vector` and its parsed last-seen time. */
+  scan(vector: ArrayLike<number>, visit: (lesson: Lesson, similarity: number, lastSeenMs: number) => void): void {
+    const cosines = this.columns.cosines(sparseQuery(unitVector(vector)));
+    for (let slot = 0; slot < this.bySlot.length; slot++) {
+      const e = this.bySlot[slot] as IndexEntry;
+      visit(e.lesson, cosines[slot] as number, e.lastSeenMs);
     }
   }
 
