@@ -7,6 +7,7 @@ export {};
 const BENCHES: string[][] = [
   ['bench/ingest-learn.ts', '100000'],
   ['bench/dedupe.ts', '10000,100000'],
+  ['bench/provider.ts', '10000'],
 ];
 
 for (const [file, ...args] of BENCHES) {
