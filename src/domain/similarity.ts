@@ -49,10 +49,3 @@ export function sparseQuery(unit: Float32Array): SparseQuery {
   for (let i = 0; i < unit.length; i++) if (unit[i] !== 0) indices.push(i);
   return { indices: Int32Array.from(indices), values: Float32Array.from(indices, (i) => unit[i] as number) };
 }
-
-/** Cosine of a sparse unit query with a unit vector: their dot product over the query's non-zeros. */
-export function sparseCosine(q: SparseQuery, unit: Float32Array): number {
-  let dot = 0;
-  for (let k = 0; k < q.indices.length; k++) dot += (q.values[k] as number) * (unit[q.indices[k] as number] as number);
-  return dot;
-}
