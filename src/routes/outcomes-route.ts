@@ -1,5 +1,4 @@
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
-import { loadConfig } from '../config';
 import { ingestText } from '../services/ingest-text';
 import type { ScanOutcomeService } from '../services/scan-outcome-service';
 import { SCAN_OUTCOME_SERVICE } from '../services/service-names';
@@ -30,7 +29,7 @@ export async function handlePostOutcomes(req: RouteRequest, res: RouteResponse, 
     res.status(503).json({ error: 'scan-outcomes service is not running' });
     return;
   }
-  const maxBytes = loadConfig(runtime).SELF_IMPROVE_MAX_BODY_BYTES;
+  const maxBytes = service.settings.SELF_IMPROVE_MAX_BODY_BYTES;
   const declared = Number(header(req, 'content-length') ?? 0);
   const text = bodyText(req.body);
   if (declared > maxBytes || (text !== null && Buffer.byteLength(text) > maxBytes)) {
