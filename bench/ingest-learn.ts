@@ -3,7 +3,7 @@ import { routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
 import { bootRuntime } from '../src/runtime/boot';
 import { INGEST_BATCH_ROWS } from '../src/services/ingest-text';
-import { SCAN_OUTCOME_SERVICE, type ScanOutcomeService } from '../src/services/scan-outcome-service';
+import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { note, report, round, timeMs, withTempDir } from './lib';
 
@@ -21,7 +21,7 @@ const rows = generateOutcomes(ROWS, 7);
 await withTempDir('self-improve-bench-ingest-', async (dataDir) => {
   const { runtime, close } = await bootRuntime({ dataDir, plugins: [selfImprovePlugin] });
   try {
-    const service = (await runtime.getServiceLoadPromise(SCAN_OUTCOME_SERVICE as never)) as unknown as ScanOutcomeService;
+    const service = await scanOutcomeServiceOf(runtime);
     const ingest = await timeMs(async () => {
       let accepted = 0;
       for (let i = 0; i < rows.length; i += INGEST_BATCH_ROWS) {

@@ -7,7 +7,7 @@ import selfImprovePlugin from '../src/index';
 import { scanLessonsProvider } from '../src/providers/scan-lessons';
 import { bootRuntime } from '../src/runtime/boot';
 import type { Lesson } from '../src/services/lesson-metadata';
-import { SCAN_OUTCOME_SERVICE, type ScanOutcomeService } from '../src/services/scan-outcome-service';
+import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
 import { chatMessage } from '../__tests__/helpers/runtime';
 import { percentile, report, round } from './lib';
 
@@ -25,7 +25,7 @@ const PHRASES = ['were rejected as false positives', 'were fixed or accepted', '
 routeConsoleToStderr();
 const { runtime, close } = await bootRuntime({ dataDir: 'memory://', plugins: [selfImprovePlugin] });
 try {
-  const service = (await runtime.getServiceLoadPromise(SCAN_OUTCOME_SERVICE as never)) as unknown as ScanOutcomeService;
+  const service = await scanOutcomeServiceOf(runtime);
   for (let i = 0; i < SIZE; i++) {
     const project = PROJECTS[i % PROJECTS.length] as string;
     const scanner = SCANNERS[i % SCANNERS.length] as string;

@@ -9,7 +9,7 @@ import selfImprovePlugin from '../src/index';
 import { bootRuntime } from '../src/runtime/boot';
 import { loadModelPlugins } from '../src/runtime/model-plugins';
 import { ingestText } from '../src/services/ingest-text';
-import { SCAN_OUTCOME_SERVICE, type ScanOutcomeService } from '../src/services/scan-outcome-service';
+import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
 
 /**
  * The main job, end to end on a real AgentRuntime: ingest three weeks of labelled scan outcomes,
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   say(`plugin-self-improve demo — database ${dataDir} (PGlite), language model: ${modelPlugins.length ? modelPlugins.map((p) => p.name).join(', ') : 'none (lessons written from statistics)'}`);
   const { runtime, close } = await bootRuntime({ dataDir, plugins: [selfImprovePlugin, ...modelPlugins], agentName: 'Sentinel' });
   try {
-    const service = (await runtime.getServiceLoadPromise(SCAN_OUTCOME_SERVICE as never)) as unknown as ScanOutcomeService;
+    const service = await scanOutcomeServiceOf(runtime);
 
     say(`\n1. Ingesting ${path.relative(process.cwd(), file)}`);
     const text = await readFile(file, 'utf8');

@@ -36,5 +36,5 @@ export { handlePostOutcomes, outcomesRoute } from './routes/outcomes-route';
 export { ingestText, type LineRejection, type TextIngestResult } from './services/ingest-text';
 export { type Lesson, type LessonMetadata, LESSON_MEMORY_TYPE, LESSONS_TABLE } from './services/lesson-metadata';
 export type { LearnReport } from './services/scan-learner';
-export { type IngestResult, SCAN_OUTCOME_SERVICE, ScanOutcomeService } from './services/scan-outcome-service';
+export { type IngestResult, SCAN_OUTCOME_SERVICE, ScanOutcomeService, scanOutcomeServiceOf } from './services/scan-outcome-service';
 export { LEARN_TASK_NAME, learnPendingWorker } from './tasks/learn-pending-task';

@@ -2,7 +2,7 @@ import type { AgentRuntime, Memory, Plugin } from '@elizaos/core';
 import { ChannelType, stringToUuid } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
 import { bootRuntime, type BootedRuntime } from '../../src/runtime/boot';
-import { SCAN_OUTCOME_SERVICE, type ScanOutcomeService } from '../../src/services/scan-outcome-service';
+import { type ScanOutcomeService, scanOutcomeServiceOf } from '../../src/services/scan-outcome-service';
 
 export interface TestAgent extends BootedRuntime {
   service: ScanOutcomeService;
@@ -15,7 +15,7 @@ export async function startAgent(options: { plugins?: Plugin[]; settings?: Recor
     plugins: [selfImprovePlugin, ...(options.plugins ?? [])],
     settings: { EMBEDDING_DIMENSION: '384', ...(options.settings ?? {}) },
   });
-  const service = (await booted.runtime.getServiceLoadPromise(SCAN_OUTCOME_SERVICE as never)) as unknown as ScanOutcomeService;
+  const service = await scanOutcomeServiceOf(booted.runtime);
   return { ...booted, service };
 }
 

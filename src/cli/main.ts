@@ -6,7 +6,7 @@ import { bootRuntime, type BootedRuntime } from '../runtime/boot';
 import { loadModelPlugins } from '../runtime/model-plugins';
 import { ingestText } from '../services/ingest-text';
 import type { Lesson } from '../services/lesson-metadata';
-import { SCAN_OUTCOME_SERVICE, type ScanOutcomeService } from '../services/scan-outcome-service';
+import { type ScanOutcomeService, scanOutcomeServiceOf } from '../services/scan-outcome-service';
 import { type ParsedArgs, parseArgs, UsageError } from './args';
 import { printResult, progressPrinter, routeConsoleToStderr } from './output';
 
@@ -40,7 +40,7 @@ async function withService<T>(args: ParsedArgs, work: (service: ScanOutcomeServi
     plugins: [selfImprovePlugin, ...(await loadModelPlugins())],
   });
   try {
-    const service = (await booted.runtime.getServiceLoadPromise(SCAN_OUTCOME_SERVICE as never)) as unknown as ScanOutcomeService;
+    const service = await scanOutcomeServiceOf(booted.runtime);
     return await work(service, booted);
   } finally {
     await booted.close();

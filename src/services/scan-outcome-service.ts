@@ -110,3 +110,8 @@ export class ScanOutcomeService extends Service {
     return { outcomes: await this.outcomes.count(), pending: await this.outcomes.countPending(), lessons: this.lessons.index.size };
   }
 }
+
+/** Waits until the runtime has started ScanOutcomeService and returns it. */
+export async function scanOutcomeServiceOf(runtime: IAgentRuntime): Promise<ScanOutcomeService> {
+  return (await runtime.getServiceLoadPromise(SCAN_OUTCOME_SERVICE as never)) as unknown as ScanOutcomeService;
+}
