@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ChannelType, type Memory, stringToUuid } from '@elizaos/core';
-import { describeLesson } from '../src/cli/main';
+import { describeLesson } from '../src/cli/outcome-commands';
 import { progressPrinter, routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
 import { bootRuntime } from '../src/runtime/boot';

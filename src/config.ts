@@ -42,6 +42,10 @@ export const settingsSchema = z.object({
   SELF_IMPROVE_LESSON_HALF_LIFE_DAYS: int(1, 3650, 30),
   /** Largest body accepted by POST /self-improve/outcomes; larger gets 413. */
   SELF_IMPROVE_MAX_BODY_BYTES: int(1_024, 1_073_741_824, 5 * 1_048_576),
+  /** Pseudo-outcomes a level of the triage prior borrows from its parent: higher pools more, lower trusts small groups sooner. */
+  SELF_IMPROVE_PRIOR_STRENGTH: int(1, 10_000, 10),
+  /** The k of precision@k in the metrics: how many of the most confident findings are checked. */
+  SELF_IMPROVE_METRICS_K: int(1, 100_000, 20),
 });
 
 export type SelfImproveConfig = z.output<typeof settingsSchema>;

@@ -3,6 +3,7 @@ import { loadConfig } from './config';
 import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
 import { scanLessonsProvider } from './providers/scan-lessons';
 import { outcomesRoute } from './routes/outcomes-route';
+import { metricsRoute, triageRoute } from './routes/triage-routes';
 import { ScanOutcomeService } from './services/scan-outcome-service';
 
 /** plugin-self-improve: scan outcomes -> weighted rewards -> deduplicated scan-model-lesson memories. */
@@ -15,7 +16,7 @@ export const selfImprovePlugin: Plugin = {
   services: [ScanOutcomeService],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider],
-  routes: [outcomesRoute],
+  routes: [outcomesRoute, triageRoute, metricsRoute],
 };
 
 export default selfImprovePlugin;

@@ -10,6 +10,8 @@ const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT: 12,
   SELF_IMPROVE_POLL_INTERVAL_MS: 300_000,
   SELF_IMPROVE_MAX_BODY_BYTES: 5_242_880,
+  SELF_IMPROVE_PRIOR_STRENGTH: 10,
+  SELF_IMPROVE_METRICS_K: 20,
   SELF_IMPROVE_LESSON_TOKEN_BUDGET: 400,
   SELF_IMPROVE_LESSON_HALF_LIFE_DAYS: 30,
 };
@@ -70,6 +72,8 @@ describe('parseConfig', () => {
     ['SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT', '101', 'between 0 and 100'],
     ['SELF_IMPROVE_POLL_INTERVAL_MS', '999', 'between 1000 and 604800000'],
     ['SELF_IMPROVE_MAX_BODY_BYTES', '1023', 'between 1024 and 1073741824'],
+    ['SELF_IMPROVE_PRIOR_STRENGTH', '0', 'between 1 and 10000'],
+    ['SELF_IMPROVE_METRICS_K', 'ten', 'between 1 and 100000'],
   ];
   test.each(bad)('%s=%p is a ConfigError naming the setting, the value and %s', (name, value, allowed) => {
     const error = configErrorOf({ [name]: value });

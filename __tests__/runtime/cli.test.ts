@@ -57,11 +57,11 @@ test('ingest --json: one JSON document on stdout, exit 2 with the refused rows b
 test('usage errors exit 1 and say what is wrong', async () => {
   const unknown = await run('frobnicate');
   expect(unknown.code).toBe(1);
-  expect(unknown.stderr).toContain('unknown command "frobnicate"; one of ingest, learn, lessons');
+  expect(unknown.stderr).toContain('unknown command "frobnicate"; one of ingest, learn, lessons, triage, metrics, replay');
   const badNow = await run('learn', '--now', 'yesterday', '--db', path.join(dir, 'db2'));
   expect(badNow.code).toBe(1);
   expect(badNow.stderr).toContain('--now must be an ISO-8601 time');
   const noFile = await run('ingest', '--json');
   expect(noFile.code).toBe(1);
-  expect(JSON.parse(noFile.stdout)).toEqual({ error: 'ingest needs a FILE (JSONL of outcome rows)' });
+  expect(JSON.parse(noFile.stdout)).toEqual({ error: 'ingest needs a FILE (JSONL of outcome rows, or a .sarif log)' });
 }, 60_000);

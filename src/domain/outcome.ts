@@ -93,16 +93,18 @@ export interface RowRejection {
   message: string;
 }
 
-export type RowCheck = { ok: true; row: OutcomeRow } | { ok: false; rejections: RowRejection[] };
+export type RowCheck<T = OutcomeRow> = { ok: true; row: T } | { ok: false; rejections: RowRejection[] };
 
-/** Validates one wire row; every bad field is reported, each with its own message. */
-export function checkOutcomeRow(raw: unknown, index: number): RowCheck {
+/** A finding on the wire: an outcome row without its label (triage input, findings awaiting labels). */
+export const findingRowSchema = outcomeRowSchema.omit({ label: true });
+
+function checkRow<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, raw: unknown, index: number): RowCheck<T> {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, rejections: [{ index, field: '(row)', message: 'row must be a JSON object' }] };
   }
   // JSON null means "absent" for optional fields.
   const cleaned = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
-  const parsed = outcomeRowSchema.safeParse(cleaned);
+  const parsed = schema.safeParse(cleaned);
   if (parsed.success) return { ok: true, row: parsed.data };
   return {
     ok: false,
@@ -112,6 +114,16 @@ export function checkOutcomeRow(raw: unknown, index: number): RowCheck {
       message: issue.message,
     })),
   };
+}
+
+/** Validates one wire row; every bad field is reported, each with its own message. */
+export function checkOutcomeRow(raw: unknown, index: number): RowCheck {
+  return checkRow(outcomeRowSchema, raw, index);
+}
+
+/** Validates one finding (a row without a label) the same way. */
+export function checkFindingRow(raw: unknown, index: number): RowCheck<FindingRow> {
+  return checkRow(findingRowSchema, raw, index);
 }
 
 export interface CheckedBatch {

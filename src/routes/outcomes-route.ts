@@ -1,45 +1,60 @@
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { ingestText } from '../services/ingest-text';
+import { ingestSarif, parseSarifText } from '../services/sarif-ingest';
 import type { ScanOutcomeService } from '../services/scan-outcome-service';
 import { SCAN_OUTCOME_SERVICE } from '../services/service-names';
+import { header, queryParam, readBodyText } from './http-body';
 
-function header(req: RouteRequest, name: string): string | undefined {
-  const value = req.headers?.[name] ?? req.headers?.[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
+/** The running service, or null after answering 503. */
+export function serviceOr503(runtime: IAgentRuntime, res: RouteResponse): ScanOutcomeService | null {
+  const service = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE);
+  if (!service) res.status(503).json({ error: 'scan-outcomes service is not running' });
+  return service;
 }
 
-/** The request body as text: raw strings and buffers as they are, parsed JSON re-serialised. */
-function bodyText(body: unknown): string | null {
-  if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
-  if (Array.isArray(body)) return JSON.stringify(body);
-  if (body && typeof body === 'object') return JSON.stringify([body]);
-  return null;
+async function handleSarif(req: RouteRequest, res: RouteResponse, service: ScanOutcomeService): Promise<void> {
+  const text = readBodyText(req, res, service, 'a SARIF 2.1.0 log');
+  if (text === null) return;
+  let doc: unknown = req.body;
+  if (typeof doc === 'string' || doc instanceof Uint8Array) {
+    try {
+      doc = parseSarifText(text);
+    } catch (error) {
+      res.status(400).json({ error: (error as Error).message });
+      return;
+    }
+  }
+  const now = queryParam(req, 'now');
+  if (now !== undefined && Number.isNaN(Date.parse(now))) {
+    res.status(400).json({ error: `now must be an ISO-8601 time, e.g. 2026-11-21T18:00:00Z (got ${JSON.stringify(now)})` });
+    return;
+  }
+  const result = await ingestSarif(service, doc, {
+    ts: new Date(now ?? Date.now()).toISOString(),
+    project: queryParam(req, 'project'),
+    model_provider: queryParam(req, 'model_provider'),
+    model_name: queryParam(req, 'model_name'),
+  });
+  res.status(result.rejected.length === 0 ? 200 : 400).json(result);
 }
 
 /**
- * POST /self-improve/outcomes: a JSON array (or one object) or JSONL of outcome rows.
- * 200 when every row was stored or already known; 400 with the refused rows (line, field,
- * message) otherwise — the good rows of that batch are kept, and sending it again is safe;
- * 413 when the body is larger than SELF_IMPROVE_MAX_BODY_BYTES.
+ * POST /self-improve/outcomes: a JSON array (or one object) or JSONL of outcome rows; or, with
+ * `Content-Type: application/sarif+json`, a SARIF 2.1.0 log (query `project`, `model_provider`,
+ * `model_name`, `now` fill in what the log does not name). 200 when everything was stored or
+ * already known; 400 with the refused rows (line or SARIF path, field, message) otherwise — the
+ * good rows of that batch are kept, and sending it again is safe; 413 when the body is larger
+ * than SELF_IMPROVE_MAX_BODY_BYTES.
  */
 export async function handlePostOutcomes(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
-  const service = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE);
-  if (!service) {
-    res.status(503).json({ error: 'scan-outcomes service is not running' });
+  const service = serviceOr503(runtime, res);
+  if (!service) return;
+  if (/application\/sarif\+json/i.test(header(req, 'content-type') ?? '')) {
+    await handleSarif(req, res, service);
     return;
   }
-  const maxBytes = service.settings.SELF_IMPROVE_MAX_BODY_BYTES;
-  const declared = Number(header(req, 'content-length') ?? 0);
-  const text = bodyText(req.body);
-  if (declared > maxBytes || (text !== null && Buffer.byteLength(text) > maxBytes)) {
-    res.status(413).json({ error: `body larger than SELF_IMPROVE_MAX_BODY_BYTES (${maxBytes} bytes); split it into smaller batches` });
-    return;
-  }
-  if (text === null || text.trim() === '') {
-    res.status(400).json({ error: 'body must be a JSON array of outcome rows, one row object, or JSONL' });
-    return;
-  }
+  const text = readBodyText(req, res, service, 'a JSON array of outcome rows, one row object, or JSONL');
+  if (text === null) return;
   const result = await ingestText(service, text);
   res.status(result.rejected.length === 0 ? 200 : 400).json(result);
 }

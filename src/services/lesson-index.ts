@@ -1,4 +1,6 @@
 import type { UUID } from '@elizaos/core';
+import { parseGroupId } from '../domain/grouping';
+import { triageLevelIds } from '../domain/triage-prior';
 import { nearest, type Neighbour, sparseQuery, unitVector } from '../domain/similarity';
 import { SimilarityColumns } from './similarity-columns';
 import type { Lesson } from './lesson-metadata';
@@ -35,6 +37,8 @@ export class LessonIndex {
   private readonly columns = new SimilarityColumns();
   /** Entries by slot, for the column scan. */
   private readonly bySlot: IndexEntry[] = [];
+  /** Lesson ids by scanner+category triage level: the lessons a finding's parent level stands on. */
+  private readonly byScannerCategory = new Map<string, Set<UUID>>();
   /** Per context field, how many lessons have each value: the words a message can name. */
   private readonly contextCounts = Object.fromEntries(CONTEXT_FIELDS.map((f) => [f, new Map<string, number>()])) as Record<ContextField, Map<string, number>>;
 
@@ -67,6 +71,25 @@ export class LessonIndex {
     this.bySlot[slot] = entry;
     this.byGroup.set(group, entries);
     this.lessons.set(lesson.id, lesson);
+    const parent = triageLevelIds(parseGroupId(group)).scanner_category;
+    const siblings = this.byScannerCategory.get(parent) ?? new Set<UUID>();
+    siblings.add(lesson.id);
+    this.byScannerCategory.set(parent, siblings);
+  }
+
+  /**
+   * The lessons behind a triage prior for a finding of `group`: the group's own lessons, then
+   * those of other groups with the same scanner and category; each part by confidence, then id.
+   */
+  lessonsBehind(group: string, limit: number): Lesson[] {
+    const byConfidence = (a: Lesson, b: Lesson) => b.metadata.confidence - a.metadata.confidence || a.id.localeCompare(b.id);
+    const own = [...(this.byGroup.get(group)?.values() ?? [])].map((e) => e.lesson).sort(byConfidence);
+    const parent = triageLevelIds(parseGroupId(group)).scanner_category;
+    const related = [...(this.byScannerCategory.get(parent) ?? [])]
+      .map((id) => this.lessons.get(id) as Lesson)
+      .filter((l) => l.metadata.group_id !== group)
+      .sort(byConfidence);
+    return [...own, ...related].slice(0, limit);
   }
 
   private count(lesson: Lesson, delta: number): void {

@@ -4,6 +4,7 @@ import { groupId, groupKeyOf } from '../domain/grouping';
 import { stableId } from '../domain/ids';
 import type { OutcomeRow } from '../domain/outcome';
 import { weightedReward } from '../domain/reward';
+import type { MetricOutcome } from '../domain/scan-metrics';
 import { chunks, type Db, ensureSchema, queryRows } from './sql';
 
 export const OUTCOMES_TABLE = 'self_improve_outcomes';
@@ -118,6 +119,36 @@ export class OutcomeStore {
       sql`SELECT count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
     );
     return Number(row?.n ?? 0);
+  }
+
+  /** Outcome counts per group and label: what the triage prior is built from at start-up. */
+  async labelCountsByGroup(): Promise<{ groupId: string; label: OutcomeRow['label']; n: number }[]> {
+    const rows = await queryRows<{ group_id: string; label: OutcomeRow['label']; n: number | string }>(
+      this.db,
+      sql`SELECT group_id, label, count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid GROUP BY group_id, label ORDER BY group_id, label`,
+    );
+    return rows.map((r) => ({ groupId: r.group_id, label: r.label, n: Number(r.n) }));
+  }
+
+  /** Every outcome with the fields the metrics use, oldest first. */
+  async forMetrics(): Promise<MetricOutcome[]> {
+    const rows = await queryRows<{ finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null }>(
+      this.db,
+      sql`SELECT finding_key, label, (extract(epoch from ts) * 1000)::float8 AS ts_ms, reward,
+            row_json->>'project' AS project, row_json->>'scanner' AS scanner,
+            (row_json->>'model_provider') || '/' || (row_json->>'model_name') AS model, row_json->>'confidence' AS confidence
+          FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid ORDER BY ts, seq`,
+    );
+    return rows.map((r) => ({
+      findingKey: r.finding_key,
+      label: r.label,
+      tsMs: Number(r.ts_ms),
+      reward: Number(r.reward),
+      project: r.project,
+      scanner: r.scanner,
+      model: r.model,
+      ...(r.confidence === null ? {} : { confidence: Number(r.confidence) }),
+    }));
   }
 
   /**

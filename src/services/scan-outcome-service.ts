@@ -1,6 +1,10 @@
 import { type IAgentRuntime, Service, type UUID } from '@elizaos/core';
 import { loadConfig, type SelfImproveConfig } from '../config';
-import { checkOutcomeRows, type RowRejection } from '../domain/outcome';
+import { groupId, groupKeyOf, parseGroupId } from '../domain/grouping';
+import { checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from '../domain/outcome';
+import { computeScanMetrics, type ScanMetricsReport } from '../domain/scan-metrics';
+import { type TriageEstimate, TriagePrior } from '../domain/triage-prior';
+import { FindingStore, type KnownFinding } from './finding-store';
 import type { Lesson } from './lesson-metadata';
 import { LessonStore, vectorizerFor } from './lesson-store';
 import { OutcomeStore, toStoredOutcome } from './outcome-store';
@@ -20,6 +24,18 @@ export interface IngestResult {
   outcomes: { index: number; id: UUID; status: 'accepted' | 'duplicate' }[];
 }
 
+/** Lessons named behind one prediction. */
+const MAX_LESSONS_PER_PREDICTION = 5;
+
+/** A triage prior for one finding, with the lessons and groups it stands on. Snake_case: printed as JSON. */
+export interface TriagePrediction extends TriageEstimate {
+  finding_key: string;
+  group_id: string;
+  lesson_ids: UUID[];
+}
+
+export type PredictResult = { ok: true; prediction: TriagePrediction } | { ok: false; rejections: RowRejection[] };
+
 /**
  * Scan outcomes in, lessons out. Stores outcome rows durably in the runtime's database, tells the
  * evaluator cheaply whether there is anything to learn, and runs learning passes one at a time.
@@ -30,7 +46,10 @@ export class ScanOutcomeService extends Service {
 
   settings!: SelfImproveConfig;
   outcomes!: OutcomeStore;
+  findings!: FindingStore;
   lessons!: LessonStore;
+  /** Outcome counts by group and parent level, kept current by `ingest`: predictions never touch the database. */
+  prior!: TriagePrior;
   private learner!: ScanLearner;
   private pendingHint = false;
   private ingestGeneration = 0;
@@ -46,6 +65,10 @@ export class ScanOutcomeService extends Service {
     this.settings = loadConfig(this.runtime);
     this.outcomes = new OutcomeStore(dbOf(this.runtime), this.runtime.agentId);
     await this.outcomes.ensureSchema();
+    this.findings = new FindingStore(dbOf(this.runtime), this.runtime.agentId);
+    await this.findings.ensureSchema();
+    this.prior = new TriagePrior(this.settings.SELF_IMPROVE_PRIOR_STRENGTH);
+    for (const c of await this.outcomes.labelCountsByGroup()) this.prior.add(parseGroupId(c.groupId), c.label, c.n);
     this.lessons = new LessonStore(this.runtime, vectorizerFor(this.runtime));
     await this.lessons.load();
     this.learner = new ScanLearner(this.runtime, this.settings, this.outcomes, this.lessons);
@@ -70,8 +93,10 @@ export class ScanOutcomeService extends Service {
     for (const { index, outcome } of stored) {
       const isNew = inserted.delete(outcome.id);
       result.outcomes.push({ index, id: outcome.id, status: isNew ? 'accepted' : 'duplicate' });
-      if (isNew) result.accepted++;
-      else result.duplicate++;
+      if (isNew) {
+        result.accepted++;
+        this.prior.add(groupKeyOf(outcome.row), outcome.row.label);
+      } else result.duplicate++;
     }
     if (result.accepted > 0) {
       this.pendingHint = true;
@@ -101,13 +126,65 @@ export class ScanOutcomeService extends Service {
     return pass;
   }
 
+  /**
+   * The learned triage prior for a finding (an outcome row without its label): the probability it
+   * will be rejected as a false positive, its expected reward, and the evidence and lessons behind
+   * both. Answered from memory.
+   */
+  predict(finding: unknown): PredictResult {
+    const checked = checkFindingRow(finding, 0);
+    if (!checked.ok) return checked;
+    return { ok: true, prediction: this.predictValid(checked.row) };
+  }
+
+  /** `predict` for a row already validated. */
+  predictValid(row: FindingRow): TriagePrediction {
+    const key = groupKeyOf(row);
+    const group = groupId(key);
+    return {
+      finding_key: row.finding_key,
+      group_id: group,
+      ...this.prior.estimate(key, row.confidence),
+      lesson_ids: this.lessons.index.lessonsBehind(group, MAX_LESSONS_PER_PREDICTION).map((l) => l.id),
+    };
+  }
+
+  /** Validates and records findings that have no label yet (e.g. untriaged SARIF results). */
+  async recordFindings(rows: readonly unknown[]): Promise<{ recorded: number; known: number; rejected: RowRejection[] }> {
+    const valid: FindingRow[] = [];
+    const rejected: RowRejection[] = [];
+    rows.forEach((raw, index) => {
+      const checked = checkFindingRow(raw, index);
+      if (checked.ok) valid.push(checked.row);
+      else rejected.push(...checked.rejections);
+    });
+    const recorded = await this.findings.record(valid);
+    return { recorded, known: valid.length - recorded, rejected };
+  }
+
+  /** What the agent knows of these findings: their fields and labels so far. */
+  lookupFindings(keys: readonly string[]): Promise<Map<string, KnownFinding>> {
+    return this.findings.lookup(keys);
+  }
+
+  /** The quality metrics of the agent's findings as of a time (default now); see the README for definitions. */
+  async metrics(options: { asOfMs?: number; k?: number } = {}): Promise<ScanMetricsReport> {
+    const [outcomes, firstSeen] = await Promise.all([this.outcomes.forMetrics(), this.findings.firstSeen()]);
+    return computeScanMetrics(outcomes, firstSeen, { asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
+  }
+
   /** Every lesson of the agent, newest evidence first. */
   listLessons(): Lesson[] {
     return this.lessons.all().sort((a, b) => b.metadata.last_seen.localeCompare(a.metadata.last_seen) || a.id.localeCompare(b.id));
   }
 
-  async counts(): Promise<{ outcomes: number; pending: number; lessons: number }> {
-    return { outcomes: await this.outcomes.count(), pending: await this.outcomes.countPending(), lessons: this.lessons.index.size };
+  async counts(): Promise<{ outcomes: number; pending: number; lessons: number; awaiting_labels: number }> {
+    return {
+      outcomes: await this.outcomes.count(),
+      pending: await this.outcomes.countPending(),
+      lessons: this.lessons.index.size,
+      awaiting_labels: await this.findings.countAwaiting(),
+    };
   }
 }
 

@@ -1,0 +1,62 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import selfImprovePlugin from '../index';
+import { bootRuntime, type BootedRuntime } from '../runtime/boot';
+import { loadModelPlugins } from '../runtime/model-plugins';
+import { type ScanOutcomeService, scanOutcomeServiceOf } from '../services/scan-outcome-service';
+import { type ParsedArgs, UsageError } from './args';
+
+export const DEFAULT_DB_DIR = path.join('.self-improve', 'db');
+
+/** What a command hands back: its exit code, its JSON document and its human-readable text. */
+export interface CommandResult {
+  exitCode: number;
+  json: unknown;
+  text: string;
+}
+
+export type Command = (args: ParsedArgs) => Promise<CommandResult>;
+
+/** Boots the agent on `--db DIR` (or `dataDir`, or POSTGRES_URL), runs `work` with its service, and always closes it. */
+export async function withService<T>(args: ParsedArgs, work: (service: ScanOutcomeService, booted: BootedRuntime) => Promise<T>, dataDir?: string): Promise<T> {
+  const dbFlag = args.flags.get('db');
+  const booted = await bootRuntime({
+    dataDir: dataDir ?? (typeof dbFlag === 'string' ? dbFlag : DEFAULT_DB_DIR),
+    postgresUrl: process.env.POSTGRES_URL || undefined,
+    plugins: [selfImprovePlugin, ...(await loadModelPlugins())],
+  });
+  try {
+    const service = await scanOutcomeServiceOf(booted.runtime);
+    return await work(service, booted);
+  } finally {
+    await booted.close();
+  }
+}
+
+/** The first positional argument as a file's text; a missing argument or unreadable file is a usage error. */
+export async function readInputFile(args: ParsedArgs, command: string, what: string): Promise<{ file: string; text: string }> {
+  const file = args.positionals[0];
+  if (!file) throw new UsageError(`${command} needs a FILE (${what})`);
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`cannot read ${file}: ${error.code ?? error.message}`);
+  });
+  return { file, text };
+}
+
+/** `--now ISO` as epoch ms, or the current time. */
+export function nowFlag(args: ParsedArgs): number {
+  const now = args.flags.get('now');
+  if (typeof now !== 'string') return Date.now();
+  const ms = Date.parse(now);
+  if (Number.isNaN(ms)) throw new UsageError(`--now must be an ISO-8601 time, e.g. 2026-11-21T18:00:00Z (got ${JSON.stringify(now)})`);
+  return ms;
+}
+
+/** `--NAME N` as a positive integer, or undefined when absent. */
+export function positiveIntFlag(args: ParsedArgs, name: string): number | undefined {
+  const raw = args.flags.get(name);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (typeof raw !== 'string' || !Number.isInteger(value) || value < 1) throw new UsageError(`--${name} must be a positive integer (got ${JSON.stringify(raw)})`);
+  return value;
+}

@@ -1,0 +1,153 @@
+import type { OutcomeLabel } from './outcome';
+
+export const HOUR_MS = 3_600_000;
+
+/** One labelled outcome of a scan finding, as the metrics see it. */
+export interface MetricOutcome {
+  findingKey: string;
+  label: OutcomeLabel;
+  tsMs: number;
+  project: string;
+  scanner: string;
+  /** "provider/name". */
+  model: string;
+  /** The finding's own confidence in [0,1]. */
+  confidence?: number;
+  reward: number;
+}
+
+/**
+ * Lifecycle order of labels: of two outcomes of one finding at the same time, the one whose
+ * label is later here is the later outcome (accepted < ignored < rejected_fp < fixed < reopened).
+ */
+export const LIFECYCLE_RANK: Record<OutcomeLabel, number> = {
+  accepted: 0,
+  ignored: 1,
+  rejected_fp: 2,
+  fixed: 3,
+  reopened: 4,
+};
+
+/** A finding is confirmed when its final label is fixed, accepted or reopened. */
+export const CONFIRMED_LABELS: Record<OutcomeLabel, boolean> = {
+  fixed: true,
+  accepted: true,
+  reopened: true,
+  ignored: false,
+  rejected_fp: false,
+};
+
+/** What the metrics need of one finding (all outcomes sharing a `findingKey`). */
+export interface FindingSummary {
+  findingKey: string;
+  /** Label of the latest outcome. */
+  finalLabel: OutcomeLabel;
+  /** Slice of the latest outcome. */
+  project: string;
+  scanner: string;
+  model: string;
+  /** Confidence of the latest outcome that has one. */
+  confidence: number | undefined;
+  confirmed: boolean;
+  hasAccepted: boolean;
+  /** A `fixed` outcome at or after the first `accepted` one. */
+  fixedAfterAccepted: boolean;
+  hasFixed: boolean;
+  hasReopened: boolean;
+  /** First fixed time − first seen; null when never fixed or fixed at first sight (0). */
+  hoursToFix: number | null;
+}
+
+/** Code-unit order of strings: locale-independent, so output never depends on the machine. */
+export const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Total order of a finding's outcomes, latest last: by time, then lifecycle rank, then (only so
+ * that input order never matters) project, scanner, model, confidence (absent first), reward.
+ */
+export function compareOutcomes(a: MetricOutcome, b: MetricOutcome): number {
+  return (
+    a.tsMs - b.tsMs ||
+    LIFECYCLE_RANK[a.label] - LIFECYCLE_RANK[b.label] ||
+    compareText(a.project, b.project) ||
+    compareText(a.scanner, b.scanner) ||
+    compareText(a.model, b.model) ||
+    (a.confidence ?? -1) - (b.confidence ?? -1) ||
+    a.reward - b.reward
+  );
+}
+
+interface FindingFold {
+  latest: MetricOutcome;
+  latestConfident: MetricOutcome | undefined;
+  earliestMs: number;
+  firstAcceptedMs: number;
+  firstFixedMs: number;
+  lastFixedMs: number;
+  hasReopened: boolean;
+}
+
+function foldOutcome(fold: FindingFold, o: MetricOutcome): void {
+  if (compareOutcomes(o, fold.latest) > 0) fold.latest = o;
+  if (o.confidence !== undefined && (!fold.latestConfident || compareOutcomes(o, fold.latestConfident) > 0)) {
+    fold.latestConfident = o;
+  }
+  fold.earliestMs = Math.min(fold.earliestMs, o.tsMs);
+  if (o.label === 'accepted') fold.firstAcceptedMs = Math.min(fold.firstAcceptedMs, o.tsMs);
+  if (o.label === 'fixed') {
+    fold.firstFixedMs = Math.min(fold.firstFixedMs, o.tsMs);
+    fold.lastFixedMs = Math.max(fold.lastFixedMs, o.tsMs);
+  }
+  if (o.label === 'reopened') fold.hasReopened = true;
+}
+
+/**
+ * Groups outcomes into findings in one pass, sorted by `findingKey`. First seen = min(the
+ * finite `firstSeenMs` entry of the key, the earliest outcome time); `hoursToFix` = (first
+ * fixed time − first seen) / 1 h, null when it is 0 (fixed at first sight: start unknown).
+ */
+export function summarizeFindings(
+  outcomes: readonly MetricOutcome[],
+  firstSeenMs: ReadonlyMap<string, number>,
+): FindingSummary[] {
+  const folds = new Map<string, FindingFold>();
+  for (const o of outcomes) {
+    const fold = folds.get(o.findingKey);
+    if (fold) foldOutcome(fold, o);
+    else {
+      const fresh: FindingFold = {
+        latest: o,
+        latestConfident: undefined,
+        earliestMs: o.tsMs,
+        firstAcceptedMs: Number.POSITIVE_INFINITY,
+        firstFixedMs: Number.POSITIVE_INFINITY,
+        lastFixedMs: Number.NEGATIVE_INFINITY,
+        hasReopened: false,
+      };
+      foldOutcome(fresh, o);
+      folds.set(o.findingKey, fresh);
+    }
+  }
+  const keys = [...folds.keys()].sort(compareText);
+  return keys.map((findingKey) => {
+    const f = folds.get(findingKey) as FindingFold;
+    const seenEntry = firstSeenMs.get(findingKey);
+    const seenMs = seenEntry !== undefined && Number.isFinite(seenEntry) ? Math.min(seenEntry, f.earliestMs) : f.earliestMs;
+    const hasFixed = f.firstFixedMs !== Number.POSITIVE_INFINITY;
+    const fixMs = f.firstFixedMs - seenMs;
+    return {
+      findingKey,
+      finalLabel: f.latest.label,
+      project: f.latest.project,
+      scanner: f.latest.scanner,
+      model: f.latest.model,
+      confidence: f.latestConfident?.confidence,
+      confirmed: CONFIRMED_LABELS[f.latest.label],
+      hasAccepted: f.firstAcceptedMs !== Number.POSITIVE_INFINITY,
+      fixedAfterAccepted: f.lastFixedMs >= f.firstAcceptedMs,
+      hasFixed,
+      hasReopened: f.hasReopened,
+      hoursToFix: hasFixed && fixMs > 0 ? fixMs / HOUR_MS : null,
+    };
+  });
+}
