@@ -1,4 +1,5 @@
 import type { Plugin } from '@elizaos/core';
+import { labelFindingAction } from './actions/label-finding';
 import { loadConfig } from './config';
 import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
 import { scanLessonsProvider } from './providers/scan-lessons';
@@ -14,6 +15,7 @@ export const selfImprovePlugin: Plugin = {
     loadConfig(runtime);
   },
   services: [ScanOutcomeService],
+  actions: [labelFindingAction],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider],
   routes: [outcomesRoute, triageRoute, metricsRoute],
@@ -31,11 +33,22 @@ export { escapeForPrompt, estimateTokens, packWithinBudget } from './domain/prom
 export { checkOutcomeRow, checkOutcomeRows, type FindingRow, OUTCOME_LABELS, type OutcomeLabel, type OutcomeRow, type RowRejection } from './domain/outcome';
 export { REWARD_BY_LABEL, weightedReward } from './domain/reward';
 export { type GroupStats, statisticalSupport, summarizeOutcomes, wilsonInterval } from './domain/stats';
+export { brierScore, type Forecast, logLoss, rocAuc } from './domain/forecast-scores';
+export { type LabelRequest, parseLabelRequest } from './domain/label-request';
+export { parseSarif, SARIF_FALSE_POSITIVE_PATTERN, type SarifDefaults, type SarifError, type SarifFinding, sarifLabel } from './domain/sarif';
+export { computeScanMetrics, expectedCalibrationError, type MetricSet, type ScanMetricsReport } from './domain/scan-metrics';
+export { type LevelEvidence, TRIAGE_LEVELS, type TriageEstimate, TriagePrior, triageLevelIds } from './domain/triage-prior';
+export { labelFindingAction } from './actions/label-finding';
 export { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
-export { formatLessonLine, messageContext, SCAN_LESSONS_HEADER, scanLessonsProvider } from './providers/scan-lessons';
+export { formatLessonLine, formatPriorLine, messageContext, SCAN_LESSONS_HEADER, scanLessonsProvider } from './providers/scan-lessons';
 export { handlePostOutcomes, outcomesRoute } from './routes/outcomes-route';
+export { handleGetMetrics, handlePostTriage, metricsRoute, triageRoute } from './routes/triage-routes';
+export { type KnownFinding } from './services/finding-store';
+export { predictText } from './services/predict-text';
+export { type ReplayReport, replayOutcomes } from './services/replay';
+export { ingestSarif, type SarifIngestResult } from './services/sarif-ingest';
 export { ingestText, type LineRejection, type TextIngestResult } from './services/ingest-text';
 export { type Lesson, type LessonMetadata, LESSON_MEMORY_TYPE, LESSONS_TABLE } from './services/lesson-metadata';
 export type { LearnReport } from './services/scan-learner';
-export { type IngestResult, SCAN_OUTCOME_SERVICE, ScanOutcomeService, scanOutcomeServiceOf } from './services/scan-outcome-service';
+export { type IngestResult, type PredictResult, SCAN_OUTCOME_SERVICE, ScanOutcomeService, scanOutcomeServiceOf, type TriagePrediction } from './services/scan-outcome-service';
 export { LEARN_TASK_NAME, learnPendingWorker } from './tasks/learn-pending-task';

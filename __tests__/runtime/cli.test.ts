@@ -65,3 +65,38 @@ test('usage errors exit 1 and say what is wrong', async () => {
   expect(noFile.code).toBe(1);
   expect(JSON.parse(noFile.stdout)).toEqual({ error: 'ingest needs a FILE (JSONL of outcome rows, or a .sarif log)' });
 }, 60_000);
+
+test('triage, metrics and replay: one JSON document each, with the exit codes of ingest', async () => {
+  const db = path.join(dir, 'db-triage');
+  await run('ingest', path.join(dir, 'outcomes.jsonl'), '--db', db, '--json');
+  const findings = path.join(dir, 'findings.jsonl');
+  const [row] = makeRows({ n: 1, labels: ['fixed'], category: 'xss', keyPrefix: 'cli-new' });
+  await writeFile(findings, [JSON.stringify({ ...row, label: undefined }), JSON.stringify({ ...row, finding_key: 'cli-other', project: 'elsewhere' }), '{"finding_key": "x"}'].join('\n'));
+  const triage = await run('triage', findings, '--db', db, '--json');
+  expect(triage.code).toBe(2);
+  const predicted = JSON.parse(triage.stdout);
+  expect(predicted.predictions.map((p: { finding_key: string; evidence_n: number }) => [p.finding_key, p.evidence_n])).toEqual([
+    ['cli-new-0', 40],
+    ['cli-other', 0],
+  ]);
+  // 30 of the 40 stored outcomes were false positives
+  expect(predicted.predictions[0].p_false_positive).toBeGreaterThan(0.6);
+  expect(predicted.rejected.every((r: { line: number }) => r.line === 3)).toBe(true);
+  expect(predicted.rejected.length).toBeGreaterThan(0);
+
+  const metrics = await run('metrics', '--db', db, '--json', '--now', '2026-11-13T00:00:00Z', '--k', '5');
+  expect(metrics.code).toBe(0);
+  const report = JSON.parse(metrics.stdout);
+  expect(report).toMatchObject({ as_of: '2026-11-13T00:00:00.000Z', k: 5, overall: { findings: 40, outcomes: 40, false_positive_rate: 0.75 } });
+  const badK = await run('metrics', '--db', db, '--k', 'five');
+  expect(badK.code).toBe(1);
+  expect(badK.stderr).toContain('--k must be a positive integer');
+
+  const example = path.join(import.meta.dir, '..', '..', 'examples', 'outcomes.jsonl');
+  const replay = await run('replay', example, '--json');
+  expect(replay.code).toBe(0);
+  const replayed = JSON.parse(replay.stdout);
+  expect(replayed).toMatchObject({ rows: 600, rejected: [] });
+  expect(replayed.brier).toBeLessThan(replayed.brier_baseline);
+  expect(replayed.lessons_created).toBeGreaterThan(0);
+}, 120_000);

@@ -1,32 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { RouteResponse } from '@elizaos/core';
 import { handlePostOutcomes } from '../../src/routes/outcomes-route';
 import { makeRows } from '../helpers/rows';
+import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin } from '../helpers/test-models';
 
-/** Records what a route handler sends, like the HTTP server's response object would. */
-function recordingResponse() {
-  const sent: { status: number; body: unknown } = { status: 200, body: undefined };
-  const res: RouteResponse = {
-    status(code) {
-      sent.status = code;
-      return res;
-    },
-    json(data) {
-      sent.body = data;
-      return res;
-    },
-    send(data) {
-      sent.body = data;
-      return res;
-    },
-    end() {
-      return res;
-    },
-  };
-  return { res, sent };
-}
 
 describe('outcome intake on a real runtime', () => {
   let agent: TestAgent;

@@ -34,7 +34,7 @@ export async function ingestCommand(args: ParsedArgs): Promise<CommandResult> {
     const lines = [
       `${file}: ${result.results} SARIF results (${result.skipped} non-findings skipped)`,
       `  outcomes: ${result.outcomes.accepted} accepted, ${result.outcomes.duplicate} duplicate, ${result.reopened} of them reopened findings`,
-      `  awaiting labels: ${result.awaiting.recorded} new, ${result.awaiting.known} already recorded`,
+      `  awaiting labels: ${result.awaiting.recorded} new, ${result.awaiting.known} already recorded; ${result.already_labelled} already labelled`,
       `  rejected: ${result.rejected.length}`,
       ...result.rejected.map((r) => `  ${r.path}: ${r.field}: ${r.message}`),
     ];

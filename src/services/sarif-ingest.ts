@@ -1,3 +1,4 @@
+import type { FindingRow } from '../domain/outcome';
 import { type SarifDefaults, type SarifError, parseSarif } from '../domain/sarif';
 import type { ScanOutcomeService } from './scan-outcome-service';
 
@@ -12,6 +13,8 @@ export interface SarifIngestResult {
   reopened: number;
   /** Results without triage information, recorded as findings awaiting labels. */
   awaiting: { recorded: number; known: number };
+  /** Results without triage information for findings that already have a label: nothing to record. */
+  already_labelled: number;
   /** Refused results: where (e.g. `runs[0].results[3]`), which field, why. */
   rejected: SarifError[];
 }
@@ -29,7 +32,9 @@ export function parseSarifText(text: string): unknown {
  * Ingests a SARIF 2.1.0 log. Results whose suppressions or baseline state say how they were
  * triaged become outcomes (mapping in `domain/sarif.ts` and the README); the rest are recorded as
  * findings awaiting labels, except that a finding seen again after its last label was `fixed` is
- * recorded as `reopened`. Re-ingesting the same log changes nothing.
+ * recorded as `reopened`, and one that already has a label needs nothing. A finding the agent
+ * already knows keeps its stored project, scanner, model and category. Re-ingesting the same log
+ * changes nothing.
  */
 export async function ingestSarif(service: ScanOutcomeService, doc: unknown, defaults: SarifDefaults = {}): Promise<SarifIngestResult> {
   const parsed = parseSarif(doc, defaults);
@@ -39,26 +44,29 @@ export async function ingestSarif(service: ScanOutcomeService, doc: unknown, def
     outcomes: { accepted: 0, duplicate: 0 },
     reopened: 0,
     awaiting: { recorded: 0, known: 0 },
+    already_labelled: 0,
     rejected: [...parsed.errors],
   };
-  const unlabelled = parsed.findings.filter((f) => f.label === null);
-  const known = await service.lookupFindings(unlabelled.map((f) => String(f.row.finding_key)));
+  const known = await service.lookupFindings(parsed.findings.map((f) => String(f.row.finding_key)));
   const outcomeRows: { path: string; row: Record<string, unknown> }[] = [];
   const awaitingRows: { path: string; row: Record<string, unknown> }[] = [];
   for (const finding of parsed.findings) {
+    const seen = known.get(String(finding.row.finding_key));
+    // A known finding keeps the identity it was first stored with: a SARIF log often cannot name the model.
+    const row = seen ? { ...finding.row, ...identityOf(seen.row) } : finding.row;
     if (finding.label !== null) {
-      outcomeRows.push({ path: finding.path, row: { ...finding.row, label: finding.label } });
+      outcomeRows.push({ path: finding.path, row: { ...row, label: finding.label } });
       continue;
     }
-    const seen = known.get(String(finding.row.finding_key));
     const lastLabel = seen?.labels[seen.labels.length - 1];
     const lastLabelTs = seen?.lastLabelTs;
-    const reappeared = lastLabel === 'fixed' && typeof lastLabelTs === 'string' && Date.parse(String(finding.row.ts)) > Date.parse(lastLabelTs);
-    if (reappeared) {
-      outcomeRows.push({ path: finding.path, row: { ...finding.row, label: 'reopened' } });
+    if (lastLabel === 'fixed' && typeof lastLabelTs === 'string' && Date.parse(String(row.ts)) > Date.parse(lastLabelTs)) {
+      outcomeRows.push({ path: finding.path, row: { ...row, label: 'reopened' } });
       result.reopened++;
+    } else if (seen && seen.labels.length > 0) {
+      result.already_labelled++;
     } else {
-      awaitingRows.push({ path: finding.path, row: finding.row });
+      awaitingRows.push({ path: finding.path, row });
     }
   }
   const stored = await service.ingest(outcomeRows.map((r) => r.row));
@@ -68,6 +76,11 @@ export async function ingestSarif(service: ScanOutcomeService, doc: unknown, def
   result.awaiting = { recorded: recorded.recorded, known: recorded.known };
   for (const r of recorded.rejected) result.rejected.push({ path: awaitingRows[r.index]?.path ?? '(unknown)', field: r.field, message: r.message });
   return result;
+}
+
+function identityOf(row: FindingRow): Partial<FindingRow> {
+  const { project, scanner, model_provider, model_name, category } = row;
+  return { project, scanner, model_provider, model_name, category };
 }
 
 /** Whether a file name or text looks like SARIF rather than outcome JSONL. */

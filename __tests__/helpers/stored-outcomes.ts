@@ -1,0 +1,22 @@
+import type { IAgentRuntime } from '@elizaos/core';
+import { sql } from 'drizzle-orm';
+import { OUTCOMES_TABLE } from '../../src/services/outcome-store';
+import { dbOf, queryRows } from '../../src/services/sql';
+
+/**
+ * The outcome rows the agent stored for these finding keys, as written to the database (with
+ * `label`, `source` and `notes`, which `lookupFindings` strips), ordered by key, time, insertion.
+ */
+export async function storedOutcomes(runtime: IAgentRuntime, keys: readonly string[]): Promise<Record<string, unknown>[]> {
+  if (keys.length === 0) return [];
+  const list = sql.join(
+    keys.map((k) => sql`${k}`),
+    sql`, `,
+  );
+  const rows = await queryRows<{ row_json: Record<string, unknown> | string }>(
+    dbOf(runtime),
+    sql`SELECT row_json FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${runtime.agentId}::uuid AND finding_key IN (${list})
+        ORDER BY finding_key, ts, seq`,
+  );
+  return rows.map((r) => (typeof r.row_json === 'string' ? (JSON.parse(r.row_json) as Record<string, unknown>) : r.row_json));
+}
