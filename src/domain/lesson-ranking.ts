@@ -27,14 +27,23 @@ export interface Ranked<T> {
   score: number;
 }
 
+/** How relevant a lesson is to a message: `max(similarity, 0) + 0.25 × contextMatches`. */
+export function lessonRelevance(similarity: number, contextMatches: number): number {
+  return Math.max(similarity, 0) + 0.25 * contextMatches;
+}
+
+/** What a lesson is worth regardless of the message: `confidence × |avg_reward|`. */
+export function lessonWeight(confidence: number, avgReward: number): number {
+  return confidence * Math.abs(avgReward);
+}
+
 /**
  * Issue 3's rank: `relevance × confidence × |avg_reward| × freshness`, where relevance is
  * `max(similarity, 0) + 0.25 × contextMatches`, so a lesson about the project and scanner the
  * message names outranks a merely similar one.
  */
 export function lessonScore(c: Omit<RankCandidate<unknown>, 'id' | 'item'>, nowMs: number, halfLifeDays: number): number {
-  const relevance = Math.max(c.similarity, 0) + 0.25 * c.contextMatches;
-  return relevance * c.confidence * Math.abs(c.avgReward) * freshness(nowMs - c.lastSeenMs, halfLifeDays);
+  return lessonRelevance(c.similarity, c.contextMatches) * lessonWeight(c.confidence, c.avgReward) * freshness(nowMs - c.lastSeenMs, halfLifeDays);
 }
 
 /** Higher score first; equal scores by id, so the order is the same on every call. */

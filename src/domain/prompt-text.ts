@@ -29,9 +29,10 @@ export function escapeForPrompt(text: string, maxChars = 400): string {
 
 /**
  * Takes lines in order while they fit: `header` plus the lines must stay within `budgetTokens`.
- * Returns the lines that fit (possibly none).
+ * Returns the lines that fit (possibly none). Reading stops at the first line that does not fit,
+ * so a generator's later lines are never built.
  */
-export function packWithinBudget(header: string, lines: readonly string[], budgetTokens: number): string[] {
+export function packWithinBudget(header: string, lines: Iterable<string>, budgetTokens: number): string[] {
   let used = estimateTokens(header);
   const kept: string[] = [];
   for (const line of lines) {

@@ -1,9 +1,8 @@
 import type { IAgentRuntime, Memory, Provider, ProviderResult } from '@elizaos/core';
 import { findingKeyIn } from '../domain/label-request';
-import { lessonScore, TopK } from '../domain/lesson-ranking';
 import type { FindingRow } from '../domain/outcome';
 import { escapeForPrompt, packWithinBudget } from '../domain/prompt-text';
-import { CONTEXT_FIELDS, type ContextField, type LessonIndex, lessonContextValue } from '../services/lesson-index';
+import { CONTEXT_FIELDS, type ContextField, type LessonIndex } from '../services/lesson-index';
 import type { Lesson } from '../services/lesson-metadata';
 import type { ScanOutcomeService, TriagePrediction } from '../services/scan-outcome-service';
 import { SCAN_OUTCOME_SERVICE } from '../services/service-names';
@@ -61,6 +60,12 @@ async function findingOfMessage(service: ScanOutcomeService, message: Memory): P
   return (await service.lookupFindings([key])).get(key)?.row ?? null;
 }
 
+/** The lines in prompt order, each formatted only when packing gets to it. */
+function* promptLines(priorLines: readonly string[], lessons: readonly Lesson[]): Generator<string> {
+  yield* priorLines;
+  for (const lesson of lessons) yield formatLessonLine(lesson);
+}
+
 const EMPTY: ProviderResult = { text: '', values: { scanLessonIds: [] } };
 
 /**
@@ -82,22 +87,16 @@ export const scanLessonsProvider: Provider = {
     const index = service.lessons.index;
     const context = { ...messageContext(message, index), ...(finding ? contextOfFinding(finding) : {}) };
     const vector = await service.lessons.vectorForMessage(message);
-    const nowMs = Date.now();
-    const named = CONTEXT_FIELDS.filter((field) => context[field]).map((field) => [field, context[field]] as const);
-    const top = new TopK<Lesson>(MAX_RANKED);
-    index.scan(vector, (lesson, similarity, lastSeenMs) => {
-      const m = lesson.metadata;
-      let contextMatches = 0;
-      for (const [field, value] of named) if (lessonContextValue(lesson, field) === value) contextMatches++;
-      if ((similarity <= 0 && contextMatches === 0) || m.confidence < settings.SELF_IMPROVE_MIN_CONFIDENCE) return;
-      const score = lessonScore({ similarity, contextMatches, confidence: m.confidence, avgReward: m.avg_reward, lastSeenMs }, nowMs, settings.SELF_IMPROVE_LESSON_HALF_LIFE_DAYS);
-      top.offer(lesson.id, lesson, score);
-    });
+    const ranked = index.rank(
+      vector,
+      { context, nowMs: Date.now(), halfLifeDays: settings.SELF_IMPROVE_LESSON_HALF_LIFE_DAYS, minConfidence: settings.SELF_IMPROVE_MIN_CONFIDENCE },
+      MAX_RANKED,
+    );
     // A message about a finding shows the lessons behind its prior first, then the best of the rest.
     const behind = (prior?.lesson_ids ?? []).map((id) => index.get(id)).filter((l): l is Lesson => l !== undefined);
-    const shown = [...behind, ...top.result().map((r) => r.item).filter((l) => !behind.includes(l))];
+    const shown = [...behind, ...ranked.filter((l) => !behind.includes(l))];
     const priorLines = prior ? [formatPriorLine(prior)] : [];
-    const lines = packWithinBudget(SCAN_LESSONS_HEADER, [...priorLines, ...shown.map(formatLessonLine)], settings.SELF_IMPROVE_LESSON_TOKEN_BUDGET);
+    const lines = packWithinBudget(SCAN_LESSONS_HEADER, promptLines(priorLines, shown), settings.SELF_IMPROVE_LESSON_TOKEN_BUDGET);
     if (lines.length === 0) return EMPTY;
     const ids = shown.slice(0, lines.length - priorLines.length).map((l) => l.id);
     const values = { scanLessonIds: ids, ...(prior ? { scanFindingPrior: prior.p_false_positive } : {}) };

@@ -1,5 +1,6 @@
 import type { UUID } from '@elizaos/core';
 import { parseGroupId } from '../domain/grouping';
+import { freshness, lessonRelevance, lessonWeight, TopK } from '../domain/lesson-ranking';
 import { triageLevelIds } from '../domain/triage-prior';
 import { nearest, type Neighbour, sparseQuery, unitVector } from '../domain/similarity';
 import { SimilarityColumns } from './similarity-columns';
@@ -8,6 +9,14 @@ import type { Lesson } from './lesson-metadata';
 /** The fields a prompt's context can name, as the index counts them. */
 export const CONTEXT_FIELDS = ['project', 'scanner', 'model_name', 'category'] as const;
 export type ContextField = (typeof CONTEXT_FIELDS)[number];
+
+/** What `LessonIndex.rank` needs besides the message vector. */
+export interface RankQuery {
+  context: Partial<Record<ContextField, string>>;
+  nowMs: number;
+  halfLifeDays: number;
+  minConfidence: number;
+}
 
 export function lessonContextValue(lesson: Lesson, field: ContextField): string | null {
   return field === 'category' ? lesson.metadata.finding_category : lesson.metadata[field];
@@ -18,6 +27,10 @@ interface IndexEntry {
   lesson: Lesson;
   /** `last_seen` as epoch ms, parsed once. */
   lastSeenMs: number;
+  /** `confidence × |avg_reward|`, computed once. */
+  weight: number;
+  /** The lesson's value of each context field, in CONTEXT_FIELDS order. */
+  context: (string | null)[];
   /** This lesson's slot in the similarity columns. */
   slot: number;
   /** Unit length, Float32: half the memory of number[], and plenty of precision for a threshold. */
@@ -66,7 +79,15 @@ export class LessonIndex {
     const old = entries.get(lesson.id);
     const slot = old ? old.slot : this.columns.add(next);
     if (old && vector) this.columns.set(slot, next);
-    const entry: IndexEntry = { item: lesson.id, lesson, lastSeenMs: Date.parse(lesson.metadata.last_seen), slot, vector: next };
+    const entry: IndexEntry = {
+      item: lesson.id,
+      lesson,
+      lastSeenMs: Date.parse(lesson.metadata.last_seen),
+      weight: lessonWeight(lesson.metadata.confidence, lesson.metadata.avg_reward),
+      context: CONTEXT_FIELDS.map((field) => lessonContextValue(lesson, field)),
+      slot,
+      vector: next,
+    };
     entries.set(lesson.id, entry);
     this.bySlot[slot] = entry;
     this.byGroup.set(group, entries);
@@ -108,13 +129,27 @@ export class LessonIndex {
     return this.contextCounts[field].keys();
   }
 
-  /** Calls `visit` for every lesson with its cosine similarity to `vector` and its parsed last-seen time. */
-  scan(vector: ArrayLike<number>, visit: (lesson: Lesson, similarity: number, lastSeenMs: number) => void): void {
+  /**
+   * The `limit` best lessons for a message by `lessonScore`: cosine similarity to `vector` from the
+   * similarity columns, matches with the context the message names, and the parts of the score
+   * that do not depend on the message computed when the lesson was indexed. Lessons below
+   * `minConfidence`, and those neither similar nor matching any context, are left out.
+   */
+  rank(vector: ArrayLike<number>, query: RankQuery, limit: number): Lesson[] {
     const cosines = this.columns.cosines(sparseQuery(unitVector(vector)));
+    const named = CONTEXT_FIELDS.map((field) => query.context[field] ?? null);
+    const top = new TopK<Lesson>(limit);
     for (let slot = 0; slot < this.bySlot.length; slot++) {
       const e = this.bySlot[slot] as IndexEntry;
-      visit(e.lesson, cosines[slot] as number, e.lastSeenMs);
+      if (e.lesson.metadata.confidence < query.minConfidence) continue;
+      let contextMatches = 0;
+      for (let f = 0; f < named.length; f++) if (named[f] !== null && e.context[f] === named[f]) contextMatches++;
+      const similarity = cosines[slot] as number;
+      if (similarity <= 0 && contextMatches === 0) continue;
+      const score = lessonRelevance(similarity, contextMatches) * e.weight * freshness(query.nowMs - e.lastSeenMs, query.halfLifeDays);
+      top.offer(e.item, e.lesson, score);
     }
+    return top.result().map((r) => r.item);
   }
 
   /** The most similar lesson of `group`, or null when the group has none. */
