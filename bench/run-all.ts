@@ -8,6 +8,7 @@ const BENCHES: string[][] = [
   ['bench/ingest-learn.ts', '100000'],
   ['bench/dedupe.ts', '10000,100000'],
   ['bench/provider.ts', '10000'],
+  ['bench/replay.ts', '3000'],
 ];
 
 for (const [file, ...args] of BENCHES) {
