@@ -13,8 +13,9 @@ import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
 
 /**
  * The main job, end to end on a real AgentRuntime: ingest three weeks of labelled scan outcomes,
- * let the runtime run its evaluators after a message (as it does in production), and show what
- * the agent learned, with the evidence behind each lesson.
+ * let the runtime run its evaluators after a message (as it does in production), show what the
+ * agent learned with the evidence behind each lesson, the triage prior of new findings, what the
+ * prompt shows about one of them, and the metrics.
  */
 async function main(): Promise<void> {
   routeConsoleToStderr();
@@ -56,6 +57,28 @@ async function main(): Promise<void> {
     const again = await ingestText(service, text);
     const counts = await service.counts();
     say(`   ${again.accepted} accepted, ${again.duplicate} duplicate; stored outcomes ${counts.outcomes}, pending ${counts.pending}, lessons ${counts.lessons}`);
+
+    say('\n5. New findings get a learned triage prior (no model call, no query)');
+    const newFindings = [
+      { finding_key: 'mobile-app:semgrep:dep-check:android/build.gradle:7', project: 'mobile-app', scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o-mini', category: 'dependency-version' },
+      { finding_key: 'checkout-web:codeql:py/sql-injection:app/db.py:41', project: 'checkout-web', scanner: 'codeql', model_provider: 'anthropic', model_name: 'claude-3-5-haiku', category: 'sql-injection' },
+    ].map((f) => ({ ...f, ts: '2026-11-22T09:00:00Z', source: 'demo' }));
+    await service.recordFindings(newFindings);
+    for (const finding of newFindings) {
+      const result = service.predict(finding);
+      if (!result.ok) throw new Error(JSON.stringify(result.rejections));
+      const p = result.prediction;
+      say(`   ${p.finding_key}: P(false positive) ${p.p_false_positive.toFixed(2)}, expected reward ${p.expected_reward.toFixed(2)}; evidence ${p.evidence.map((e) => `${e.level} ${e.n}`).join(', ')}; lessons behind it: ${p.lesson_ids.length}`);
+    }
+
+    say('\n6. What the prompt shows when someone asks about the first one (SCAN_LESSONS)');
+    const question: Memory = { ...message, id: stringToUuid(`demo-question-${Date.now()}`), content: { text: `what about finding ${newFindings[0]?.finding_key}?`, channelType: ChannelType.DM } };
+    const state = await runtime.composeState(question, ['SCAN_LESSONS']);
+    for (const line of state.text.split('\n').filter((l) => l.startsWith('#') || l.startsWith('- '))) say(`   ${line}`);
+
+    const metrics = await service.metrics({ asOfMs: Date.parse('2026-11-22T00:00:00Z') });
+    const o = metrics.overall;
+    say(`\n7. Metrics: ${o.findings} findings; false-positive rate ${o.false_positive_rate?.toFixed(2)}; precision@${o.precision_k} ${o.precision_at_k?.toFixed(2)}; accepted->fixed ${o.accepted_to_fixed?.toFixed(2)}; median time to fix ${o.median_time_to_fix_hours?.toFixed(1)} h (self-improve metrics for the full report)`);
   } finally {
     await close();
     await rm(dataDir, { recursive: true, force: true });
