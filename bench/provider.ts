@@ -6,9 +6,9 @@ import { lexicalVector } from '../src/domain/lexical-vector';
 import selfImprovePlugin from '../src/index';
 import { scanLessonsProvider } from '../src/providers/scan-lessons';
 import { bootRuntime } from '../src/runtime/boot';
-import type { Lesson } from '../src/services/lesson-metadata';
 import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
 import { chatMessage } from '../__tests__/helpers/runtime';
+import { SYNTHETIC_CATEGORIES, SYNTHETIC_PROJECTS, SYNTHETIC_SCANNERS, syntheticLesson } from '../__tests__/helpers/synthetic-lessons';
 import { percentile, report, round } from './lib';
 
 /**
@@ -19,38 +19,18 @@ const SIZE = Number(process.argv[2] ?? 10_000);
 const CALLS = 1_000;
 /** Calls for messages that name a known finding: each also looks the finding up in the database. */
 const FINDING_CALLS = 200;
-const PROJECTS = ['payments-api', 'mobile-app', 'billing', 'auth-service'];
-const SCANNERS = ['semgrep', 'codeql', 'snyk-code'];
-const CATEGORIES = ['xss', 'sql-injection', 'path-traversal', 'hardcoded-secret', 'ssrf', 'weak-crypto', 'dependency-version'];
-const PHRASES = ['were rejected as false positives', 'were fixed or accepted', 'were ignored without comment', 'fixes were reopened'];
 
 routeConsoleToStderr();
 const { runtime, close } = await bootRuntime({ dataDir: 'memory://', plugins: [selfImprovePlugin] });
 try {
   const service = await scanOutcomeServiceOf(runtime);
   for (let i = 0; i < SIZE; i++) {
-    const project = PROJECTS[i % PROJECTS.length] as string;
-    const scanner = SCANNERS[i % SCANNERS.length] as string;
-    const category = CATEGORIES[i % CATEGORIES.length] as string;
-    const text = `For ${scanner} on project ${project}, category ${category}: findings near ${['parser', 'template', 'router', 'client'][i % 4]} code ${PHRASES[i % PHRASES.length]} (variant ${i}).`;
-    const iso = new Date(Date.UTC(2026, 10, 1 + (i % 20))).toISOString();
-    const lesson: Lesson = {
-      id: stableId('bench-provider', String(i)) as UUID,
-      text,
-      createdAt: 0,
-      metadata: {
-        type: 'scan-model-lesson', category: 'false-positive-pattern', confidence: 0.56 + (i % 40) / 100, avg_reward: -0.5 + (i % 10) / 10, sample_size: 20 + (i % 50),
-        project, scanner, model_provider: 'openai', model_name: 'gpt-4o', prompt_version: null, strategy_version: null, window_start: iso, window_end: iso,
-        created_from: 'scan_finding_outcomes', finding_category: category, group_id: JSON.stringify([project, scanner, 'openai', 'gpt-4o', category, i % 50]),
-        outcome_ids: [], evidence_count: 20, label_counts: { fixed: 5, accepted: 0, ignored: 0, rejected_fp: 15, reopened: 0 }, false_positive_rate: 0.75,
-        origin: 'statistics', stated_confidence: 1, reinforcements: 0, first_learned_at: iso, last_seen: iso, embedding_source: 'lexical',
-      },
-    };
-    service.lessons.index.put(lesson, lexicalVector(text));
+    const lesson = syntheticLesson(i);
+    service.lessons.index.put(lesson, lexicalVector(lesson.text));
   }
   const messages = [];
   for (let c = 0; c < CALLS; c++) {
-    messages.push(await chatMessage(runtime, `${SCANNERS[c % 3]} found ${CATEGORIES[c % 7]} in ${PROJECTS[c % 4]} handler number ${c}, is it real?`));
+    messages.push(await chatMessage(runtime, `${SYNTHETIC_SCANNERS[c % 3]} found ${SYNTHETIC_CATEGORIES[c % 7]} in ${SYNTHETIC_PROJECTS[c % 4]} handler number ${c}, is it real?`));
   }
   const state = { values: {}, data: {}, text: '' };
   for (const m of messages.slice(0, 20)) await scanLessonsProvider.get(runtime, { ...m, id: stableId('warm', String(m.id)) as UUID }, state);
