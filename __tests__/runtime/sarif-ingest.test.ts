@@ -87,6 +87,15 @@ describe('SARIF ingest on a real runtime', () => {
     expect(after.outcomes - before.outcomes).toBe(LABELLED.length);
   });
 
+  test('a result with several problems counts once and reports each problem', async () => {
+    const report = await ingestSarif(agent.service, logOf([result('two-problems')], { properties: {}, invocations: [] }), {});
+    expect(report.results).toBe(1);
+    expect(report.rejected.map((r) => [r.path, r.field])).toEqual([
+      ['runs[0].results[0]', 'ts'],
+      ['runs[0].results[0]', 'project'],
+    ]);
+  });
+
   test('ingesting the same log again changes nothing', async () => {
     await ingestSarif(agent.service, TRIAGE_LOG, {});
     const before = await agent.service.counts();

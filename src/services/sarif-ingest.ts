@@ -39,7 +39,7 @@ export function parseSarifText(text: string): unknown {
 export async function ingestSarif(service: ScanOutcomeService, doc: unknown, defaults: SarifDefaults = {}): Promise<SarifIngestResult> {
   const parsed = parseSarif(doc, defaults);
   const result: SarifIngestResult = {
-    results: parsed.findings.length + parsed.errors.filter((e) => e.path.includes('results[')).length,
+    results: parsed.findings.length + new Set(parsed.errors.filter((e) => e.path.includes('results[')).map((e) => e.path)).size,
     skipped: parsed.skipped,
     outcomes: { accepted: 0, duplicate: 0 },
     reopened: 0,
