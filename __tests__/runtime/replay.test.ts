@@ -54,7 +54,7 @@ describe('replay', () => {
   test('deterministic: the same file gives the same numbers', async () => {
     const text = toJsonl(generateReplayStream(400, 11, 'pattern'));
     expect(await replay(text)).toEqual(await replay(text));
-  });
+  }, 60_000);
 
   test.each([1, 2])('a stream with real patterns beats the baseline by a clear margin (seed %d)', async (seed) => {
     const report = await replay(stream('pattern', seed));
@@ -63,13 +63,13 @@ describe('replay', () => {
     expect(report.auc as number).toBeGreaterThan((report.auc_baseline as number) + 0.15);
     expect(report.log_loss as number).toBeLessThan(report.log_loss_baseline as number);
     expect(report.learning_passes).toBeGreaterThan(10);
-  });
+  }, 60_000);
 
   test('a stream of pure noise does not pretend to beat the baseline', async () => {
     const report = await replay(stream('noise', 3));
     expect(report.brier_skill as number).toBeLessThan(0.01);
     expect(report.auc as number).toBeLessThan(0.6);
-  });
+  }, 60_000);
 
   test('learning runs when a window closes, as in production: the example outcomes teach lessons during the replay', async () => {
     const text = await Bun.file(new URL('../../examples/outcomes.jsonl', import.meta.url)).text();
@@ -79,5 +79,5 @@ describe('replay', () => {
     expect(report.learning_passes).toBeGreaterThanOrEqual(2);
     expect(report.lessons_created).toBeGreaterThan(0);
     expect(report.brier_skill as number).toBeGreaterThan(0);
-  });
+  }, 60_000);
 });
