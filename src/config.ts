@@ -46,6 +46,20 @@ export const settingsSchema = z.object({
   SELF_IMPROVE_PRIOR_STRENGTH: int(1, 10_000, 10),
   /** The k of precision@k in the metrics: how many of the most confident findings are checked. */
   SELF_IMPROVE_METRICS_K: int(1, 100_000, 20),
+  /** Lowest trajectory quality (seed 004) that is accepted for export and rewarded. */
+  SELF_IMPROVE_TRAJECTORY_MIN_QUALITY: fraction(0.5),
+  /** `true`: a trajectory without a CI/test/build result is not accepted. */
+  SELF_IMPROVE_TRAJECTORY_REQUIRE_CI: z.enum(['true', 'false'], { errorMap: () => ({ message: 'must be one of true, false' }) }).default('false'),
+  /** Trajectories whose reward is below this many sats are not accepted. */
+  SELF_IMPROVE_TRAJECTORY_MIN_REWARD_SATS: int(0, 1_000_000, 10),
+  /** Redaction before a trajectory is stored or exported: standard (secrets), strict (+ emails, home paths), paranoid (+ hosts, addresses, long tokens). */
+  SELF_IMPROVE_TRAJECTORY_REDACTION: z.enum(['standard', 'strict', 'paranoid'], { errorMap: () => ({ message: 'must be one of standard, strict, paranoid' }) }).default('standard'),
+  /** Seed 004 reward rates, in sats. */
+  SELF_IMPROVE_TRAJECTORY_BASE_SATS: int(0, 1_000_000, 100),
+  SELF_IMPROVE_TRAJECTORY_QUALITY_BONUS_SATS: int(0, 1_000_000, 50),
+  SELF_IMPROVE_TRAJECTORY_CI_BONUS_SATS: int(0, 1_000_000, 200),
+  SELF_IMPROVE_TRAJECTORY_TOKEN_BONUS_SATS_PER_1K: int(0, 1_000_000, 10),
+  SELF_IMPROVE_TRAJECTORY_TOOL_CALL_BONUS_SATS: int(0, 1_000_000, 5),
 });
 
 export type SelfImproveConfig = z.output<typeof settingsSchema>;

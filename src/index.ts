@@ -2,10 +2,13 @@ import type { Plugin } from '@elizaos/core';
 import { labelFindingAction } from './actions/label-finding';
 import { loadConfig } from './config';
 import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
+import { runEvents } from './events/run-events';
 import { scanLessonsProvider } from './providers/scan-lessons';
 import { outcomesRoute } from './routes/outcomes-route';
+import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-routes';
 import { metricsRoute, triageRoute } from './routes/triage-routes';
 import { ScanOutcomeService } from './services/scan-outcome-service';
+import { TrajectoryService } from './services/trajectory-service';
 
 /** plugin-self-improve: scan outcomes -> weighted rewards -> deduplicated scan-model-lesson memories. */
 export const selfImprovePlugin: Plugin = {
@@ -14,11 +17,12 @@ export const selfImprovePlugin: Plugin = {
   init: async (_config, runtime) => {
     loadConfig(runtime);
   },
-  services: [ScanOutcomeService],
+  services: [ScanOutcomeService, TrajectoryService],
   actions: [labelFindingAction],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider],
-  routes: [outcomesRoute, triageRoute, metricsRoute],
+  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute],
+  events: runEvents,
 };
 
 export default selfImprovePlugin;
@@ -52,3 +56,7 @@ export { type Lesson, type LessonMetadata, LESSON_MEMORY_TYPE, LESSONS_TABLE } f
 export type { LearnReport } from './services/scan-learner';
 export { type IngestResult, type PredictResult, SCAN_OUTCOME_SERVICE, ScanOutcomeService, scanOutcomeServiceOf, type TriagePrediction } from './services/scan-outcome-service';
 export { LEARN_TASK_NAME, learnPendingWorker } from './tasks/learn-pending-task';
+export { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } from './domain/trajectory-evaluation';
+export { RunRecorder } from './services/run-recorder';
+export { type StoredTrajectory, TRAJECTORY_MEMORY_TYPE, TrajectoryService, trajectoryServiceOf } from './services/trajectory-service';
+export { getTrajectoriesRoute, handleGetTrajectories, handlePostTrajectory, postTrajectoryRoute } from './routes/trajectory-routes';

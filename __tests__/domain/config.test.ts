@@ -12,6 +12,15 @@ const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_MAX_BODY_BYTES: 5_242_880,
   SELF_IMPROVE_PRIOR_STRENGTH: 10,
   SELF_IMPROVE_METRICS_K: 20,
+  SELF_IMPROVE_TRAJECTORY_MIN_QUALITY: 0.5,
+  SELF_IMPROVE_TRAJECTORY_REQUIRE_CI: 'false',
+  SELF_IMPROVE_TRAJECTORY_MIN_REWARD_SATS: 10,
+  SELF_IMPROVE_TRAJECTORY_REDACTION: 'standard',
+  SELF_IMPROVE_TRAJECTORY_BASE_SATS: 100,
+  SELF_IMPROVE_TRAJECTORY_QUALITY_BONUS_SATS: 50,
+  SELF_IMPROVE_TRAJECTORY_CI_BONUS_SATS: 200,
+  SELF_IMPROVE_TRAJECTORY_TOKEN_BONUS_SATS_PER_1K: 10,
+  SELF_IMPROVE_TRAJECTORY_TOOL_CALL_BONUS_SATS: 5,
   SELF_IMPROVE_LESSON_TOKEN_BUDGET: 400,
   SELF_IMPROVE_LESSON_HALF_LIFE_DAYS: 30,
 };
@@ -74,6 +83,9 @@ describe('parseConfig', () => {
     ['SELF_IMPROVE_MAX_BODY_BYTES', '1023', 'between 1024 and 1073741824'],
     ['SELF_IMPROVE_PRIOR_STRENGTH', '0', 'between 1 and 10000'],
     ['SELF_IMPROVE_METRICS_K', 'ten', 'between 1 and 100000'],
+    ['SELF_IMPROVE_TRAJECTORY_REDACTION', 'lax', 'one of standard, strict, paranoid'],
+    ['SELF_IMPROVE_TRAJECTORY_REQUIRE_CI', 'yes', 'one of true, false'],
+    ['SELF_IMPROVE_TRAJECTORY_MIN_QUALITY', '1.5', 'between 0 and 1'],
   ];
   test.each(bad)('%s=%p is a ConfigError naming the setting, the value and %s', (name, value, allowed) => {
     const error = configErrorOf({ [name]: value });

@@ -57,7 +57,7 @@ test('ingest --json: one JSON document on stdout, exit 2 with the refused rows b
 test('usage errors exit 1 and say what is wrong', async () => {
   const unknown = await run('frobnicate');
   expect(unknown.code).toBe(1);
-  expect(unknown.stderr).toContain('unknown command "frobnicate"; one of ingest, learn, lessons, triage, metrics, replay');
+  expect(unknown.stderr).toContain('unknown command "frobnicate"; one of ingest, learn, lessons, triage, metrics, replay, trajectories');
   const badNow = await run('learn', '--now', 'yesterday', '--db', path.join(dir, 'db2'));
   expect(badNow.code).toBe(1);
   expect(badNow.stderr).toContain('--now must be an ISO-8601 time');

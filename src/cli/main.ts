@@ -3,6 +3,7 @@ import { type ParsedArgs, parseArgs } from './args';
 import { ingestCommand, learnCommand, lessonsCommand } from './outcome-commands';
 import { printResult, routeConsoleToStderr } from './output';
 import { type Command, DEFAULT_DB_DIR } from './session';
+import { trajectoriesCommand } from './trajectory-commands';
 import { metricsCommand, replayCommand, triageCommand } from './triage-commands';
 
 export { type CommandResult, DEFAULT_DB_DIR } from './session';
@@ -16,6 +17,9 @@ Commands
   triage FILE         the learned triage prior for each finding in FILE (JSONL; labels ignored)
   metrics             precision@k, false-positive rate, time to fix, calibration, drift, per slice
   replay FILE         forecast each outcome before ingesting it, in time order; scores vs a baseline
+  trajectories score FILE...     score session logs or JSONL of steps (seed 004) and store them, redacted
+  trajectories preview [FILE...] what would be accepted under the thresholds, with rewards
+  trajectories export [--out F]  the accepted stored trajectories, redacted, as JSONL
 
 Options
   --db DIR            PGlite directory (default ${DEFAULT_DB_DIR}); POSTGRES_URL wins when set.
@@ -37,6 +41,7 @@ const COMMANDS: Record<string, Command> = {
   triage: triageCommand,
   metrics: metricsCommand,
   replay: replayCommand,
+  trajectories: trajectoriesCommand,
 };
 
 export async function runCli(argv: readonly string[]): Promise<number> {

@@ -1,5 +1,4 @@
 import type { RouteRequest, RouteResponse } from '@elizaos/core';
-import type { ScanOutcomeService } from '../services/scan-outcome-service';
 
 export function header(req: RouteRequest, name: string): string | undefined {
   const value = req.headers?.[name] ?? req.headers?.[name.toLowerCase()];
@@ -26,8 +25,7 @@ function bodyText(body: unknown): string | null {
  * The body of a POST as text, or null after answering: 413 when it is larger than
  * SELF_IMPROVE_MAX_BODY_BYTES, 400 when it is empty (`what` says what was expected).
  */
-export function readBodyText(req: RouteRequest, res: RouteResponse, service: ScanOutcomeService, what: string): string | null {
-  const maxBytes = service.settings.SELF_IMPROVE_MAX_BODY_BYTES;
+export function readBodyText(req: RouteRequest, res: RouteResponse, maxBytes: number, what: string): string | null {
   const declared = Number(header(req, 'content-length') ?? 0);
   const text = bodyText(req.body);
   if (declared > maxBytes || (text !== null && Buffer.byteLength(text) > maxBytes)) {

@@ -13,7 +13,7 @@ export function serviceOr503(runtime: IAgentRuntime, res: RouteResponse): ScanOu
 }
 
 async function handleSarif(req: RouteRequest, res: RouteResponse, service: ScanOutcomeService): Promise<void> {
-  const text = readBodyText(req, res, service, 'a SARIF 2.1.0 log');
+  const text = readBodyText(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a SARIF 2.1.0 log');
   if (text === null) return;
   let doc: unknown = req.body;
   if (typeof doc === 'string' || doc instanceof Uint8Array) {
@@ -53,7 +53,7 @@ export async function handlePostOutcomes(req: RouteRequest, res: RouteResponse, 
     await handleSarif(req, res, service);
     return;
   }
-  const text = readBodyText(req, res, service, 'a JSON array of outcome rows, one row object, or JSONL');
+  const text = readBodyText(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a JSON array of outcome rows, one row object, or JSONL');
   if (text === null) return;
   const result = await ingestText(service, text);
   res.status(result.rejected.length === 0 ? 200 : 400).json(result);

@@ -11,7 +11,7 @@ import { serviceOr503 } from './outcomes-route';
 export async function handlePostTriage(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
   const service = serviceOr503(runtime, res);
   if (!service) return;
-  const text = readBodyText(req, res, service, 'a JSON array of findings, one finding object, or JSONL');
+  const text = readBodyText(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a JSON array of findings, one finding object, or JSONL');
   if (text === null) return;
   const { predictions, rejected } = predictText(service, text);
   res.status(rejected.length === 0 ? 200 : 400).json({ predictions, rejected });

@@ -1,6 +1,7 @@
 import { type IAgentRuntime, type Memory, ModelType, type UUID } from '@elizaos/core';
 import { lexicalVector } from '../domain/lexical-vector';
 import type { Neighbour } from '../domain/similarity';
+import { agentMemory } from './agent-memory';
 import { LessonIndex } from './lesson-index';
 import { type Lesson, type LessonMetadata, LESSON_MEMORY_TYPE, LESSONS_TABLE, lessonMetadataSchema } from './lesson-metadata';
 
@@ -79,19 +80,7 @@ export class LessonStore {
   }
 
   async create(id: UUID, text: string, metadata: LessonMetadata, vector: number[], createdAt: number): Promise<Lesson> {
-    const agentId = this.runtime.agentId;
-    const memory: Memory = {
-      id,
-      agentId,
-      entityId: agentId,
-      roomId: agentId,
-      worldId: agentId,
-      content: { text, source: 'plugin-self-improve' },
-      metadata,
-      createdAt,
-      unique: true,
-      ...(this.vectorizer.source === 'model' ? { embedding: vector } : {}),
-    };
+    const memory = agentMemory(this.runtime, id, text, metadata, { createdAt, unique: true, ...(this.vectorizer.source === 'model' ? { embedding: vector } : {}) });
     await this.runtime.createMemory(memory, LESSONS_TABLE);
     const lesson: Lesson = { id, text, metadata, createdAt };
     this.index.put(lesson, vector);

@@ -1,2 +1,4 @@
 /** Service type of ScanOutcomeService, as registered with the runtime. */
 export const SCAN_OUTCOME_SERVICE = 'scan-outcomes';
+/** Service type of TrajectoryService. */
+export const TRAJECTORY_SERVICE = 'trajectories';

@@ -1,0 +1,41 @@
+import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
+import type { TrajectoryService } from '../services/trajectory-service';
+import { TRAJECTORY_SERVICE } from '../services/service-names';
+import { queryParam, readBodyText } from './http-body';
+
+/** A JSON array body (parsed by the server) is a list of steps: one JSONL line each. */
+function trajectoryText(body: unknown, text: string): string {
+  return Array.isArray(body) ? body.map((step) => JSON.stringify(step)).join('\n') : text;
+}
+
+/**
+ * POST /self-improve/trajectories?id=ID: a plain session log or JSONL of steps (or a JSON array of
+ * steps) -> scored (seed 004), redacted and stored. 200 with the stored trajectory; 400 with it
+ * and the refused lines when some lines were bad (the good ones were scored); 413 above
+ * SELF_IMPROVE_MAX_BODY_BYTES.
+ */
+export async function handlePostTrajectory(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
+  const service = runtime.getService<TrajectoryService>(TRAJECTORY_SERVICE);
+  if (!service) {
+    res.status(503).json({ error: 'trajectories service is not running' });
+    return;
+  }
+  const text = readBodyText(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a session log, JSONL of steps, or a JSON array of steps');
+  if (text === null) return;
+  const { stored, errors } = await service.submit(trajectoryText(req.body, text), 'http', queryParam(req, 'id'));
+  res.status(errors.length === 0 ? 200 : 400).json({ trajectory: stored, errors });
+}
+
+/** GET /self-improve/trajectories: the stored trajectories, newest first, without transcripts. */
+export async function handleGetTrajectories(_req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
+  const service = runtime.getService<TrajectoryService>(TRAJECTORY_SERVICE);
+  if (!service) {
+    res.status(503).json({ error: 'trajectories service is not running' });
+    return;
+  }
+  const all = await service.list();
+  res.status(200).json({ count: all.length, trajectories: all.map(({ transcript: _t, ...rest }) => rest) });
+}
+
+export const postTrajectoryRoute: Route = { type: 'POST', path: '/trajectories', name: 'self-improve-trajectories', handler: handlePostTrajectory };
+export const getTrajectoriesRoute: Route = { type: 'GET', path: '/trajectories', name: 'self-improve-trajectories-list', handler: handleGetTrajectories };

@@ -1,0 +1,27 @@
+import type { IAgentRuntime, Memory, UUID } from '@elizaos/core';
+
+/**
+ * A memory the agent owns (DESIGN.md): entity, room and world are the agent itself, so the memory
+ * viewer shows it and one agent never sees another's.
+ */
+export function agentMemory(
+  runtime: IAgentRuntime,
+  id: UUID,
+  text: string,
+  metadata: Record<string, unknown>,
+  options: { createdAt: number; unique: boolean; embedding?: number[] },
+): Memory {
+  const agentId = runtime.agentId;
+  return {
+    id,
+    agentId,
+    entityId: agentId,
+    roomId: agentId,
+    worldId: agentId,
+    content: { text, source: 'plugin-self-improve' },
+    metadata: metadata as Memory['metadata'],
+    createdAt: options.createdAt,
+    unique: options.unique,
+    ...(options.embedding ? { embedding: options.embedding } : {}),
+  };
+}

@@ -1,0 +1,195 @@
+import { type ActionEventPayload, type IAgentRuntime, type Memory, type ModelEventPayload, type RunEventPayload, Service, type UUID } from '@elizaos/core';
+import { loadConfig, type SelfImproveConfig } from '../config';
+import { stableId } from '../domain/ids';
+import { type RedactionLevel, redact } from '../domain/redaction';
+import { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } from '../domain/trajectory-evaluation';
+import { parseTrajectoryText, type TrajectoryInput } from '../domain/trajectory-input';
+import { agentMemory } from './agent-memory';
+import { RunRecorder } from './run-recorder';
+import { TRAJECTORY_SERVICE } from './service-names';
+
+export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
+/** Trajectories live in the same memory table as lessons (MemoryType.CUSTOM), told apart by `metadata.type`. */
+export const TRAJECTORIES_TABLE = 'custom';
+/** Longest transcript stored per trajectory; the evaluation always covers the whole run. */
+const MAX_TRANSCRIPT_CHARS = 20_000;
+const LOG_SRC = 'plugin:self-improve:trajectories';
+
+export type TrajectorySource = 'runtime' | 'http' | 'cli';
+
+/** A stored, scored, redacted trajectory. Snake_case: printed as JSON. */
+export interface StoredTrajectory {
+  id: UUID;
+  source: TrajectorySource;
+  run_id: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  evaluation: TrajectoryEvaluation;
+  redaction: { level: RedactionLevel; counts: Record<string, number> };
+  /** The redacted transcript, one step per line. */
+  transcript: string;
+}
+
+/** One step per line: `[kind name] text`, newlines inside a step flattened. */
+function transcriptOf(trajectory: TrajectoryInput): string {
+  const lines = trajectory.steps.map((s) => `[${s.kind}${s.name ? ` ${s.name}` : ''}${s.ok === false ? ' failed' : ''}] ${s.text.replace(/\r?\n/g, ' ⏎ ')}`);
+  const text = lines.join('\n');
+  return text.length > MAX_TRANSCRIPT_CHARS ? `${text.slice(0, MAX_TRANSCRIPT_CHARS - 1)}…` : text;
+}
+
+export function trajectoryPolicy(settings: SelfImproveConfig): TrajectoryPolicy {
+  return {
+    rates: {
+      baseSats: settings.SELF_IMPROVE_TRAJECTORY_BASE_SATS,
+      qualityBonusSatsPerPoint: settings.SELF_IMPROVE_TRAJECTORY_QUALITY_BONUS_SATS,
+      ciBonusSats: settings.SELF_IMPROVE_TRAJECTORY_CI_BONUS_SATS,
+      tokenBonusSatsPer1k: settings.SELF_IMPROVE_TRAJECTORY_TOKEN_BONUS_SATS_PER_1K,
+      toolCallBonusSats: settings.SELF_IMPROVE_TRAJECTORY_TOOL_CALL_BONUS_SATS,
+    },
+    acceptance: {
+      minQuality: settings.SELF_IMPROVE_TRAJECTORY_MIN_QUALITY,
+      requireCiSignal: settings.SELF_IMPROVE_TRAJECTORY_REQUIRE_CI === 'true',
+      minRewardSats: settings.SELF_IMPROVE_TRAJECTORY_MIN_REWARD_SATS,
+    },
+  };
+}
+
+/**
+ * Trajectory quality scoring (seed 004): one trajectory per agent run, assembled from the
+ * runtime's events and scored when the run ends, plus external trajectories (session logs or
+ * JSONL of steps). Each is stored, redacted, as a memory with its score breakdown and reward.
+ */
+export class TrajectoryService extends Service {
+  static override serviceType = TRAJECTORY_SERVICE;
+  override capabilityDescription = 'Scores agent runs and external session logs for quality and reward (seed 004), stored redacted';
+
+  settings!: SelfImproveConfig;
+  readonly recorder = new RunRecorder();
+  private pending: Promise<unknown> = Promise.resolve();
+
+  static override async start(runtime: IAgentRuntime): Promise<TrajectoryService> {
+    const service = new TrajectoryService(runtime);
+    service.settings = loadConfig(runtime);
+    return service;
+  }
+
+  override async stop(): Promise<void> {
+    await this.pending.catch(() => undefined);
+  }
+
+  get policy(): TrajectoryPolicy {
+    return trajectoryPolicy(this.settings);
+  }
+
+  /** Parses and scores a session log or JSONL of steps without storing it. */
+  score(text: string, id?: string): { trajectory: TrajectoryInput; evaluation: TrajectoryEvaluation; errors: { line: number; field: string; message: string }[] } {
+    const { trajectory, errors } = parseTrajectoryText(text, id === undefined ? {} : { id });
+    return { trajectory, evaluation: evaluateTrajectory(trajectory, this.policy), errors };
+  }
+
+  /**
+   * Scores a trajectory, redacts it at SELF_IMPROVE_TRAJECTORY_REDACTION and stores it as a memory.
+   * The id is derived from the run id (or the transcript), so storing the same trajectory again
+   * returns the stored one.
+   */
+  async record(trajectory: TrajectoryInput, source: TrajectorySource): Promise<StoredTrajectory> {
+    const raw = transcriptOf(trajectory);
+    const id = stableId('trajectory', this.runtime.agentId, trajectory.id ?? raw);
+    const existing = await this.runtime.getMemoryById(id);
+    const known = existing ? storedFrom(existing) : null;
+    if (known) return known;
+    const level = this.settings.SELF_IMPROVE_TRAJECTORY_REDACTION;
+    const redacted = redact(raw, level);
+    const stored: StoredTrajectory = {
+      id,
+      source,
+      run_id: trajectory.id ?? null,
+      started_at: trajectory.started_at ?? null,
+      ended_at: trajectory.ended_at ?? null,
+      evaluation: evaluateTrajectory(trajectory, this.policy),
+      redaction: { level, counts: redacted.counts },
+      transcript: redacted.text,
+    };
+    const memory = agentMemory(this.runtime, id, stored.transcript, { type: TRAJECTORY_MEMORY_TYPE, ...metadataOf(stored) }, { createdAt: Date.now(), unique: false });
+    await this.runtime.createMemory(memory, TRAJECTORIES_TABLE);
+    return stored;
+  }
+
+  /** Parses, scores and stores an external trajectory. */
+  async submit(text: string, source: TrajectorySource, id?: string): Promise<{ stored: StoredTrajectory; errors: { line: number; field: string; message: string }[] }> {
+    const { trajectory, errors } = parseTrajectoryText(text, id === undefined ? {} : { id });
+    return { stored: await this.record(trajectory, source), errors };
+  }
+
+  /** Every stored trajectory of the agent, newest first. */
+  async list(): Promise<StoredTrajectory[]> {
+    const memories = await this.runtime.getMemories({ tableName: TRAJECTORIES_TABLE, roomId: this.runtime.agentId, agentId: this.runtime.agentId });
+    return memories
+      .map(storedFrom)
+      .filter((t): t is StoredTrajectory => t !== null)
+      .sort((a, b) => (b.ended_at ?? '').localeCompare(a.ended_at ?? '') || a.id.localeCompare(b.id));
+  }
+
+  onRunStarted(p: RunEventPayload): void {
+    this.recorder.start(p.runId, p.startTime ?? Date.now());
+  }
+
+  onActionStarted(p: ActionEventPayload): void {
+    const content = p.content as Record<string, unknown>;
+    this.recorder.actionStarted(asString(content.runId), asString(content.actionId), actionName(content), Date.now());
+  }
+
+  onActionCompleted(p: ActionEventPayload): void {
+    const content = p.content as Record<string, unknown>;
+    const result = (content.actionResult ?? {}) as { success?: boolean; text?: string };
+    this.recorder.actionCompleted(asString(content.actionId), actionName(content), result.text ?? asString(content.text) ?? '', result.success !== false, Date.now());
+  }
+
+  onModelUsed(p: ModelEventPayload): void {
+    this.recorder.modelUsed(String(p.type), p.tokens?.total, Date.now());
+  }
+
+  /** Scores and stores the run's trajectory; never throws (a failing event handler would fail the message). */
+  onRunEnded(p: RunEventPayload): Promise<void> {
+    const trajectory = this.recorder.end(p.runId, p.endTime ?? Date.now(), p.status === 'completed' && !p.error);
+    if (!trajectory) return Promise.resolve();
+    const work = this.withMessage(trajectory, p.messageId)
+      .then((t) => this.record(t, 'runtime'))
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, runId: p.runId, error: error instanceof Error ? error.message : String(error) }, 'could not store the run trajectory');
+        },
+      );
+    this.pending = this.pending.then(() => work);
+    return work;
+  }
+
+  /** Puts the message that started the run first, when the runtime still has it. */
+  private async withMessage(trajectory: TrajectoryInput, messageId: UUID | undefined): Promise<TrajectoryInput> {
+    const message = messageId ? await this.runtime.getMemoryById(messageId) : null;
+    const text = message?.content.text;
+    if (!text) return trajectory;
+    return { ...trajectory, steps: [{ kind: 'message', text, ts: trajectory.started_at }, ...trajectory.steps] };
+  }
+}
+
+const asString = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+const actionName = (content: Record<string, unknown>) => (Array.isArray(content.actions) && typeof content.actions[0] === 'string' ? content.actions[0] : 'action');
+
+function metadataOf(t: StoredTrajectory): Record<string, unknown> {
+  const { transcript: _transcript, id: _id, ...rest } = t;
+  return rest;
+}
+
+function storedFrom(memory: Memory): StoredTrajectory | null {
+  const m = memory.metadata as (Record<string, unknown> & { type?: string }) | undefined;
+  if (m?.type !== TRAJECTORY_MEMORY_TYPE || !memory.id) return null;
+  const { type: _type, ...rest } = m;
+  return { ...(rest as Omit<StoredTrajectory, 'id' | 'transcript'>), id: memory.id, transcript: memory.content.text ?? '' };
+}
+
+/** Waits until the runtime has started TrajectoryService and returns it. */
+export async function trajectoryServiceOf(runtime: IAgentRuntime): Promise<TrajectoryService> {
+  return (await runtime.getServiceLoadPromise(TRAJECTORY_SERVICE as never)) as unknown as TrajectoryService;
+}
