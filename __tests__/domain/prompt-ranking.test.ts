@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { freshness, rankLessons, type RankCandidate } from '../../src/domain/lesson-ranking';
+import { freshness, rankLessons, type RankCandidate, TopK } from '../../src/domain/lesson-ranking';
 import { escapeForPrompt, estimateTokens, packWithinBudget } from '../../src/domain/prompt-text';
 import { cosineSimilarity, sparseQuery, unitVector } from '../../src/domain/similarity';
 import { SimilarityColumns } from '../../src/services/similarity-columns';
@@ -58,6 +58,20 @@ describe('rankLessons', () => {
         expect(b).toEqual(a);
       }),
     );
+  });
+});
+
+describe('TopK.floor', () => {
+  test('0 until full, then the lowest kept score; a TopK of 0 admits nothing', () => {
+    const top = new TopK<string>(2);
+    expect(top.floor()).toBe(0);
+    top.offer('a', 'a', 0.5);
+    expect(top.floor()).toBe(0);
+    top.offer('b', 'b', 0.9);
+    expect(top.floor()).toBe(0.5);
+    top.offer('c', 'c', 0.7);
+    expect(top.floor()).toBe(0.7);
+    expect(new TopK<string>(0).floor()).toBe(Number.POSITIVE_INFINITY);
   });
 });
 

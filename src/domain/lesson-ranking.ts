@@ -70,6 +70,13 @@ export class TopK<T> {
     if (this.kept.length > this.limit) this.kept.pop();
   }
 
+  /** The score an item must reach to get in: the lowest kept score once full, else 0 (nothing gets into a TopK of 0). */
+  floor(): number {
+    if (this.limit <= 0) return Number.POSITIVE_INFINITY;
+    const last = this.kept[this.kept.length - 1];
+    return this.kept.length >= this.limit && last ? last.score : 0;
+  }
+
   result(): Ranked<T>[] {
     return [...this.kept];
   }

@@ -146,8 +146,10 @@ export class LessonIndex {
       for (let f = 0; f < named.length; f++) if (named[f] !== null && e.context[f] === named[f]) contextMatches++;
       const similarity = cosines[slot] as number;
       if (similarity <= 0 && contextMatches === 0) continue;
-      const score = lessonRelevance(similarity, contextMatches) * e.weight * freshness(query.nowMs - e.lastSeenMs, query.halfLifeDays);
-      top.offer(e.item, e.lesson, score);
+      // Freshness is at most 1: a lesson that cannot reach the current floor is skipped before pow.
+      const bound = lessonRelevance(similarity, contextMatches) * e.weight;
+      if (bound < top.floor()) continue;
+      top.offer(e.item, e.lesson, bound * freshness(query.nowMs - e.lastSeenMs, query.halfLifeDays));
     }
     return top.result().map((r) => r.item);
   }
