@@ -9,8 +9,11 @@ import { RunRecorder } from './run-recorder';
 import { TRAJECTORY_SERVICE } from './service-names';
 
 export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
-/** Trajectories live in the same memory table as lessons (MemoryType.CUSTOM), told apart by `metadata.type`. */
-export const TRAJECTORIES_TABLE = 'custom';
+/**
+ * The memory table (memory type) of trajectories. Not `custom`, where lessons live: loading the
+ * lessons at start-up must not read every stored transcript.
+ */
+export const TRAJECTORIES_TABLE = 'trajectories';
 /** Longest transcript stored per trajectory; the evaluation always covers the whole run. */
 const MAX_TRANSCRIPT_CHARS = 20_000;
 const LOG_SRC = 'plugin:self-improve:trajectories';
