@@ -93,6 +93,15 @@ describe('trajectories on a real runtime', () => {
     expect(empty.sent.status).toBe(400);
   });
 
+  test('a secret at the storage cut-off is redacted before the transcript is cut', async () => {
+    // "[output] " + 19,985 x + " " puts the token at character 19,995 of the transcript; it is cut at 20,000.
+    const text = `${'x'.repeat(19_985)} ghp_abcdefghijklmnopqrstuvwxyz0123456789 tail`;
+    const { stored } = await service.submit(text, 'http', 'cut-off');
+    expect(stored.transcript.length).toBeLessThanOrEqual(20_000);
+    expect(stored.transcript).not.toContain('ghp_');
+    expect(stored.redaction.counts.token).toBe(1);
+  });
+
   test('the CLI scores, previews and exports', async () => {
     const db = path.join(dir, 'db');
     const file = path.join(dir, 'session.log');

@@ -35,10 +35,11 @@ export interface StoredTrajectory {
 
 /** One step per line: `[kind name] text`, newlines inside a step flattened. */
 function transcriptOf(trajectory: TrajectoryInput): string {
-  const lines = trajectory.steps.map((s) => `[${s.kind}${s.name ? ` ${s.name}` : ''}${s.ok === false ? ' failed' : ''}] ${s.text.replace(/\r?\n/g, ' ⏎ ')}`);
-  const text = lines.join('\n');
-  return text.length > MAX_TRANSCRIPT_CHARS ? `${text.slice(0, MAX_TRANSCRIPT_CHARS - 1)}…` : text;
+  return trajectory.steps.map((s) => `[${s.kind}${s.name ? ` ${s.name}` : ''}${s.ok === false ? ' failed' : ''}] ${s.text.replace(/\r?\n/g, ' ⏎ ')}`).join('\n');
 }
+
+/** Cut after redaction, so a secret is never cut short of the pattern that would have caught it. */
+const bounded = (text: string) => (text.length > MAX_TRANSCRIPT_CHARS ? `${text.slice(0, MAX_TRANSCRIPT_CHARS - 1)}…` : text);
 
 export function trajectoryPolicy(settings: SelfImproveConfig): TrajectoryPolicy {
   return {
@@ -111,7 +112,7 @@ export class TrajectoryService extends Service {
       ended_at: trajectory.ended_at ?? null,
       evaluation: evaluateTrajectory(trajectory, this.policy),
       redaction: { level, counts: redacted.counts },
-      transcript: redacted.text,
+      transcript: bounded(redacted.text),
     };
     const memory = agentMemory(this.runtime, id, stored.transcript, { type: TRAJECTORY_MEMORY_TYPE, ...metadataOf(stored) }, { createdAt: Date.now(), unique: false });
     await this.runtime.createMemory(memory, TRAJECTORIES_TABLE);
