@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { RunRecorder } from '../../src/services/run-recorder';
+import { clip, RunRecorder } from '../../src/services/run-recorder';
 
 describe('RunRecorder', () => {
   test('a run collects its message, actions with results and model tokens; its end hands back the trajectory', () => {
@@ -64,11 +64,20 @@ describe('RunRecorder', () => {
     expect(r.openRuns).toBe(1);
   });
 
+  test('a cut never leaves the prefix of a word (a secret cut in half would escape redaction)', () => {
+    const text = `${'a '.repeat(1_995)}ghp_abcdefghijklmnopqrstuvwxyz0123456789`;
+    const cut = clip(text);
+    expect(cut.endsWith(' …')).toBe(true);
+    expect(cut).not.toContain('ghp_');
+    expect(clip('short')).toBe('short');
+  });
+
   test('a long step text is cut to 4000 characters', () => {
     const r = new RunRecorder();
     r.start('run', 0);
     r.actionStarted('run', 'a', 'STEP', 1);
-    r.actionCompleted('a', 'STEP', 'z'.repeat(10_000), true, 2);
+    r.actionCompleted('a', 'STEP', 'z '.repeat(5_000), true, 2);
+    // the cut at 3,999 characters falls after a whole word, so nothing is dropped before the ellipsis
     expect(r.end('run', 3, true)?.steps[1]?.text.length).toBe(4_000);
   });
 });

@@ -16,7 +16,15 @@ interface OpenRun {
   actionCalls: number;
 }
 
-const clip = (text: string) => (text.length > MAX_STEP_CHARS ? `${text.slice(0, MAX_STEP_CHARS - 1)}…` : text);
+/**
+ * Cuts a long step text, dropping the word the cut falls in: a secret cut in half could slip past
+ * the redaction patterns that would have caught it whole.
+ */
+export function clip(text: string): string {
+  if (text.length <= MAX_STEP_CHARS) return text;
+  const cut = text.slice(0, MAX_STEP_CHARS - 1);
+  return `${/\S$/.test(cut) && /\S/.test(text[MAX_STEP_CHARS - 1] ?? '') ? cut.replace(/\S+$/, '') : cut}…`;
+}
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
