@@ -1,5 +1,4 @@
 import type { IAgentRuntime, Memory, Provider, ProviderResult } from '@elizaos/core';
-import { findingKeyIn } from '../domain/label-request';
 import type { FindingRow } from '../domain/outcome';
 import { escapeForPrompt, packWithinBudget } from '../domain/prompt-text';
 import { CONTEXT_FIELDS, type ContextField, type LessonIndex } from '../services/lesson-index';
@@ -48,18 +47,6 @@ export function formatPriorLine(p: TriagePrediction): string {
   return `- Triage prior for finding "${escapeForPrompt(p.finding_key, 200)}": P(false positive) ${p.p_false_positive.toFixed(2)}; expected reward ${p.expected_reward >= 0 ? '+' : ''}${p.expected_reward.toFixed(2)}; evidence ${evidence}${lessons}`;
 }
 
-/**
- * The known finding a message is about: `finding_key` on its content or metadata, else a key the
- * text names ("finding X ...", a quoted key). Null without a database lookup when nothing names one.
- */
-async function findingOfMessage(service: ScanOutcomeService, message: Memory): Promise<FindingRow | null> {
-  const sources = [message.content as Record<string, unknown>, (message.metadata ?? {}) as Record<string, unknown>];
-  const explicit = sources.map((s) => s.finding_key).find((v): v is string => typeof v === 'string' && v !== '');
-  const key = explicit ?? findingKeyIn(message.content.text ?? '');
-  if (!key) return null;
-  return (await service.lookupFindings([key])).get(key)?.row ?? null;
-}
-
 /** The lines in prompt order, each formatted only when packing gets to it. */
 function* promptLines(priorLines: readonly string[], lessons: readonly Lesson[]): Generator<string> {
   yield* priorLines;
@@ -80,7 +67,7 @@ export const scanLessonsProvider: Provider = {
   get: async (runtime: IAgentRuntime, message: Memory): Promise<ProviderResult> => {
     const service = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE);
     if (!service) return EMPTY;
-    const finding = await findingOfMessage(service, message);
+    const finding = await service.findingNamedBy(message);
     const prior = finding ? service.predictValid(finding) : null;
     if (!prior && service.lessons.index.size === 0) return EMPTY;
     const settings = service.settings;

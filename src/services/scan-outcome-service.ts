@@ -1,6 +1,7 @@
-import { type IAgentRuntime, Service, type UUID } from '@elizaos/core';
+import { type IAgentRuntime, type Memory, Service, type UUID } from '@elizaos/core';
 import { loadConfig, type SelfImproveConfig } from '../config';
 import { groupId, groupKeyOf, parseGroupId } from '../domain/grouping';
+import { findingKeyIn } from '../domain/label-request';
 import { checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from '../domain/outcome';
 import { computeScanMetrics, type ScanMetricsReport } from '../domain/scan-metrics';
 import { type TriageEstimate, TriagePrior } from '../domain/triage-prior';
@@ -26,6 +27,8 @@ export interface IngestResult {
 
 /** Lessons named behind one prediction. */
 const MAX_LESSONS_PER_PREDICTION = 5;
+/** Messages whose named finding is remembered: providers run several times per message. */
+const FINDING_CACHE_MESSAGES = 256;
 
 /** A triage prior for one finding, with the lessons and groups it stands on. Snake_case: printed as JSON. */
 export interface TriagePrediction extends TriageEstimate {
@@ -54,6 +57,7 @@ export class ScanOutcomeService extends Service {
   private pendingHint = false;
   private ingestGeneration = 0;
   private passes: Promise<unknown> = Promise.resolve();
+  private readonly findingByMessage = new Map<string, FindingRow | null>();
 
   static override async start(runtime: IAgentRuntime): Promise<ScanOutcomeService> {
     const service = new ScanOutcomeService(runtime);
@@ -160,6 +164,27 @@ export class ScanOutcomeService extends Service {
     });
     const recorded = await this.findings.record(valid);
     return { recorded, known: valid.length - recorded, rejected };
+  }
+
+  /**
+   * The known finding a message is about: `finding_key` on its content or metadata, else a key
+   * its text names ("finding X ...", a quoted key). No database lookup when nothing names one;
+   * one per message otherwise (remembered for the message's later provider calls).
+   */
+  async findingNamedBy(message: Memory): Promise<FindingRow | null> {
+    const sources = [message.content as Record<string, unknown>, (message.metadata ?? {}) as Record<string, unknown>];
+    const explicit = sources.map((s) => s.finding_key).find((v): v is string => typeof v === 'string' && v !== '');
+    const key = explicit ?? findingKeyIn(message.content.text ?? '');
+    if (!key) return null;
+    const lookup = async () => (await this.findings.lookup([key])).get(key)?.row ?? null;
+    if (!message.id) return lookup();
+    const cacheKey = `${message.id}\u0000${key}`;
+    const cached = this.findingByMessage.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const finding = await lookup();
+    this.findingByMessage.set(cacheKey, finding);
+    if (this.findingByMessage.size > FINDING_CACHE_MESSAGES) this.findingByMessage.delete(this.findingByMessage.keys().next().value as string);
+    return finding;
   }
 
   /** What the agent knows of these findings: their fields and labels so far. */
