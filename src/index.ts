@@ -7,6 +7,7 @@ import { scanLessonsProvider } from './providers/scan-lessons';
 import { outcomesRoute } from './routes/outcomes-route';
 import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-routes';
 import { metricsRoute, triageRoute } from './routes/triage-routes';
+import { RewardLedgerService } from './services/reward-ledger-service';
 import { ScanOutcomeService } from './services/scan-outcome-service';
 import { TrajectoryService } from './services/trajectory-service';
 
@@ -17,7 +18,7 @@ export const selfImprovePlugin: Plugin = {
   init: async (_config, runtime) => {
     loadConfig(runtime);
   },
-  services: [ScanOutcomeService, TrajectoryService],
+  services: [ScanOutcomeService, TrajectoryService, RewardLedgerService],
   actions: [labelFindingAction],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider],
@@ -58,5 +59,8 @@ export { type IngestResult, type PredictResult, SCAN_OUTCOME_SERVICE, ScanOutcom
 export { LEARN_TASK_NAME, learnPendingWorker } from './tasks/learn-pending-task';
 export { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } from './domain/trajectory-evaluation';
 export { RunRecorder } from './services/run-recorder';
+export { checkEntry, type LedgerEntryInput, type LedgerTransaction, nextTransaction, transactionHash, verifyChain } from './domain/ledger-chain';
+export { ledgerMetrics, ledgerTotals } from './domain/ledger-totals';
+export { type AppendResult, DEFAULT_LEDGER_CATEGORIES, type LedgerVerification, RewardLedgerService, rewardLedgerOf } from './services/reward-ledger-service';
 export { type StoredTrajectory, TRAJECTORY_MEMORY_TYPE, TrajectoryService, trajectoryServiceOf } from './services/trajectory-service';
 export { getTrajectoriesRoute, handleGetTrajectories, handlePostTrajectory, postTrajectoryRoute } from './routes/trajectory-routes';

@@ -2,3 +2,5 @@
 export const SCAN_OUTCOME_SERVICE = 'scan-outcomes';
 /** Service type of TrajectoryService. */
 export const TRAJECTORY_SERVICE = 'trajectories';
+/** Service type of RewardLedgerService. */
+export const REWARD_LEDGER_SERVICE = 'reward-ledger';

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { LEDGER_TABLE } from '../../src/services/ledger-store';
+import { type RewardLedgerService, rewardLedgerOf } from '../../src/services/reward-ledger-service';
+import { dbOf } from '../../src/services/sql';
+import { makeRows } from '../helpers/rows';
+import { startAgent, type TestAgent } from '../helpers/runtime';
+
+describe('RewardLedgerService on a real runtime', () => {
+  let dir: string;
+  let agent: TestAgent;
+  let ledger: RewardLedgerService;
+  let outcomeIds: string[];
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'self-improve-ledger-'));
+    agent = await startAgent({ dataDir: dir });
+    ledger = await rewardLedgerOf(agent.runtime);
+    const ingested = await agent.service.ingest(makeRows({ n: 3, labels: ['fixed', 'rejected_fp', 'accepted'], keyPrefix: 'ledger' }));
+    outcomeIds = ingested.outcomes.map((o) => o.id);
+  });
+  afterAll(async () => {
+    await agent.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const reward = (ref: string, points = 10) => ({ type: 'reward', category: 'finding_fixed', points, action: 'finding fixed', source: 'scan_outcome', source_ref: ref });
+
+  test('bad entries are refused with the field and what is allowed; nothing is written', async () => {
+    const badCategory = await ledger.append({ ...reward(outcomeIds[0] as string), category: 'made_up' });
+    expect(badCategory).toMatchObject({ ok: false, code: 'unregistered_category', field: 'category' });
+    expect((badCategory as { message: string }).message).toContain('finding_fixed');
+    expect(await ledger.append({ ...reward(outcomeIds[0] as string), points: -5 })).toMatchObject({ ok: false, code: 'sign_mismatch', field: 'points' });
+    expect(await ledger.append({ ...reward(outcomeIds[0] as string), source: 'rumour' })).toMatchObject({ ok: false, code: 'unknown_source', field: 'source' });
+    expect(await ledger.append(reward('00000000-0000-0000-0000-000000000000'))).toMatchObject({ ok: false, code: 'source_not_found', field: 'source_ref' });
+    expect(await ledger.verify()).toEqual({ ok: true, count: 0, total: 0 });
+  });
+
+  test('1,000 concurrent appends: 1,000 transactions, consecutive ids, the right total, an unbroken chain', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 1_000 }, (_, i) =>
+        ledger.append(
+          i % 4 === 0
+            ? { type: 'penalty', category: 'false_positive', points: -7, action: `fp ${i}`, source: 'scan_outcome', source_ref: outcomeIds[1] }
+            : reward(outcomeIds[i % 3 === 0 ? 2 : 0] as string, 10),
+          new Date(Date.UTC(2026, 10, 22, 0, 0, i % 60)).toISOString(),
+        ),
+      ),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    const ids = results.map((r) => (r.ok ? r.transaction.id : ''));
+    expect(new Set(ids).size).toBe(1_000);
+    // 250 penalties of -7, 750 rewards of +10
+    expect(await ledger.verify()).toEqual({ ok: true, count: 1_000, total: 750 * 10 - 250 * 7 });
+    const totals = await ledger.totals();
+    expect(totals.total_score).toBe(5_750);
+    expect(totals.checksum).toMatchObject({ calculated_total: 5_750, stored_total: 5_750, is_valid: true });
+    expect((await ledger.metrics()).actions_total).toBe(1_000);
+    const recent = await ledger.history({ limit: 3, category: 'false_positive' });
+    expect(recent.map((t) => t.category)).toEqual(['false_positive', 'false_positive', 'false_positive']);
+  }, 60_000);
+
+  test('a restart keeps everything and the next id follows on', async () => {
+    await agent.close();
+    agent = await startAgent({ dataDir: dir });
+    ledger = await rewardLedgerOf(agent.runtime);
+    expect(await ledger.verify()).toEqual({ ok: true, count: 1_000, total: 5_750 });
+    const next = await ledger.append(reward(outcomeIds[0] as string, 5));
+    expect(next).toMatchObject({ ok: true, transaction: { id: 'tx-1001', running_total: 5_755 } });
+  }, 60_000);
+
+  test('tampering in the database is detected and the first bad transaction is named; so is a deleted last row', async () => {
+    const db = dbOf(agent.runtime);
+    const where = (sequence: number) => sql`sequence = ${sequence} AND agent_id = ${agent.runtime.agentId}::uuid`;
+    const original = (await ledger.history({ limit: 1_001 })).find((t) => t.sequence === 500)?.points as number;
+    await db.execute(sql`UPDATE ${sql.raw(LEDGER_TABLE)} SET tx_json = jsonb_set(tx_json, '{points}', '999') WHERE ${where(500)}`);
+    expect(await ledger.verify()).toMatchObject({ ok: false, first: { sequence: 500, id: 'tx-500', code: 'bad_hash' } });
+    await db.execute(sql`UPDATE ${sql.raw(LEDGER_TABLE)} SET tx_json = jsonb_set(tx_json, '{points}', ${String(original)}::jsonb) WHERE ${where(500)}`);
+    expect((await ledger.verify()).ok).toBe(true);
+    await db.execute(sql`DELETE FROM ${sql.raw(LEDGER_TABLE)} WHERE ${where(1_001)}`);
+    expect(await ledger.verify()).toMatchObject({ ok: false, first: { code: 'head_mismatch', id: 'tx-1001' } });
+  });
+});

@@ -1,0 +1,79 @@
+import type { UUID } from '@elizaos/core';
+import { sql } from 'drizzle-orm';
+import type { LedgerTransaction } from '../domain/ledger-chain';
+import { type Db, ensureSchema, queryRows } from './sql';
+
+export const LEDGER_TABLE = 'self_improve_ledger';
+/** The ledger's length and last hash, kept apart from the rows: deleting the last rows is then detected too. */
+export const LEDGER_HEAD_TABLE = 'self_improve_ledger_head';
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS ${LEDGER_TABLE} (
+    agent_id uuid NOT NULL,
+    sequence bigint NOT NULL,
+    tx_json jsonb NOT NULL,
+    PRIMARY KEY (agent_id, sequence)
+  )`,
+  `CREATE TABLE IF NOT EXISTS ${LEDGER_HEAD_TABLE} (
+    agent_id uuid PRIMARY KEY,
+    count bigint NOT NULL,
+    last_hash text NOT NULL
+  )`,
+];
+
+export interface LedgerHead {
+  count: number;
+  lastHash: string;
+}
+
+function parse(value: unknown): LedgerTransaction {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as LedgerTransaction;
+}
+
+/** The rows of one agent's ledger and its head, in the runtime's database. */
+export class LedgerStore {
+  constructor(
+    private readonly db: Db,
+    readonly agentId: UUID,
+  ) {}
+
+  async ensureSchema(): Promise<void> {
+    await ensureSchema(this.db, SCHEMA);
+  }
+
+  /** Appends a transaction and moves the head in one database transaction: both or neither. */
+  async append(tx: LedgerTransaction): Promise<void> {
+    await this.db.transaction(async (t) => {
+      await t.execute(sql`INSERT INTO ${sql.raw(LEDGER_TABLE)} (agent_id, sequence, tx_json) VALUES (${this.agentId}::uuid, ${tx.sequence}, ${JSON.stringify(tx)}::jsonb)`);
+      await t.execute(
+        sql`INSERT INTO ${sql.raw(LEDGER_HEAD_TABLE)} (agent_id, count, last_hash) VALUES (${this.agentId}::uuid, ${tx.sequence}, ${tx.hash})
+            ON CONFLICT (agent_id) DO UPDATE SET count = EXCLUDED.count, last_hash = EXCLUDED.last_hash`,
+      );
+    });
+  }
+
+  async head(): Promise<LedgerHead | null> {
+    const [row] = await queryRows<{ count: number | string; last_hash: string }>(
+      this.db,
+      sql`SELECT count, last_hash FROM ${sql.raw(LEDGER_HEAD_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+    );
+    return row ? { count: Number(row.count), lastHash: row.last_hash } : null;
+  }
+
+  /** Every transaction in stored order (by sequence). */
+  async all(): Promise<LedgerTransaction[]> {
+    const rows = await queryRows<{ tx_json: unknown }>(
+      this.db,
+      sql`SELECT tx_json FROM ${sql.raw(LEDGER_TABLE)} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence`,
+    );
+    return rows.map((r) => parse(r.tx_json));
+  }
+
+  async last(): Promise<LedgerTransaction | null> {
+    const [row] = await queryRows<{ tx_json: unknown }>(
+      this.db,
+      sql`SELECT tx_json FROM ${sql.raw(LEDGER_TABLE)} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence DESC LIMIT 1`,
+    );
+    return row ? parse(row.tx_json) : null;
+  }
+}
