@@ -28,6 +28,18 @@ describe('RewardLedgerService on a real runtime', () => {
 
   const reward = (ref: string, points = 10) => ({ type: 'reward', category: 'finding_fixed', points, action: 'finding fixed', source: 'scan_outcome', source_ref: ref });
 
+  test('ingesting outcomes records their rewards and penalties: fixed +100, rejected_fp −70, accepted +50', async () => {
+    const txs = await ledger.history({ limit: 10 });
+    expect(txs.map((t) => [t.id, t.type, t.category, t.points, t.source, t.source_ref]).reverse()).toEqual([
+      ['tx-1', 'reward', 'finding_fixed', 100, 'scan_outcome', outcomeIds[0] as string],
+      ['tx-2', 'penalty', 'false_positive', -70, 'scan_outcome', outcomeIds[1] as string],
+      ['tx-3', 'reward', 'finding_accepted', 50, 'scan_outcome', outcomeIds[2] as string],
+    ]);
+    // re-ingesting the same rows records nothing new
+    await agent.service.ingest(makeRows({ n: 3, labels: ['fixed', 'rejected_fp', 'accepted'], keyPrefix: 'ledger' }));
+    expect(await ledger.verify()).toEqual({ ok: true, count: 3, total: 80 });
+  });
+
   test('bad entries are refused with the field and what is allowed; nothing is written', async () => {
     const badCategory = await ledger.append({ ...reward(outcomeIds[0] as string), category: 'made_up' });
     expect(badCategory).toMatchObject({ ok: false, code: 'unregistered_category', field: 'category' });
@@ -35,7 +47,7 @@ describe('RewardLedgerService on a real runtime', () => {
     expect(await ledger.append({ ...reward(outcomeIds[0] as string), points: -5 })).toMatchObject({ ok: false, code: 'sign_mismatch', field: 'points' });
     expect(await ledger.append({ ...reward(outcomeIds[0] as string), source: 'rumour' })).toMatchObject({ ok: false, code: 'unknown_source', field: 'source' });
     expect(await ledger.append(reward('00000000-0000-0000-0000-000000000000'))).toMatchObject({ ok: false, code: 'source_not_found', field: 'source_ref' });
-    expect(await ledger.verify()).toEqual({ ok: true, count: 0, total: 0 });
+    expect(await ledger.verify()).toEqual({ ok: true, count: 3, total: 80 });
   });
 
   test('1,000 concurrent appends: 1,000 transactions, consecutive ids, the right total, an unbroken chain', async () => {
@@ -52,12 +64,12 @@ describe('RewardLedgerService on a real runtime', () => {
     expect(results.every((r) => r.ok)).toBe(true);
     const ids = results.map((r) => (r.ok ? r.transaction.id : ''));
     expect(new Set(ids).size).toBe(1_000);
-    // 250 penalties of -7, 750 rewards of +10
-    expect(await ledger.verify()).toEqual({ ok: true, count: 1_000, total: 750 * 10 - 250 * 7 });
+    // 250 penalties of -7, 750 rewards of +10, after the 3 outcome transactions worth 80
+    expect(await ledger.verify()).toEqual({ ok: true, count: 1_003, total: 80 + 750 * 10 - 250 * 7 });
     const totals = await ledger.totals();
-    expect(totals.total_score).toBe(5_750);
-    expect(totals.checksum).toMatchObject({ calculated_total: 5_750, stored_total: 5_750, is_valid: true });
-    expect((await ledger.metrics()).actions_total).toBe(1_000);
+    expect(totals.total_score).toBe(5_830);
+    expect(totals.checksum).toMatchObject({ calculated_total: 5_830, stored_total: 5_830, is_valid: true });
+    expect((await ledger.metrics()).actions_total).toBe(1_003);
     const recent = await ledger.history({ limit: 3, category: 'false_positive' });
     expect(recent.map((t) => t.category)).toEqual(['false_positive', 'false_positive', 'false_positive']);
   }, 60_000);
@@ -66,20 +78,20 @@ describe('RewardLedgerService on a real runtime', () => {
     await agent.close();
     agent = await startAgent({ dataDir: dir });
     ledger = await rewardLedgerOf(agent.runtime);
-    expect(await ledger.verify()).toEqual({ ok: true, count: 1_000, total: 5_750 });
+    expect(await ledger.verify()).toEqual({ ok: true, count: 1_003, total: 5_830 });
     const next = await ledger.append(reward(outcomeIds[0] as string, 5));
-    expect(next).toMatchObject({ ok: true, transaction: { id: 'tx-1001', running_total: 5_755 } });
+    expect(next).toMatchObject({ ok: true, transaction: { id: 'tx-1004', running_total: 5_835 } });
   }, 60_000);
 
   test('tampering in the database is detected and the first bad transaction is named; so is a deleted last row', async () => {
     const db = dbOf(agent.runtime);
     const where = (sequence: number) => sql`sequence = ${sequence} AND agent_id = ${agent.runtime.agentId}::uuid`;
-    const original = (await ledger.history({ limit: 1_001 })).find((t) => t.sequence === 500)?.points as number;
+    const original = (await ledger.history({ limit: 1_004 })).find((t) => t.sequence === 500)?.points as number;
     await db.execute(sql`UPDATE ${sql.raw(LEDGER_TABLE)} SET tx_json = jsonb_set(tx_json, '{points}', '999') WHERE ${where(500)}`);
     expect(await ledger.verify()).toMatchObject({ ok: false, first: { sequence: 500, id: 'tx-500', code: 'bad_hash' } });
     await db.execute(sql`UPDATE ${sql.raw(LEDGER_TABLE)} SET tx_json = jsonb_set(tx_json, '{points}', ${String(original)}::jsonb) WHERE ${where(500)}`);
     expect((await ledger.verify()).ok).toBe(true);
-    await db.execute(sql`DELETE FROM ${sql.raw(LEDGER_TABLE)} WHERE ${where(1_001)}`);
-    expect(await ledger.verify()).toMatchObject({ ok: false, first: { code: 'head_mismatch', id: 'tx-1001' } });
+    await db.execute(sql`DELETE FROM ${sql.raw(LEDGER_TABLE)} WHERE ${where(1_004)}`);
+    expect(await ledger.verify()).toMatchObject({ ok: false, first: { code: 'head_mismatch', id: 'tx-1004' } });
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Action, EventType, ModelType, type Plugin, type UUID } from '@elizaos/core';
 import { handlePostTrajectory } from '../../src/routes/trajectory-routes';
+import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
 import { type TrajectoryService, trajectoryServiceOf } from '../../src/services/trajectory-service';
 import { recordingResponse } from '../helpers/route-response';
 import { chatMessage, emptyState, startAgent, type TestAgent } from '../helpers/runtime';
@@ -74,6 +75,9 @@ describe('trajectories on a real runtime', () => {
     expect(stored?.transcript).toContain('[action RUN_TESTS]');
     expect(stored?.transcript).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
     expect(stored?.redaction.level).toBe('standard');
+    // its reward is recorded in the reward ledger, pointing back at the stored trajectory
+    const [tx] = await (await rewardLedgerOf(runtime)).history({ limit: 1, category: 'trajectory_accepted' });
+    expect(tx).toMatchObject({ type: 'reward', points: e?.reward.total_sats, source: 'trajectory', source_ref: stored?.id });
   });
 
   test('POST /self-improve/trajectories scores, stores and answers; the same log again is the same trajectory', async () => {

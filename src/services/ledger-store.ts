@@ -1,7 +1,7 @@
 import type { UUID } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import type { LedgerTransaction } from '../domain/ledger-chain';
-import { type Db, ensureSchema, queryRows } from './sql';
+import { chunks, type Db, ensureSchema, queryRows } from './sql';
 
 export const LEDGER_TABLE = 'self_improve_ledger';
 /** The ledger's length and last hash, kept apart from the rows: deleting the last rows is then detected too. */
@@ -20,6 +20,9 @@ const SCHEMA = [
     last_hash text NOT NULL
   )`,
 ];
+
+/** Rows per INSERT statement. */
+const INSERT_BATCH = 1_000;
 
 export interface LedgerHead {
   count: number;
@@ -41,12 +44,20 @@ export class LedgerStore {
     await ensureSchema(this.db, SCHEMA);
   }
 
-  /** Appends a transaction and moves the head in one database transaction: both or neither. */
-  async append(tx: LedgerTransaction): Promise<void> {
+  /** Appends transactions (consecutive, oldest first) and moves the head in one database transaction: all or none. */
+  async append(txs: readonly LedgerTransaction[]): Promise<void> {
+    const last = txs[txs.length - 1];
+    if (!last) return;
     await this.db.transaction(async (t) => {
-      await t.execute(sql`INSERT INTO ${sql.raw(LEDGER_TABLE)} (agent_id, sequence, tx_json) VALUES (${this.agentId}::uuid, ${tx.sequence}, ${JSON.stringify(tx)}::jsonb)`);
+      for (const batch of chunks(txs, INSERT_BATCH)) {
+        const values = sql.join(
+          batch.map((tx) => sql`(${this.agentId}::uuid, ${tx.sequence}, ${JSON.stringify(tx)}::jsonb)`),
+          sql`, `,
+        );
+        await t.execute(sql`INSERT INTO ${sql.raw(LEDGER_TABLE)} (agent_id, sequence, tx_json) VALUES ${values}`);
+      }
       await t.execute(
-        sql`INSERT INTO ${sql.raw(LEDGER_HEAD_TABLE)} (agent_id, count, last_hash) VALUES (${this.agentId}::uuid, ${tx.sequence}, ${tx.hash})
+        sql`INSERT INTO ${sql.raw(LEDGER_HEAD_TABLE)} (agent_id, count, last_hash) VALUES (${this.agentId}::uuid, ${last.sequence}, ${last.hash})
             ON CONFLICT (agent_id) DO UPDATE SET count = EXCLUDED.count, last_hash = EXCLUDED.last_hash`,
       );
     });

@@ -5,13 +5,15 @@ import { history, type HistoryQuery, type LedgerMetrics, ledgerMetrics, type Led
 import { LedgerStore } from './ledger-store';
 import { OUTCOMES_TABLE } from './outcome-store';
 import { REWARD_LEDGER_SERVICE } from './service-names';
-import { dbOf, queryRows } from './sql';
+import { chunks, dbOf, queryRows } from './sql';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LOOKUP_BATCH = 1_000;
 
 /** Categories every ledger accepts (seed 000 step 1: categories come from a registry); more with `registerCategory`. */
 export const DEFAULT_LEDGER_CATEGORIES = [
   'finding_fixed',
   'finding_accepted',
-  'finding_ignored',
   'false_positive',
   'finding_reopened',
   'trajectory_accepted',
@@ -20,8 +22,8 @@ export const DEFAULT_LEDGER_CATEGORIES = [
   'guard_decision',
 ] as const;
 
-/** Whether the record an entry points at exists (seed 000 step 3). */
-export type SourceCheck = (sourceRef: string) => Promise<boolean>;
+/** Which of these record ids exist (seed 000 step 3: every entry's source record is checked before it is written). */
+export type SourceCheck = (sourceRefs: readonly string[]) => Promise<Set<string>>;
 
 export type AppendResult = { ok: true; transaction: LedgerTransaction } | { ok: false; code: string; field: string; message: string };
 
@@ -53,11 +55,22 @@ export class RewardLedgerService extends Service {
     await service.store.ensureSchema();
     service.tip = await service.store.last();
     service.sum = (await service.store.all()).reduce((s, tx) => s + tx.points, 0);
-    service.registerSource('scan_outcome', async (ref) => {
-      const rows = await queryRows(dbOf(runtime), sql`SELECT 1 FROM ${sql.raw(OUTCOMES_TABLE)} WHERE id = ${ref}::uuid AND agent_id = ${runtime.agentId}::uuid`);
-      return rows.length > 0;
+    const db = dbOf(runtime);
+    service.registerSource('scan_outcome', async (refs) => {
+      const found = new Set<string>();
+      const uuids = refs.filter((r) => UUID_PATTERN.test(r));
+      for (const batch of chunks(uuids, LOOKUP_BATCH)) {
+        const list = sql.join(batch.map((r) => sql`${r}::uuid`), sql`, `);
+        const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
+        for (const r of rows) found.add(r.id);
+      }
+      return found;
     });
-    service.registerSource('trajectory', async (ref) => (await runtime.getMemoryById(ref as UUID)) !== null);
+    service.registerSource('trajectory', async (refs) => {
+      const found = new Set<string>();
+      for (const ref of refs) if (UUID_PATTERN.test(ref) && (await runtime.getMemoryById(ref as UUID))) found.add(ref);
+      return found;
+    });
     return service;
   }
 
@@ -75,29 +88,63 @@ export class RewardLedgerService extends Service {
   }
 
   /** Checks an entry (category, sign, texts, source record) and appends it; expected failures come back as values with a code. */
-  append(input: unknown, timestamp?: string): Promise<AppendResult> {
-    const work = this.queue.catch(() => undefined).then(() => this.appendNow(input, timestamp ?? new Date().toISOString()));
+  async append(input: unknown, timestamp?: string): Promise<AppendResult> {
+    const [result] = await this.appendMany([input], timestamp);
+    return result as AppendResult;
+  }
+
+  /**
+   * Checks entries and appends the good ones, in order, in one database transaction; one result
+   * per input. Calls are serialised, so concurrent callers never interleave inside a chain step.
+   */
+  appendMany(inputs: readonly unknown[], timestamp?: string): Promise<AppendResult[]> {
+    const work = this.queue.catch(() => undefined).then(() => this.appendNow(inputs, timestamp ?? new Date().toISOString()));
     this.queue = work;
     return work;
   }
 
-  private async appendNow(input: unknown, timestamp: string): Promise<AppendResult> {
-    const checked = checkEntry(input, this.categories);
-    if (!checked.ok) return { ok: false, code: checked.code, field: checked.field, message: checked.message };
-    const entry: LedgerEntryInput = checked.entry;
-    const check = this.sources.get(entry.source);
-    if (!check) return { ok: false, code: 'unknown_source', field: 'source', message: `source must be one of ${[...this.sources.keys()].join(', ')} (got ${JSON.stringify(entry.source)})` };
-    if (!(await check(entry.source_ref).catch(() => false))) {
-      return { ok: false, code: 'source_not_found', field: 'source_ref', message: `no ${entry.source} record with id ${JSON.stringify(entry.source_ref)}` };
+  private async appendNow(inputs: readonly unknown[], timestamp: string): Promise<AppendResult[]> {
+    const checks = inputs.map((input) => checkEntry(input, this.categories));
+    const valid = checks.flatMap((c) => (c.ok ? [c.entry] : []));
+    const existing = await this.existingSources(valid);
+    const txs: LedgerTransaction[] = [];
+    let tip = this.tip;
+    const results = checks.map((c): AppendResult => {
+      if (!c.ok) return { ok: false, code: c.code, field: c.field, message: c.message };
+      const entry = c.entry;
+      if (!this.sources.has(entry.source)) {
+        return { ok: false, code: 'unknown_source', field: 'source', message: `source must be one of ${[...this.sources.keys()].join(', ')} (got ${JSON.stringify(entry.source)})` };
+      }
+      if (!existing.get(entry.source)?.has(entry.source_ref)) {
+        return { ok: false, code: 'source_not_found', field: 'source_ref', message: `no ${entry.source} record with id ${JSON.stringify(entry.source_ref)}` };
+      }
+      tip = nextTransaction(tip, entry, timestamp);
+      txs.push(tip);
+      return { ok: true, transaction: tip };
+    });
+    await this.store.append(txs);
+    this.tip = tip;
+    for (const tx of txs) this.sum += tx.points;
+    if (tip && this.sum !== tip.running_total) {
+      this.runtime.logger.error({ src: 'plugin:self-improve:ledger', agentId: this.runtime.agentId, sum: this.sum, runningTotal: tip.running_total }, 'ledger checksum mismatch after append');
     }
-    const tx = nextTransaction(this.tip, entry, timestamp);
-    await this.store.append(tx);
-    this.tip = tx;
-    this.sum += tx.points;
-    if (this.sum !== tx.running_total) {
-      this.runtime.logger.error({ src: 'plugin:self-improve:ledger', agentId: this.runtime.agentId, sum: this.sum, runningTotal: tx.running_total }, 'ledger checksum mismatch after append');
+    return results;
+  }
+
+  /** Per source, which of the entries' records exist: one batched check per source. */
+  private async existingSources(entries: readonly LedgerEntryInput[]): Promise<Map<string, Set<string>>> {
+    const bySource = new Map<string, string[]>();
+    for (const e of entries) {
+      const refs = bySource.get(e.source) ?? [];
+      refs.push(e.source_ref);
+      bySource.set(e.source, refs);
     }
-    return { ok: true, transaction: tx };
+    const found = new Map<string, Set<string>>();
+    for (const [source, refs] of bySource) {
+      const check = this.sources.get(source);
+      found.set(source, check ? await check(refs).catch(() => new Set<string>()) : new Set<string>());
+    }
+    return found;
   }
 
   /** Checks the whole chain (hashes, links, sequence, running totals) and the head; names the first bad transaction. */

@@ -2,15 +2,17 @@ import { type IAgentRuntime, type Memory, Service, type UUID } from '@elizaos/co
 import { loadConfig, type SelfImproveConfig } from '../config';
 import { groupId, groupKeyOf, parseGroupId } from '../domain/grouping';
 import { findingKeyIn } from '../domain/label-request';
+import { outcomeLedgerEntry } from '../domain/ledger-entries';
 import { checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from '../domain/outcome';
 import { computeScanMetrics, type ScanMetricsReport } from '../domain/scan-metrics';
 import { type TriageEstimate, TriagePrior } from '../domain/triage-prior';
 import { FindingStore, type KnownFinding } from './finding-store';
 import type { Lesson } from './lesson-metadata';
 import { LessonStore, vectorizerFor } from './lesson-store';
-import { OutcomeStore, toStoredOutcome } from './outcome-store';
+import { OutcomeStore, type StoredOutcome, toStoredOutcome } from './outcome-store';
+import type { RewardLedgerService } from './reward-ledger-service';
 import { type LearnProgress, type LearnReport, ScanLearner } from './scan-learner';
-import { SCAN_OUTCOME_SERVICE } from './service-names';
+import { REWARD_LEDGER_SERVICE, SCAN_OUTCOME_SERVICE } from './service-names';
 import { dbOf } from './sql';
 import { ensureLearnTask } from '../tasks/learn-pending-task';
 
@@ -94,19 +96,42 @@ export class ScanOutcomeService extends Service {
     const stored = checked.valid.map(({ index, row }) => ({ index, outcome: toStoredOutcome(this.runtime.agentId, row) }));
     const inserted = await this.outcomes.insert(stored.map((s) => s.outcome));
     const result: IngestResult = { accepted: 0, duplicate: 0, rejected: checked.rejected, outcomes: [] };
+    const fresh: StoredOutcome[] = [];
     for (const { index, outcome } of stored) {
       const isNew = inserted.delete(outcome.id);
       result.outcomes.push({ index, id: outcome.id, status: isNew ? 'accepted' : 'duplicate' });
       if (isNew) {
         result.accepted++;
+        fresh.push(outcome);
         this.prior.add(groupKeyOf(outcome.row), outcome.row.label);
       } else result.duplicate++;
     }
     if (result.accepted > 0) {
       this.pendingHint = true;
       this.ingestGeneration++;
+      await this.recordRewards(fresh);
     }
     return result;
+  }
+
+  /**
+   * Records the reward or penalty of each new outcome in the reward ledger, when it runs. A ledger
+   * failure never fails the ingest: the outcomes are stored, and the failure is logged.
+   */
+  private async recordRewards(outcomes: readonly StoredOutcome[]): Promise<void> {
+    const ledger = this.runtime.getService<RewardLedgerService>(REWARD_LEDGER_SERVICE);
+    if (!ledger) return;
+    const entries = outcomes
+      .map((o) => outcomeLedgerEntry({ id: o.id, label: o.row.label, reward: o.reward, findingKey: o.row.finding_key }))
+      .filter((e): e is NonNullable<typeof e> => e !== null);
+    if (entries.length === 0) return;
+    try {
+      const results = await ledger.appendMany(entries);
+      const refused = results.filter((r) => !r.ok);
+      if (refused.length > 0) this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, refused: refused.length, first: refused[0] }, 'ledger refused outcome rewards');
+    } catch (error) {
+      this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'could not record outcome rewards in the ledger');
+    }
   }
 
   /** Whether a learning pass may have work: answered from memory, so the evaluator's validate costs nothing. */

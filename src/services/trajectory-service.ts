@@ -1,12 +1,14 @@
 import { type ActionEventPayload, type IAgentRuntime, type Memory, type ModelEventPayload, type RunEventPayload, Service, type UUID } from '@elizaos/core';
 import { loadConfig, type SelfImproveConfig } from '../config';
 import { stableId } from '../domain/ids';
+import { trajectoryLedgerEntry } from '../domain/ledger-entries';
 import { type RedactionLevel, redact } from '../domain/redaction';
 import { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } from '../domain/trajectory-evaluation';
 import { parseTrajectoryText, type TrajectoryInput } from '../domain/trajectory-input';
 import { agentMemory } from './agent-memory';
 import { RunRecorder } from './run-recorder';
-import { TRAJECTORY_SERVICE } from './service-names';
+import type { RewardLedgerService } from './reward-ledger-service';
+import { REWARD_LEDGER_SERVICE, TRAJECTORY_SERVICE } from './service-names';
 
 export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
 /**
@@ -116,7 +118,17 @@ export class TrajectoryService extends Service {
     };
     const memory = agentMemory(this.runtime, id, stored.transcript, { type: TRAJECTORY_MEMORY_TYPE, ...metadataOf(stored) }, { createdAt: Date.now(), unique: false });
     await this.runtime.createMemory(memory, TRAJECTORIES_TABLE);
+    await this.recordReward(stored);
     return stored;
+  }
+
+  /** An accepted trajectory's reward goes into the reward ledger, when it runs; a ledger failure is logged, never thrown. */
+  private async recordReward(t: StoredTrajectory): Promise<void> {
+    const ledger = this.runtime.getService<RewardLedgerService>(REWARD_LEDGER_SERVICE);
+    const entry = trajectoryLedgerEntry({ id: t.id, accepted: t.evaluation.accepted, totalSats: t.evaluation.reward.total_sats, quality: t.evaluation.quality.quality });
+    if (!ledger || !entry) return;
+    const result = await ledger.append(entry).catch((error: unknown) => ({ ok: false as const, code: 'error', field: '', message: error instanceof Error ? error.message : String(error) }));
+    if (!result.ok) this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, trajectoryId: t.id, problem: result }, 'ledger refused the trajectory reward');
   }
 
   /** Parses, scores and stores an external trajectory. */

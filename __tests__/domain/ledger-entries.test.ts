@@ -1,0 +1,49 @@
+import { describe, expect, test } from 'bun:test';
+import { checkEntry } from '../../src/domain/ledger-chain';
+import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, trajectoryLedgerEntry } from '../../src/domain/ledger-entries';
+import { OUTCOME_LABELS } from '../../src/domain/outcome';
+import { weightedReward } from '../../src/domain/reward';
+import { DEFAULT_LEDGER_CATEGORIES } from '../../src/services/reward-ledger-service';
+
+const outcome = (label: (typeof OUTCOME_LABELS)[number], confidence?: number) => ({ id: 'o-1', label, reward: weightedReward(label, confidence), findingKey: 'F-1' });
+
+describe('ledger entries from outcomes and trajectories', () => {
+  test.each([
+    ['fixed', undefined, 'reward', 'finding_fixed', 100],
+    ['accepted', undefined, 'reward', 'finding_accepted', 50],
+    ['rejected_fp', undefined, 'penalty', 'false_positive', -70],
+    ['reopened', undefined, 'penalty', 'finding_reopened', -100],
+    ['rejected_fp', 1, 'penalty', 'false_positive', -70],
+    ['fixed', 0, 'reward', 'finding_fixed', 50],
+    ['rejected_fp', 0.2, 'penalty', 'false_positive', -42], // -0.7 × 0.6 = -0.42
+  ] as const)('%s (confidence %p) => %s %s %d', (label, confidence, type, category, points) => {
+    expect(outcomeLedgerEntry(outcome(label, confidence))).toEqual({ type, category, points, action: `finding F-1 labelled ${label}`, source: 'scan_outcome', source_ref: 'o-1' });
+  });
+
+  test('ignored earns nothing and is not recorded; neither is a reward that rounds to 0', () => {
+    expect(outcomeLedgerEntry(outcome('ignored'))).toBeNull();
+    expect(outcomeLedgerEntry({ id: 'o-2', label: 'fixed', reward: 0.004, findingKey: 'F-2' })).toBeNull();
+  });
+
+  test('every entry an outcome can make passes the ledger checks with the default categories', () => {
+    const registry = new Set<string>(DEFAULT_LEDGER_CATEGORIES);
+    for (const label of OUTCOME_LABELS) {
+      const entry = outcomeLedgerEntry(outcome(label));
+      if (LEDGER_CATEGORY_BY_LABEL[label] === null) expect(entry).toBeNull();
+      else expect(checkEntry(entry, registry).ok).toBe(true);
+    }
+    expect(checkEntry(trajectoryLedgerEntry({ id: 't-1', accepted: true, totalSats: 410, quality: 0.8 }), registry).ok).toBe(true);
+  });
+
+  test('an accepted trajectory is a reward of its sats; a refused one is not recorded', () => {
+    expect(trajectoryLedgerEntry({ id: 't-1', accepted: true, totalSats: 410, quality: 0.8 })).toEqual({
+      type: 'reward',
+      category: 'trajectory_accepted',
+      points: 410,
+      action: 'trajectory accepted with quality 0.80',
+      source: 'trajectory',
+      source_ref: 't-1',
+    });
+    expect(trajectoryLedgerEntry({ id: 't-2', accepted: false, totalSats: 410, quality: 0.4 })).toBeNull();
+  });
+});
