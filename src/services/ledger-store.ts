@@ -80,6 +80,15 @@ export class LedgerStore {
     return rows.map((r) => parse(r.tx_json));
   }
 
+  /** Sum of every transaction's points, computed in the database (start-up reads no rows). */
+  async pointsSum(): Promise<number> {
+    const [row] = await queryRows<{ total: number | string | null }>(
+      this.db,
+      sql`SELECT coalesce(sum((tx_json->>'points')::bigint), 0) AS total FROM ${sql.raw(LEDGER_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+    );
+    return Number(row?.total ?? 0);
+  }
+
   async last(): Promise<LedgerTransaction | null> {
     const [row] = await queryRows<{ tx_json: unknown }>(
       this.db,

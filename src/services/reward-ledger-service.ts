@@ -54,7 +54,7 @@ export class RewardLedgerService extends Service {
     service.store = new LedgerStore(dbOf(runtime), runtime.agentId);
     await service.store.ensureSchema();
     service.tip = await service.store.last();
-    service.sum = (await service.store.all()).reduce((s, tx) => s + tx.points, 0);
+    service.sum = await service.store.pointsSum();
     const db = dbOf(runtime);
     service.registerSource('scan_outcome', async (refs) => {
       const found = new Set<string>();
