@@ -5,6 +5,7 @@ import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
 import { runEvents } from './events/run-events';
 import { scanLessonsProvider } from './providers/scan-lessons';
 import { outcomesRoute } from './routes/outcomes-route';
+import { ledgerRoutes } from './routes/ledger-routes';
 import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-routes';
 import { metricsRoute, triageRoute } from './routes/triage-routes';
 import { RewardLedgerService } from './services/reward-ledger-service';
@@ -22,7 +23,7 @@ export const selfImprovePlugin: Plugin = {
   actions: [labelFindingAction],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider],
-  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute],
+  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes],
   events: runEvents,
 };
 
@@ -61,6 +62,8 @@ export { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } 
 export { RunRecorder } from './services/run-recorder';
 export { checkEntry, type LedgerEntryInput, type LedgerTransaction, nextTransaction, transactionHash, verifyChain } from './domain/ledger-chain';
 export { ledgerMetrics, ledgerTotals } from './domain/ledger-totals';
+export { buildProgressJson, PROGRESS_JSON_SCHEMA } from './domain/progress-json';
+export { ledgerRoutes } from './routes/ledger-routes';
 export { type AppendResult, DEFAULT_LEDGER_CATEGORIES, type LedgerVerification, RewardLedgerService, rewardLedgerOf } from './services/reward-ledger-service';
 export { type StoredTrajectory, TRAJECTORY_MEMORY_TYPE, TrajectoryService, trajectoryServiceOf } from './services/trajectory-service';
 export { getTrajectoriesRoute, handleGetTrajectories, handlePostTrajectory, postTrajectoryRoute } from './routes/trajectory-routes';

@@ -57,7 +57,7 @@ test('ingest --json: one JSON document on stdout, exit 2 with the refused rows b
 test('usage errors exit 1 and say what is wrong', async () => {
   const unknown = await run('frobnicate');
   expect(unknown.code).toBe(1);
-  expect(unknown.stderr).toContain('unknown command "frobnicate"; one of ingest, learn, lessons, triage, metrics, replay, trajectories');
+  expect(unknown.stderr).toContain('unknown command "frobnicate"; one of ingest, learn, lessons, triage, metrics, replay, trajectories, ledger');
   const badNow = await run('learn', '--now', 'yesterday', '--db', path.join(dir, 'db2'));
   expect(badNow.code).toBe(1);
   expect(badNow.stderr).toContain('--now must be an ISO-8601 time');
@@ -91,6 +91,16 @@ test('triage, metrics and replay: one JSON document each, with the exit codes of
   const badK = await run('metrics', '--db', db, '--k', 'five');
   expect(badK.code).toBe(1);
   expect(badK.stderr).toContain('--k must be a positive integer');
+
+  // the 40 outcomes recorded 30 penalties of -70 and 10 rewards of +100 in the reward ledger
+  const verify = await run('ledger', 'verify', '--db', db, '--json');
+  expect(verify.code).toBe(0);
+  expect(JSON.parse(verify.stdout)).toEqual({ verification: { ok: true, count: 40, total: 10 * 100 - 30 * 70 } });
+  const progress = await run('ledger', 'export', '--format', 'progress.json', '--db', db, '--json');
+  expect(JSON.parse(progress.stdout)).toMatchObject({ schema_version: '1.0.0', reinforcement_learning_ledger: { total_score: -1_100 } });
+  const badFormat = await run('ledger', 'export', '--db', db);
+  expect(badFormat.code).toBe(1);
+  expect(badFormat.stderr).toContain('--format progress.json');
 
   const example = path.join(import.meta.dir, '..', '..', 'examples', 'outcomes.jsonl');
   const replay = await run('replay', example, '--json');

@@ -3,10 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { PROGRESS_JSON_SCHEMA } from '../../src/domain/progress-json';
+import { handleLedgerCategories, handleLedgerHistory, handleLedgerMetrics, handleLedgerScore, handleLedgerVerify, handleProgressJson } from '../../src/routes/ledger-routes';
 import { LEDGER_TABLE } from '../../src/services/ledger-store';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/services/reward-ledger-service';
 import { dbOf } from '../../src/services/sql';
 import { makeRows } from '../helpers/rows';
+import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
 describe('RewardLedgerService on a real runtime', () => {
@@ -82,6 +87,26 @@ describe('RewardLedgerService on a real runtime', () => {
     const next = await ledger.append(reward(outcomeIds[0] as string, 5));
     expect(next).toMatchObject({ ok: true, transaction: { id: 'tx-1004', running_total: 5_835 } });
   }, 60_000);
+
+  test('HTTP: score, categories, metrics, history, verify and progress.json', async () => {
+    const call = async (handler: (req: never, res: never, rt: never) => Promise<void>, query: Record<string, string> = {}) => {
+      const r = recordingResponse();
+      await handler({ query } as never, r.res as never, agent.runtime as never);
+      return r.sent;
+    };
+    expect(await call(handleLedgerScore as never)).toMatchObject({ status: 200, body: { total_score: 5_835, checksum: { is_valid: true } } });
+    expect(await call(handleLedgerCategories as never)).toMatchObject({ status: 200, body: { penalties: { false_positive: -70 - 250 * 7 } } });
+    expect(await call(handleLedgerMetrics as never)).toMatchObject({ status: 200, body: { actions_total: 1_004 } });
+    const history = await call(handleLedgerHistory as never, { limit: '2', category: 'finding_fixed' });
+    expect((history.body as { transactions: { id: string }[] }).transactions.map((t) => t.id)).toEqual(['tx-1004', 'tx-1003']);
+    expect(await call(handleLedgerHistory as never, { limit: '0' })).toMatchObject({ status: 400, body: { error: 'limit must be an integer from 1 to 1000 (got "0")' } });
+    expect(await call(handleLedgerVerify as never)).toMatchObject({ status: 200, body: { ok: true, count: 1_004 } });
+    const progress = await call(handleProgressJson as never);
+    const ajv = new Ajv({ strict: false });
+    addFormats(ajv);
+    expect(ajv.validate(PROGRESS_JSON_SCHEMA, progress.body)).toBe(true);
+    expect((progress.body as { transaction_log: unknown[] }).transaction_log).toHaveLength(1_000);
+  });
 
   test('tampering in the database is detected and the first bad transaction is named; so is a deleted last row', async () => {
     const db = dbOf(agent.runtime);

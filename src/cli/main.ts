@@ -1,5 +1,6 @@
 import './quiet';
 import { type ParsedArgs, parseArgs } from './args';
+import { ledgerCommand } from './ledger-commands';
 import { ingestCommand, learnCommand, lessonsCommand } from './outcome-commands';
 import { printResult, routeConsoleToStderr } from './output';
 import { type Command, DEFAULT_DB_DIR } from './session';
@@ -20,6 +21,9 @@ Commands
   trajectories score FILE...     score session logs or JSONL of steps (seed 004) and store them, redacted
   trajectories preview [FILE...] what would be accepted under the thresholds, with rewards
   trajectories export [--out F]  the accepted stored trajectories, redacted, as JSONL
+  ledger verify | replay         check the reward ledger's chain and checksums (replay: rebuild totals)
+  ledger score | history         totals, categories, metrics; transactions (--limit N, --category C)
+  ledger export --format progress.json [--out F]   the seed's progress.json
 
 Options
   --db DIR            PGlite directory (default ${DEFAULT_DB_DIR}); POSTGRES_URL wins when set.
@@ -42,6 +46,7 @@ const COMMANDS: Record<string, Command> = {
   metrics: metricsCommand,
   replay: replayCommand,
   trajectories: trajectoriesCommand,
+  ledger: ledgerCommand,
 };
 
 export async function runCli(argv: readonly string[]): Promise<number> {

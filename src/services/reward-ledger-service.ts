@@ -2,6 +2,7 @@ import { type IAgentRuntime, Service, type UUID } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import { type ChainProblem, checkEntry, type LedgerEntryInput, type LedgerTransaction, nextTransaction, verifyChain } from '../domain/ledger-chain';
 import { history, type HistoryQuery, type LedgerMetrics, ledgerMetrics, type LedgerTotals, ledgerTotals } from '../domain/ledger-totals';
+import { buildProgressJson } from '../domain/progress-json';
 import { LedgerStore } from './ledger-store';
 import { OUTCOMES_TABLE } from './outcome-store';
 import { REWARD_LEDGER_SERVICE } from './service-names';
@@ -176,6 +177,12 @@ export class RewardLedgerService extends Service {
 
   async history(query: HistoryQuery): Promise<LedgerTransaction[]> {
     return history(await this.store.all(), query);
+  }
+
+  /** The seed's `progress.json` document (newest 1,000 transactions), checksum validated now. */
+  async progressJson(nowIso = new Date().toISOString()): Promise<Record<string, unknown>> {
+    await this.queue.catch(() => undefined);
+    return buildProgressJson(await this.store.all(), this.sessionStartMs, nowIso);
   }
 }
 
