@@ -9,6 +9,7 @@ const BENCHES: string[][] = [
   ['bench/dedupe.ts', '10000,100000'],
   ['bench/provider.ts', '10000'],
   ['bench/replay.ts', '3000'],
+  ['bench/ledger.ts', '10000'],
 ];
 
 for (const [file, ...args] of BENCHES) {
