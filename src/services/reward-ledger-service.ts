@@ -3,7 +3,11 @@ import { sql } from 'drizzle-orm';
 import { type ChainProblem, checkEntry, type LedgerEntryInput, type LedgerTransaction, nextTransaction, verifyChain } from '../domain/ledger-chain';
 import { history, type HistoryQuery, type LedgerMetrics, ledgerMetrics, type LedgerTotals, ledgerTotals } from '../domain/ledger-totals';
 import { buildProgressJson } from '../domain/progress-json';
-import { LedgerStore } from './ledger-store';
+import { outcomeLedgerEntry } from '../domain/ledger-entries';
+import { diffAgainstSources } from '../domain/ledger-reconcile';
+import type { OutcomeLabel } from '../domain/outcome';
+import { loadConfig, type SelfImproveConfig } from '../config';
+import { type LedgerAuditRecord, LedgerStore } from './ledger-store';
 import { OUTCOMES_TABLE } from './outcome-store';
 import { REWARD_LEDGER_SERVICE } from './service-names';
 import { chunks, dbOf, queryRows } from './sql';
@@ -25,6 +29,26 @@ export const DEFAULT_LEDGER_CATEGORIES = [
 
 /** Which of these record ids exist (seed 000 step 3: every entry's source record is checked before it is written). */
 export type SourceCheck = (sourceRefs: readonly string[]) => Promise<Set<string>>;
+
+/** The first thing `verify` found wrong. */
+export type LedgerProblem = Extract<LedgerVerification, { ok: false }>['first'];
+
+/** The entries a source store calls for, by record id. */
+export type ExpectedEntries = () => Promise<ReadonlyMap<string, LedgerEntryInput>>;
+
+/** What one reconciliation found and did. Snake_case: printed as JSON. */
+export interface ReconcileReport {
+  at: string;
+  /** True when nothing had to be recovered or flagged. */
+  ok: boolean;
+  chain_problem: LedgerProblem | null;
+  /** Rows moved to the audit log when a broken chain was cut back. */
+  quarantined: number;
+  /** Entries appended for source records that had none. */
+  appended: number;
+  unexpected: number;
+  mismatched: number;
+}
 
 export type AppendResult = { ok: true; transaction: LedgerTransaction } | { ok: false; code: string; field: string; message: string };
 
@@ -50,9 +74,16 @@ export class RewardLedgerService extends Service {
   private readonly pending: { inputs: readonly unknown[]; timestamp: string; resolve: (r: AppendResult[]) => void; reject: (e: unknown) => void }[] = [];
   private readonly categories = new Set<string>(DEFAULT_LEDGER_CATEGORIES);
   private readonly sources = new Map<string, SourceCheck>();
+  private readonly expectedBySource = new Map<string, ExpectedEntries>();
+  private settings!: SelfImproveConfig;
+  private sinceReconcile = 0;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  /** The last reconciliation's report, or null before the first. */
+  lastReconciliation: ReconcileReport | null = null;
 
   static override async start(runtime: IAgentRuntime): Promise<RewardLedgerService> {
     const service = new RewardLedgerService(runtime);
+    service.settings = loadConfig(runtime);
     service.store = new LedgerStore(dbOf(runtime), runtime.agentId);
     await service.store.ensureSchema();
     service.tip = await service.store.last();
@@ -68,6 +99,20 @@ export class RewardLedgerService extends Service {
       }
       return found;
     });
+    service.registerExpected('scan_outcome', async () => {
+      const rows = await queryRows<{ id: string; label: OutcomeLabel; reward: number; finding_key: string }>(
+        db,
+        sql`SELECT id, label, reward, finding_key FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${runtime.agentId}::uuid`,
+      );
+      const expected = new Map<string, LedgerEntryInput>();
+      for (const r of rows) {
+        const entry = outcomeLedgerEntry({ id: r.id, label: r.label, reward: Number(r.reward), findingKey: r.finding_key });
+        if (entry) expected.set(r.id, entry);
+      }
+      return expected;
+    });
+    service.timer = setInterval(() => void service.reconcile(), service.settings.SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS);
+    service.timer.unref?.();
     service.registerSource('trajectory', async (refs) => {
       const found = new Set<string>();
       for (const ref of refs) if (UUID_PATTERN.test(ref) && (await runtime.getMemoryById(ref as UUID))) found.add(ref);
@@ -77,7 +122,67 @@ export class RewardLedgerService extends Service {
   }
 
   override async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
     await this.queue.catch(() => undefined);
+  }
+
+  /** Names what a source store calls for, so reconciliation can compare it with the ledger. */
+  registerExpected(source: string, expected: ExpectedEntries): void {
+    this.expectedBySource.set(source, expected);
+  }
+
+  /**
+   * Balance reconciliation (seed 000 §4): checks the chain and head, and compares the ledger with
+   * what its source stores call for. On a mismatch scoring writes halt — appends wait in the queue,
+   * none are lost — an audit record is written, and recovery runs: a broken chain is cut back to
+   * its last valid transaction (the rows after it are kept in the audit log), source records
+   * without their entry get it appended, and entries no record accounts for are flagged for review
+   * in the audit log. Then scoring resumes. Runs every SELF_IMPROVE_LEDGER_RECONCILE_EVERY new
+   * transactions and every SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS.
+   */
+  reconcile(): Promise<ReconcileReport> {
+    const work = this.queue.catch(() => undefined).then(() => this.reconcileNow());
+    this.queue = work;
+    return work;
+  }
+
+  private async reconcileNow(): Promise<ReconcileReport> {
+    this.sinceReconcile = 0;
+    const report: ReconcileReport = { at: new Date().toISOString(), ok: true, chain_problem: null, quarantined: 0, appended: 0, unexpected: 0, mismatched: 0 };
+    let txs = await this.store.all();
+    const verification = await this.verifyRows(txs);
+    if (!verification.ok) {
+      report.ok = false;
+      report.chain_problem = verification.first;
+      await this.store.audit('chain_broken', { problem: verification.first });
+      report.quarantined = await this.store.quarantineFrom(verification.first.sequence, { problem: verification.first });
+      txs = await this.store.all();
+      this.tip = txs[txs.length - 1] ?? null;
+      this.sum = txs.reduce((sum, tx) => sum + tx.points, 0);
+    }
+    const expected = new Map<string, ReadonlyMap<string, LedgerEntryInput>>();
+    for (const [source, load] of this.expectedBySource) expected.set(source, await load());
+    const diff = diffAgainstSources(txs, expected);
+    report.unexpected = diff.unexpected.length;
+    report.mismatched = diff.mismatched.length;
+    if (diff.unexpected.length > 0 || diff.mismatched.length > 0) {
+      report.ok = false;
+      await this.store.audit('needs_review', { unexpected: diff.unexpected.slice(0, 100), mismatched: diff.mismatched.slice(0, 100), unexpected_count: diff.unexpected.length, mismatched_count: diff.mismatched.length });
+    }
+    if (diff.missing.length > 0) {
+      report.ok = false;
+      await this.store.audit('missing_entries', { count: diff.missing.length, first: diff.missing.slice(0, 100) });
+      const appended = await this.appendNow(diff.missing.map((input) => ({ input, timestamp: report.at })));
+      report.appended = appended.filter((r) => r.ok).length;
+    }
+    if (!report.ok) await this.store.audit('recovered', { ...report });
+    this.lastReconciliation = report;
+    return report;
+  }
+
+  /** Audit records (reconciliations, quarantined rows, recoveries), newest first. */
+  auditLog(limit = 20): Promise<LedgerAuditRecord[]> {
+    return this.store.auditLog(limit);
   }
 
   registerCategory(category: string): void {
@@ -145,6 +250,11 @@ export class RewardLedgerService extends Service {
     await this.store.append(txs);
     this.tip = tip;
     for (const tx of txs) this.sum += tx.points;
+    this.sinceReconcile += txs.length;
+    if (this.sinceReconcile >= this.settings.SELF_IMPROVE_LEDGER_RECONCILE_EVERY) {
+      this.sinceReconcile = 0;
+      queueMicrotask(() => void this.reconcile());
+    }
     if (tip && this.sum !== tip.running_total) {
       this.runtime.logger.error({ src: 'plugin:self-improve:ledger', agentId: this.runtime.agentId, sum: this.sum, runningTotal: tip.running_total }, 'ledger checksum mismatch after append');
     }
@@ -170,7 +280,10 @@ export class RewardLedgerService extends Service {
   /** Checks the whole chain (hashes, links, sequence, running totals) and the head; names the first bad transaction. */
   async verify(): Promise<LedgerVerification> {
     await this.queue.catch(() => undefined);
-    const txs = await this.store.all();
+    return this.verifyRows(await this.store.all());
+  }
+
+  private async verifyRows(txs: readonly LedgerTransaction[]): Promise<LedgerVerification> {
     const chain = verifyChain(txs);
     if (!chain.ok) return chain;
     const head = await this.store.head();

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
+import { LEDGER_TABLE } from '../../src/services/ledger-store';
+import { type RewardLedgerService, rewardLedgerOf } from '../../src/services/reward-ledger-service';
+import { dbOf } from '../../src/services/sql';
+import { makeRows } from '../helpers/rows';
+import { startAgent, type TestAgent } from '../helpers/runtime';
+
+describe('reward ledger reconciliation on a real runtime', () => {
+  let agent: TestAgent;
+  let ledger: RewardLedgerService;
+  beforeAll(async () => {
+    agent = await startAgent({ settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
+    ledger = await rewardLedgerOf(agent.runtime);
+    // 6 outcomes: 3 fixed (+100), 3 rejected_fp (-70)
+    await agent.service.ingest(makeRows({ n: 6, labels: ['fixed', 'rejected_fp'], keyPrefix: 'rec' }));
+  });
+  afterAll(async () => {
+    await agent.close();
+  });
+
+  test('a ledger that matches its sources reconciles clean', async () => {
+    expect(await ledger.reconcile()).toMatchObject({ ok: true, chain_problem: null, quarantined: 0, appended: 0, unexpected: 0, mismatched: 0 });
+  });
+
+  test('a deleted middle row: scoring halts, the chain is cut back, missing entries are re-appended, scoring resumes', async () => {
+    const where = sql`agent_id = ${agent.runtime.agentId}::uuid AND sequence = 3`;
+    await dbOf(agent.runtime).execute(sql`DELETE FROM ${sql.raw(LEDGER_TABLE)} WHERE ${where}`);
+    expect((await ledger.verify()).ok).toBe(false);
+    // an append asked for while reconciliation runs waits for it, and lands after the recovery
+    const [report, late] = await Promise.all([ledger.reconcile(), ledger.append({ type: 'reward', category: 'finding_fixed', points: 5, action: 'late', source: 'scan_outcome', source_ref: (await ledger.history({ limit: 1 }))[0]?.source_ref })]);
+    expect(report).toMatchObject({ ok: false, chain_problem: { sequence: 4, code: 'sequence_gap' }, quarantined: 3, appended: 4 });
+    expect(late).toMatchObject({ ok: true, transaction: { id: 'tx-7' } });
+    expect(await ledger.verify()).toEqual({ ok: true, count: 7, total: 3 * 100 - 3 * 70 + 5 });
+    const kinds = (await ledger.auditLog(10)).map((a) => a.kind);
+    expect(kinds).toEqual(['recovered', 'missing_entries', 'quarantine', 'chain_broken']);
+    const quarantine = (await ledger.auditLog(10)).find((a) => a.kind === 'quarantine');
+    expect((quarantine?.details.rows as unknown[]).length).toBe(3);
+  });
+
+  test('an entry no record accounts for is flagged for review and kept', async () => {
+    const report = await ledger.reconcile();
+    // the late +5 entry is a second entry for an outcome that calls for one
+    expect(report).toMatchObject({ ok: false, unexpected: 1, mismatched: 0, appended: 0, quarantined: 0 });
+    expect((await ledger.auditLog(2)).map((a) => a.kind)).toEqual(['recovered', 'needs_review']);
+    expect((await ledger.verify()).ok).toBe(true);
+  });
+
+  test('reconciliation also runs by itself every N transactions', async () => {
+    const other = await startAgent({ settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '3' } });
+    try {
+      const otherLedger = await rewardLedgerOf(other.runtime);
+      expect(otherLedger.lastReconciliation).toBeNull();
+      await other.service.ingest(makeRows({ n: 4, labels: ['fixed'], keyPrefix: 'auto' }));
+      await otherLedger.verify();
+      expect(otherLedger.lastReconciliation).toMatchObject({ ok: true });
+    } finally {
+      await other.close();
+    }
+  });
+});
