@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Route, RouteRequest, RouteResponse } from '@elizaos/core';
+import selfImprovePlugin from '../../src/index';
+import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
+import { ensureChromium, renderedDom } from '../helpers/chromium';
+import { makeRows } from '../helpers/rows';
+import { startAgent, type TestAgent } from '../helpers/runtime';
+
+const chromium = ensureChromium();
+const skip = 'skip' in chromium ? chromium.skip : null;
+if (skip) process.stderr.write(`[dashboard test] skipped: ${skip}\n`);
+
+/** Serves the plugin's GET routes under /self-improve, as the agent's HTTP server would. */
+const requests = new Map<string, number>();
+const lastQuery = new Map<string, string>();
+
+function serveRoutes(agent: TestAgent) {
+  const routes = (selfImprovePlugin.routes ?? []) as Route[];
+  return Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(request) {
+      const url = new URL(request.url);
+      requests.set(url.pathname, (requests.get(url.pathname) ?? 0) + 1);
+      lastQuery.set(url.pathname, url.search);
+      const route = routes.find((r) => r.type === request.method && `/self-improve${r.path}` === url.pathname);
+      if (!route?.handler) return new Response('not found', { status: 404 });
+      let status = 200;
+      const headers = new Headers();
+      let body = '';
+      const res: RouteResponse = {
+        status(code) {
+          status = code;
+          return res;
+        },
+        json(data) {
+          headers.set('Content-Type', 'application/json');
+          body = JSON.stringify(data);
+          return res;
+        },
+        send(data) {
+          body = String(data);
+          return res;
+        },
+        end() {
+          return res;
+        },
+        setHeader(name, value) {
+          headers.set(name, String(value));
+          return res;
+        },
+      };
+      const req: RouteRequest = { query: Object.fromEntries(url.searchParams), headers: {}, method: request.method, path: url.pathname };
+      await route.handler(req, res, agent.runtime);
+      return new Response(body, { status, headers });
+    },
+  });
+}
+
+describe('the reward ledger dashboard in a real headless Chromium', () => {
+  let agent: TestAgent;
+  let server: ReturnType<typeof serveRoutes>;
+  beforeAll(async () => {
+    agent = await startAgent();
+    // 4 fixed (+100 each) and 2 false positives (-70 each): total 260
+    await agent.service.ingest(makeRows({ n: 6, labels: ['fixed', 'fixed', 'rejected_fp'], keyPrefix: 'dash' }));
+    server = serveRoutes(agent);
+  });
+  afterAll(async () => {
+    server?.stop(true);
+    await agent?.close();
+  });
+
+  test.skipIf(skip !== null)('shows the score widget, the chart, the categories and the refresh status', async () => {
+    const ledger = await rewardLedgerOf(agent.runtime);
+    expect((await ledger.totals()).total_score).toBe(260);
+    const dom = await renderedDom((chromium as { path: string }).path, `http://127.0.0.1:${server.port}/self-improve/dashboard?agentId=${agent.runtime.agentId}`);
+    const text = (id: string) => new RegExp(`id="${id}"[^>]*>([^<]*)<`).exec(dom)?.[1];
+    expect(text('total')).toBe('260');
+    expect(text('rewards')).toBe('+400');
+    expect(text('penalties')).toBe('-140');
+    // 400 / (400 + 140) = 74.1 %
+    expect(text('efficiency')).toBe('74.1%');
+    expect(text('session')).toBe('+260');
+    expect(text('trend')).toBe('▲ up this session');
+    expect(dom).toMatch(/<path d="M0\.0 [0-9.]+ L/);
+    expect(dom).toContain('<td>finding_fixed</td><td>reward</td><td class="points">+400</td>');
+    expect(dom).toContain('<td>false_positive</td><td>penalty</td><td class="points">-140</td>');
+    expect(text('status')).toMatch(/^Updated .* · 6 transactions · checksum valid$/);
+    expect(dom).toContain('Not available yet');
+    // one request per panel on the first load, carrying the agent id the page was opened with
+    expect(requests.get('/self-improve/ledger/score')).toBe(1);
+    expect(lastQuery.get('/self-improve/ledger/history')).toBe(`?agentId=${agent.runtime.agentId}&limit=1000`);
+  }, 120_000);
+
+  test.skipIf(skip !== null)('refreshes every 5 seconds', async () => {
+    requests.clear();
+    await renderedDom((chromium as { path: string }).path, `http://127.0.0.1:${server.port}/self-improve/dashboard`, 11_000);
+    // the first load, then at 5 s and 10 s of page time
+    expect(requests.get('/self-improve/ledger/score')).toBe(3);
+  }, 120_000);
+});

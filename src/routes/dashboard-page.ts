@@ -1,0 +1,107 @@
+/**
+ * The reward ledger dashboard (seed 000 "Visual Dashboard Integration"): one self-contained HTML
+ * page, no external assets. It reads the plugin's own JSON routes relative to its own address
+ * (keeping the page's query string, e.g. the agent id), and refreshes every 5 seconds. All text
+ * from the ledger is set with textContent, never as HTML.
+ */
+export const DASHBOARD_REFRESH_MS = 5_000;
+
+export const DASHBOARD_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Self-improve: reward ledger</title>
+<style>
+  body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5rem; color: #1d2330; background: #f6f7f9; }
+  h1 { font-size: 1.3rem; margin: 0 0 1rem; }
+  h2 { font-size: 1rem; margin: 0 0 .5rem; }
+  section { background: #fff; border: 1px solid #dde1e7; border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
+  .widget { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: .75rem; }
+  .figure .label { display: block; color: #5b6475; font-size: .8rem; }
+  .figure .value { font-size: 1.5rem; font-weight: 600; }
+  .up { color: #137333; } .down { color: #b3261e; }
+  table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid #eef0f3; }
+  td.points { text-align: right; font-variant-numeric: tabular-nums; }
+  #status { color: #5b6475; }
+</style>
+</head>
+<body>
+<h1>Self-improve: reward ledger</h1>
+<section class="widget" id="score" aria-label="Score">
+  <div class="figure"><span class="label">Total score</span><span class="value" id="total">–</span></div>
+  <div class="figure"><span class="label">Rewards</span><span class="value up" id="rewards">–</span></div>
+  <div class="figure"><span class="label">Penalties</span><span class="value down" id="penalties">–</span></div>
+  <div class="figure"><span class="label">Learning efficiency</span><span class="value" id="efficiency">–</span></div>
+  <div class="figure"><span class="label">Session</span><span class="value" id="session">–</span> <span id="trend"></span></div>
+</section>
+<section><h2>Score over time</h2><svg id="chart" viewBox="0 0 600 160" width="100%" height="160" role="img" aria-label="Running total by transaction"></svg></section>
+<section><h2>By category</h2><table><thead><tr><th>Category</th><th>Kind</th><th>Points</th></tr></thead><tbody id="categories"></tbody></table></section>
+<section><h2>ELO distribution</h2><p id="elo">Not available yet: ELO scoring is not part of this release.</p></section>
+<section><h2>Top rules</h2><p id="rules">Not available yet: rules are not part of this release.</p></section>
+<p id="status">Loading…</p>
+<script>
+(function () {
+  var REFRESH_MS = ${DASHBOARD_REFRESH_MS};
+  function url(path, params) {
+    var u = new URL(path, window.location.href);
+    new URLSearchParams(window.location.search).forEach(function (v, k) { u.searchParams.set(k, v); });
+    Object.keys(params || {}).forEach(function (k) { u.searchParams.set(k, params[k]); });
+    return u.toString();
+  }
+  function get(path, params) {
+    return fetch(url(path, params)).then(function (r) {
+      if (!r.ok) throw new Error(path + ' answered ' + r.status);
+      return r.json();
+    });
+  }
+  function set(id, text) { document.getElementById(id).textContent = text; }
+  function signed(n) { return (n > 0 ? '+' : '') + n; }
+  function chart(transactions) {
+    var svg = document.getElementById('chart');
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    var points = transactions.slice().reverse().map(function (t) { return t.running_total; });
+    if (points.length === 0) return;
+    var min = Math.min.apply(null, points.concat([0])), max = Math.max.apply(null, points.concat([0]));
+    var span = max - min || 1, step = points.length > 1 ? 600 / (points.length - 1) : 0;
+    var d = points.map(function (p, i) { return (i === 0 ? 'M' : 'L') + (i * step).toFixed(1) + ' ' + (150 - ((p - min) / span) * 140).toFixed(1); }).join(' ');
+    var path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+    path.setAttribute('d', d); path.setAttribute('fill', 'none'); path.setAttribute('stroke', '#3366cc'); path.setAttribute('stroke-width', '2');
+    svg.appendChild(path);
+  }
+  function categories(score) {
+    var body = document.getElementById('categories');
+    while (body.firstChild) body.removeChild(body.firstChild);
+    [['reward', score.rewards.by_category], ['penalty', score.penalties.by_category]].forEach(function (pair) {
+      Object.keys(pair[1]).forEach(function (name) {
+        var row = document.createElement('tr');
+        [name, pair[0], signed(pair[1][name])].forEach(function (text, i) {
+          var cell = document.createElement('td'); cell.textContent = text; if (i === 2) cell.className = 'points'; row.appendChild(cell);
+        });
+        body.appendChild(row);
+      });
+    });
+  }
+  function refresh() {
+    Promise.all([get('ledger/score'), get('ledger/metrics'), get('ledger/history', { limit: '1000' })]).then(function (r) {
+      var score = r[0], metrics = r[1], history = r[2].transactions;
+      set('total', String(score.total_score));
+      set('rewards', signed(score.rewards.total_earned));
+      set('penalties', String(score.penalties.total_incurred));
+      set('efficiency', metrics.learning_efficiency + '%');
+      set('session', signed(score.session_score));
+      var trend = document.getElementById('trend');
+      trend.textContent = score.session_score > 0 ? '▲ up this session' : score.session_score < 0 ? '▼ down this session' : '– flat this session';
+      trend.className = score.session_score > 0 ? 'up' : score.session_score < 0 ? 'down' : '';
+      chart(history);
+      categories(score);
+      set('status', 'Updated ' + new Date().toLocaleTimeString() + ' · ' + metrics.actions_total + ' transactions · checksum ' + (score.checksum.is_valid ? 'valid' : 'INVALID'));
+    }).catch(function (e) { set('status', 'Could not load the ledger: ' + e.message); });
+  }
+  refresh();
+  setInterval(refresh, REFRESH_MS);
+})();
+</script>
+</body>
+</html>
+`;
