@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { LEDGER_TABLE } from '../../src/services/ledger-store';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/services/reward-ledger-service';
@@ -56,6 +59,27 @@ describe('reward ledger reconciliation on a real runtime', () => {
       expect(otherLedger.lastReconciliation).toMatchObject({ ok: true });
     } finally {
       await other.close();
+    }
+  });
+
+  test('a checksum mismatch right after an append starts a reconciliation that recovers', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'self-improve-checksum-'));
+    let other = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
+    try {
+      await other.service.ingest(makeRows({ n: 4, labels: ['fixed'], keyPrefix: 'sum' }));
+      await dbOf(other.runtime).execute(sql`UPDATE ${sql.raw(LEDGER_TABLE)} SET tx_json = jsonb_set(tx_json, '{points}', '1') WHERE agent_id = ${other.runtime.agentId}::uuid AND sequence = 2`);
+      await other.close();
+      other = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
+      const otherLedger = await rewardLedgerOf(other.runtime);
+      // the sum of points (301) no longer matches the last running total (400) once this lands
+      await other.service.ingest(makeRows({ n: 1, labels: ['fixed'], keyPrefix: 'sum-late' }));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await otherLedger.verify();
+      expect(otherLedger.lastReconciliation).toMatchObject({ ok: false, chain_problem: { sequence: 2, code: 'bad_hash' }, quarantined: 4, appended: 4 });
+      expect(await otherLedger.verify()).toEqual({ ok: true, count: 5, total: 500 });
+    } finally {
+      await other.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

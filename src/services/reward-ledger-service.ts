@@ -148,6 +148,7 @@ export class RewardLedgerService extends Service {
 
   private async reconcileNow(): Promise<ReconcileReport> {
     this.sinceReconcile = 0;
+    this.sum = await this.store.pointsSum();
     const report: ReconcileReport = { at: new Date().toISOString(), ok: true, chain_problem: null, quarantined: 0, appended: 0, unexpected: 0, mismatched: 0 };
     let txs = await this.store.all();
     const verification = await this.verifyRows(txs);
@@ -256,7 +257,10 @@ export class RewardLedgerService extends Service {
       queueMicrotask(() => void this.reconcile());
     }
     if (tip && this.sum !== tip.running_total) {
-      this.runtime.logger.error({ src: 'plugin:self-improve:ledger', agentId: this.runtime.agentId, sum: this.sum, runningTotal: tip.running_total }, 'ledger checksum mismatch after append');
+      // Checksum after the append (seed 000 §2): a mismatch halts scoring and recovers at once.
+      this.runtime.logger.error({ src: 'plugin:self-improve:ledger', agentId: this.runtime.agentId, sum: this.sum, runningTotal: tip.running_total }, 'ledger checksum mismatch after append; reconciling');
+      this.sinceReconcile = 0;
+      queueMicrotask(() => void this.reconcile());
     }
     return results;
   }
