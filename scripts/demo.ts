@@ -9,13 +9,14 @@ import selfImprovePlugin from '../src/index';
 import { bootRuntime } from '../src/runtime/boot';
 import { loadModelPlugins } from '../src/runtime/model-plugins';
 import { ingestText } from '../src/services/ingest-text';
+import { rewardLedgerOf } from '../src/services/reward-ledger-service';
 import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
 
 /**
  * The main job, end to end on a real AgentRuntime: ingest three weeks of labelled scan outcomes,
  * let the runtime run its evaluators after a message (as it does in production), show what the
  * agent learned with the evidence behind each lesson, the triage prior of new findings, what the
- * prompt shows about one of them, and the metrics.
+ * prompt shows about one of them, the metrics, and the reward ledger.
  */
 async function main(): Promise<void> {
   routeConsoleToStderr();
@@ -79,6 +80,9 @@ async function main(): Promise<void> {
     const metrics = await service.metrics({ asOfMs: Date.parse('2026-11-22T00:00:00Z') });
     const o = metrics.overall;
     say(`\n7. Metrics: ${o.findings} findings; false-positive rate ${o.false_positive_rate?.toFixed(2)}; precision@${o.precision_k} ${o.precision_at_k?.toFixed(2)}; accepted->fixed ${o.accepted_to_fixed?.toFixed(2)}; median time to fix ${o.median_time_to_fix_hours?.toFixed(1)} h (self-improve metrics for the full report)`);
+    const ledger = await rewardLedgerOf(runtime);
+    const [totals, verification] = [await ledger.totals(), await ledger.verify()];
+    say(`\n8. Reward ledger: score ${totals.total_score} (earned ${totals.rewards.total_earned}, incurred ${totals.penalties.total_incurred}); chain ${verification.ok ? `verified, ${verification.count} transactions` : `BROKEN at ${verification.first.id}`} (self-improve ledger verify; dashboard at /self-improve/dashboard)`);
   } finally {
     await close();
     await rm(dataDir, { recursive: true, force: true });
