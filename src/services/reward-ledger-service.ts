@@ -1,19 +1,13 @@
-import { type IAgentRuntime, Service, type UUID } from '@elizaos/core';
-import { sql } from 'drizzle-orm';
+import { type IAgentRuntime, Service } from '@elizaos/core';
 import { type ChainProblem, checkEntry, type LedgerEntryInput, type LedgerTransaction, nextTransaction, verifyChain } from '../domain/ledger-chain';
 import { history, type HistoryQuery, type LedgerMetrics, ledgerMetrics, type LedgerTotals, ledgerTotals } from '../domain/ledger-totals';
 import { buildProgressJson } from '../domain/progress-json';
-import { outcomeLedgerEntry } from '../domain/ledger-entries';
 import { diffAgainstSources } from '../domain/ledger-reconcile';
-import type { OutcomeLabel } from '../domain/outcome';
 import { loadConfig, type SelfImproveConfig } from '../config';
 import { type LedgerAuditRecord, LedgerStore } from './ledger-store';
-import { OUTCOMES_TABLE } from './outcome-store';
 import { REWARD_LEDGER_SERVICE } from './service-names';
-import { chunks, dbOf, queryRows } from './sql';
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const LOOKUP_BATCH = 1_000;
+import { registerBuiltInSources } from './ledger-sources';
+import { dbOf } from './sql';
 
 /** Categories every ledger accepts (seed 000 step 1: categories come from a registry); more with `registerCategory`. */
 export const DEFAULT_LEDGER_CATEGORIES = [
@@ -88,36 +82,9 @@ export class RewardLedgerService extends Service {
     await service.store.ensureSchema();
     service.tip = await service.store.last();
     service.sum = await service.store.pointsSum();
-    const db = dbOf(runtime);
-    service.registerSource('scan_outcome', async (refs) => {
-      const found = new Set<string>();
-      const uuids = refs.filter((r) => UUID_PATTERN.test(r));
-      for (const batch of chunks(uuids, LOOKUP_BATCH)) {
-        const list = sql.join(batch.map((r) => sql`${r}::uuid`), sql`, `);
-        const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
-        for (const r of rows) found.add(r.id);
-      }
-      return found;
-    });
-    service.registerExpected('scan_outcome', async () => {
-      const rows = await queryRows<{ id: string; label: OutcomeLabel; reward: number; finding_key: string }>(
-        db,
-        sql`SELECT id, label, reward, finding_key FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${runtime.agentId}::uuid`,
-      );
-      const expected = new Map<string, LedgerEntryInput>();
-      for (const r of rows) {
-        const entry = outcomeLedgerEntry({ id: r.id, label: r.label, reward: Number(r.reward), findingKey: r.finding_key });
-        if (entry) expected.set(r.id, entry);
-      }
-      return expected;
-    });
+    registerBuiltInSources(service, runtime);
     service.timer = setInterval(() => void service.reconcile(), service.settings.SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS);
     service.timer.unref?.();
-    service.registerSource('trajectory', async (refs) => {
-      const found = new Set<string>();
-      for (const ref of refs) if (UUID_PATTERN.test(ref) && (await runtime.getMemoryById(ref as UUID))) found.add(ref);
-      return found;
-    });
     return service;
   }
 
