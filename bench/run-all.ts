@@ -10,6 +10,7 @@ const BENCHES: string[][] = [
   ['bench/provider.ts', '10000'],
   ['bench/replay.ts', '3000'],
   ['bench/ledger.ts', '10000'],
+  ['bench/elo.ts'],
 ];
 
 for (const [file, ...args] of BENCHES) {
