@@ -8,6 +8,7 @@ import { outcomesRoute } from './routes/outcomes-route';
 import { ledgerRoutes } from './routes/ledger-routes';
 import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-routes';
 import { metricsRoute, triageRoute } from './routes/triage-routes';
+import { EloBookService } from './services/elo-book-service';
 import { RewardLedgerService } from './services/reward-ledger-service';
 import { ScanOutcomeService } from './services/scan-outcome-service';
 import { TrajectoryService } from './services/trajectory-service';
@@ -19,7 +20,7 @@ export const selfImprovePlugin: Plugin = {
   init: async (_config, runtime) => {
     loadConfig(runtime);
   },
-  services: [ScanOutcomeService, TrajectoryService, RewardLedgerService],
+  services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService],
   actions: [labelFindingAction],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider],
@@ -60,6 +61,8 @@ export { type IngestResult, type PredictResult, SCAN_OUTCOME_SERVICE, ScanOutcom
 export { LEARN_TASK_NAME, learnPendingWorker } from './tasks/learn-pending-task';
 export { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } from './domain/trajectory-evaluation';
 export { RunRecorder } from './services/run-recorder';
+export { EloBookService, eloBookOf, type RetrievedItem } from './services/elo-book-service';
+export * as elo from './domain/elo';
 export { checkEntry, type LedgerEntryInput, type LedgerTransaction, nextTransaction, transactionHash, verifyChain } from './domain/ledger-chain';
 export { ledgerMetrics, ledgerTotals } from './domain/ledger-totals';
 export { buildProgressJson, PROGRESS_JSON_SCHEMA } from './domain/progress-json';

@@ -4,3 +4,5 @@ export const SCAN_OUTCOME_SERVICE = 'scan-outcomes';
 export const TRAJECTORY_SERVICE = 'trajectories';
 /** Service type of RewardLedgerService. */
 export const REWARD_LEDGER_SERVICE = 'reward-ledger';
+/** Service type of EloBookService. */
+export const ELO_BOOK_SERVICE = 'elo-book';

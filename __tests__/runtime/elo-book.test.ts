@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { type EloBookService, eloBookOf } from '../../src/services/elo-book-service';
+import { ELO_TABLE } from '../../src/services/elo-store';
+import { dbOf, queryRows } from '../../src/services/sql';
+import { startAgent, type TestAgent } from '../helpers/runtime';
+
+describe('the ELO book on a real runtime', () => {
+  let dir: string;
+  let agent: TestAgent;
+  let book: EloBookService;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'self-improve-elo-'));
+    agent = await startAgent({ dataDir: dir });
+    book = await eloBookOf(agent.runtime);
+  });
+  afterAll(async () => {
+    await agent.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const storedRows = async () =>
+    Number((await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${sql.raw(ELO_TABLE)} WHERE agent_id = ${agent.runtime.agentId}::uuid`))[0]?.n ?? 0);
+
+  test('retrievals give rank boosts (+16, +8, +4, 0) from 1200, in memory first, then written as one batch', async () => {
+    book.recordRetrieval({ tool: 'scan_lessons', query: 'xss on payments', results: [1, 2, 6, 11].map((rank) => ({ kind: 'lesson', id: `L${rank}`, rank })) }, Date.parse('2026-11-22T10:00:00Z'));
+    expect(['L1', 'L2', 'L6', 'L11'].map((id) => book.rating('lesson', id)?.elo)).toEqual([1216, 1208, 1204, 1200]);
+    expect(await storedRows()).toBe(0);
+    expect(book.pendingChanges).toBe(4);
+    await book.flush();
+    expect(await storedRows()).toBe(4);
+    const [update] = await book.updateLogEntries(1);
+    expect(update).toEqual({ timestamp: '2026-11-22T10:00:00.000Z', entity_type: 'lesson', entity_id: 'L6', elo_old: 1200, elo_new: 1204, delta: 4, reason: 'scan_lessons_rank_6' });
+    const [search] = await book.searchLogEntries(1);
+    expect(search).toMatchObject({ tool: 'scan_lessons', query: 'xss on payments', results: [{ hash: 'L1', rank: 1 }, { hash: 'L2', rank: 2 }, { hash: 'L6', rank: 6 }, { hash: 'L11', rank: 11 }] });
+  });
+
+  test('a rewarded outcome raises the items in use, a penalised one lowers them', async () => {
+    const before = book.rating('lesson', 'L1')?.elo as number;
+    book.recordOutcome([{ kind: 'lesson', id: 'L1' }], 1, 'outcome_reward');
+    const afterWin = book.rating('lesson', 'L1')?.elo as number;
+    expect(afterWin).toBeGreaterThan(before);
+    book.recordOutcome([{ kind: 'lesson', id: 'L1' }], 0, 'outcome_penalty');
+    expect(book.rating('lesson', 'L1')?.elo as number).toBeLessThan(afterWin);
+    expect(book.rating('lesson', 'L1')?.updates).toBe(2);
+  });
+
+  test('a restart keeps the ratings: pending changes are written when the agent stops', async () => {
+    book.recordOutcome([{ kind: 'file', id: 'src/db.ts' }], 1, 'outcome_reward');
+    const expected = book.rating('file', 'src/db.ts')?.elo;
+    const l1 = book.rating('lesson', 'L1')?.elo;
+    await agent.close();
+    agent = await startAgent({ dataDir: dir });
+    book = await eloBookOf(agent.runtime);
+    expect(book.rating('file', 'src/db.ts')?.elo).toBe(expected as number);
+    expect(book.rating('lesson', 'L1')?.elo).toBe(l1 as number);
+    expect(book.rating('lesson', 'L1')?.updates).toBe(2);
+  });
+});

@@ -1,0 +1,90 @@
+import type { UUID } from '@elizaos/core';
+import { sql } from 'drizzle-orm';
+import { chunks, type Db, ensureSchema, queryRows } from './sql';
+
+export const ELO_TABLE = 'self_improve_elo';
+/** Seed 002 §3: the append-only ELO update log. */
+export const ELO_LOG_TABLE = 'self_improve_elo_log';
+/** Seed 002 §1: the append-only search / retrieval log. */
+export const SEARCH_LOG_TABLE = 'self_improve_search_log';
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS ${ELO_TABLE} (
+    agent_id uuid NOT NULL,
+    kind text NOT NULL,
+    item_id text NOT NULL,
+    elo double precision NOT NULL,
+    start_elo double precision NOT NULL,
+    updates integer NOT NULL,
+    last_used_at timestamptz NOT NULL,
+    PRIMARY KEY (agent_id, kind, item_id)
+  )`,
+  `CREATE TABLE IF NOT EXISTS ${ELO_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
+  `CREATE TABLE IF NOT EXISTS ${SEARCH_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
+];
+
+const BATCH = 500;
+
+/** One scored item as stored. */
+export interface EloRow {
+  kind: string;
+  id: string;
+  elo: number;
+  startElo: number;
+  updates: number;
+  lastUsedMs: number;
+}
+
+/** The ELO book of one agent in the runtime's database: item states and the two append-only logs. */
+export class EloStore {
+  constructor(
+    private readonly db: Db,
+    readonly agentId: UUID,
+  ) {}
+
+  async ensureSchema(): Promise<void> {
+    await ensureSchema(this.db, SCHEMA);
+  }
+
+  async load(): Promise<EloRow[]> {
+    const rows = await queryRows<{ kind: string; item_id: string; elo: number; start_elo: number; updates: number; last_used_ms: number }>(
+      this.db,
+      sql`SELECT kind, item_id, elo, start_elo, updates, (extract(epoch from last_used_at) * 1000)::float8 AS last_used_ms FROM ${sql.raw(ELO_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+    );
+    return rows.map((r) => ({ kind: r.kind, id: r.item_id, elo: Number(r.elo), startElo: Number(r.start_elo), updates: Number(r.updates), lastUsedMs: Number(r.last_used_ms) }));
+  }
+
+  /** Writes item states and log entries in one database transaction: a crash loses the batch, never half of it. */
+  async write(items: readonly EloRow[], updateLog: readonly object[], searchLog: readonly object[]): Promise<void> {
+    await this.db.transaction(async (t) => {
+      for (const batch of chunks(items, BATCH)) {
+        const values = sql.join(
+          batch.map((i) => sql`(${this.agentId}::uuid, ${i.kind}, ${i.id}, ${i.elo}, ${i.startElo}, ${i.updates}, ${new Date(i.lastUsedMs).toISOString()}::timestamptz)`),
+          sql`, `,
+        );
+        await t.execute(
+          sql`INSERT INTO ${sql.raw(ELO_TABLE)} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at) VALUES ${values}
+              ON CONFLICT (agent_id, kind, item_id) DO UPDATE SET elo = EXCLUDED.elo, updates = EXCLUDED.updates, last_used_at = EXCLUDED.last_used_at`,
+        );
+      }
+      for (const [table, entries] of [
+        [ELO_LOG_TABLE, updateLog],
+        [SEARCH_LOG_TABLE, searchLog],
+      ] as const) {
+        for (const batch of chunks(entries, BATCH)) {
+          const values = sql.join(
+            batch.map((e) => sql`(${this.agentId}::uuid, ${JSON.stringify(e)}::jsonb)`),
+            sql`, `,
+          );
+          await t.execute(sql`INSERT INTO ${sql.raw(table)} (agent_id, entry) VALUES ${values}`);
+        }
+      }
+    });
+  }
+
+  /** The newest entries of a log, newest first. */
+  async log(table: typeof ELO_LOG_TABLE | typeof SEARCH_LOG_TABLE, limit: number): Promise<Record<string, unknown>[]> {
+    const rows = await queryRows<{ entry: unknown }>(this.db, sql`SELECT entry FROM ${sql.raw(table)} WHERE agent_id = ${this.agentId}::uuid ORDER BY seq DESC LIMIT ${limit}`);
+    return rows.map((r) => (typeof r.entry === 'string' ? JSON.parse(r.entry) : r.entry) as Record<string, unknown>);
+  }
+}
