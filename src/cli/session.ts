@@ -33,14 +33,18 @@ export async function withService<T>(args: ParsedArgs, work: (service: ScanOutco
   }
 }
 
+/** A file's text; an unreadable file is a usage error naming it. */
+export async function readTextFile(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`cannot read ${file}: ${error.code ?? error.message}`);
+  });
+}
+
 /** The first positional argument as a file's text; a missing argument or unreadable file is a usage error. */
 export async function readInputFile(args: ParsedArgs, command: string, what: string): Promise<{ file: string; text: string }> {
   const file = args.positionals[0];
   if (!file) throw new UsageError(`${command} needs a FILE (${what})`);
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot read ${file}: ${error.code ?? error.message}`);
-  });
-  return { file, text };
+  return { file, text: await readTextFile(file) };
 }
 
 /** `--now ISO` as epoch ms, or the current time. */

@@ -1,8 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import type { TrajectoryEvaluation } from '../domain/trajectory-evaluation';
 import { type StoredTrajectory, trajectoryServiceOf } from '../services/trajectory-service';
 import { type ParsedArgs, UsageError } from './args';
-import { type CommandResult, withService } from './session';
+import { type CommandResult, readTextFile, withService } from './session';
 
 const SUBCOMMANDS = ['score', 'preview', 'export'] as const;
 
@@ -14,17 +14,6 @@ function describeEvaluation(name: string, e: TrajectoryEvaluation): string {
     `  commits ${e.initial_commit ?? '-'} .. ${e.final_commit ?? '-'}, CI ${e.ci ?? 'none'}, ${e.token_count} tokens, ${e.tool_calls} tool calls, ${e.ended ? 'ended cleanly' : 'no clean end'}`,
     `  reward ${e.reward.total_sats} sats (base ${e.reward.base_sats}, quality ${e.reward.quality_bonus_sats}, CI ${e.reward.ci_bonus_sats}, tokens ${e.reward.token_bonus_sats}, tools ${e.reward.tool_bonus_sats}); ${verdict}`,
   ].join('\n');
-}
-
-async function readFiles(files: readonly string[]): Promise<{ file: string; text: string }[]> {
-  return Promise.all(
-    files.map(async (file) => ({
-      file,
-      text: await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-        throw new UsageError(`cannot read ${file}: ${error.code ?? error.message}`);
-      }),
-    })),
-  );
 }
 
 /**
@@ -39,7 +28,7 @@ export async function trajectoriesCommand(args: ParsedArgs): Promise<CommandResu
     throw new UsageError(`trajectories needs a subcommand: one of ${SUBCOMMANDS.join(', ')} (got ${JSON.stringify(sub ?? '')})`);
   }
   if (sub === 'score' && files.length === 0) throw new UsageError('trajectories score needs at least one FILE (a session log or JSONL of steps)');
-  const inputs = await readFiles(files);
+  const inputs = await Promise.all(files.map(async (file) => ({ file, text: await readTextFile(file) })));
   return withService(args, async (_scan, booted) => {
     const service = await trajectoryServiceOf(booted.runtime);
     if (sub === 'score') {

@@ -47,3 +47,8 @@ export function parseRowsText(text: string): ParsedLines {
   }
   return parseJsonLines(text);
 }
+
+/** Lines that were not JSON, as row rejections of the whole line (field `(line)`). */
+export function lineRejections(errors: readonly LineError[]): { line: number; field: string; message: string }[] {
+  return errors.map((e) => ({ line: e.line, field: '(line)', message: e.message }));
+}

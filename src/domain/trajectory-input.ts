@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseJsonLines } from './jsonl';
+import { lineRejections, parseJsonLines } from './jsonl';
 import { isIsoDateTime } from './outcome';
 
 /** What one step of an agent run was. */
@@ -121,7 +121,7 @@ interface Session {
 function parseJsonlSteps(text: string, steps: TrajectoryStep[], errors: TrajectoryLineError[]): Session {
   const session: Session = { endSeen: false };
   const parsed = parseJsonLines(text);
-  errors.push(...parsed.errors.map((e) => ({ line: e.line, field: '(line)', message: e.message })));
+  errors.push(...lineRejections(parsed.errors));
   for (const { line, value } of parsed.values) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       errors.push({ line, field: '(line)', message: 'line must be a JSON object' });

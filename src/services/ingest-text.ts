@@ -1,4 +1,4 @@
-import { parseRowsText } from '../domain/jsonl';
+import { lineRejections, parseRowsText } from '../domain/jsonl';
 import type { ScanOutcomeService } from './scan-outcome-service';
 
 /** A refused row of a text body or file, by line (JSONL) or item number (JSON array), 1-based. */
@@ -33,7 +33,7 @@ export async function ingestText(
     rows: parsed.values.length + parsed.errors.length,
     accepted: 0,
     duplicate: 0,
-    rejected: parsed.errors.map((e) => ({ line: e.line, field: '(line)', message: e.message })),
+    rejected: lineRejections(parsed.errors),
   };
   for (let start = 0; start < parsed.values.length; start += INGEST_BATCH_ROWS) {
     const batch = parsed.values.slice(start, start + INGEST_BATCH_ROWS);

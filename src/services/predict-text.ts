@@ -1,4 +1,4 @@
-import { parseRowsText } from '../domain/jsonl';
+import { lineRejections, parseRowsText } from '../domain/jsonl';
 import type { LineRejection } from './ingest-text';
 import type { ScanOutcomeService, TriagePrediction } from './scan-outcome-service';
 
@@ -8,7 +8,7 @@ import type { ScanOutcomeService, TriagePrediction } from './scan-outcome-servic
  */
 export function predictText(service: Pick<ScanOutcomeService, 'predict'>, text: string): { predictions: TriagePrediction[]; rejected: LineRejection[] } {
   const parsed = parseRowsText(text);
-  const rejected: LineRejection[] = parsed.errors.map((e) => ({ line: e.line, field: '(line)', message: e.message }));
+  const rejected: LineRejection[] = lineRejections(parsed.errors);
   const predictions: TriagePrediction[] = [];
   for (const { line, value } of parsed.values) {
     const result = service.predict(value);

@@ -1,6 +1,6 @@
 import { brierScore, type Forecast, logLoss, rocAuc } from '../domain/forecast-scores';
 import { DAY_MS } from '../domain/grouping';
-import { parseRowsText } from '../domain/jsonl';
+import { lineRejections, parseRowsText } from '../domain/jsonl';
 import { checkOutcomeRow, type OutcomeRow } from '../domain/outcome';
 import { expectedCalibrationError } from '../domain/scan-metrics';
 import type { LineRejection } from './ingest-text';
@@ -43,7 +43,7 @@ const PROGRESS_EVERY = 500;
  */
 export async function replayOutcomes(service: ScanOutcomeService, text: string, onProgress?: ReplayProgress): Promise<ReplayReport> {
   const parsed = parseRowsText(text);
-  const rejected: LineRejection[] = parsed.errors.map((e) => ({ line: e.line, field: '(line)', message: e.message }));
+  const rejected: LineRejection[] = lineRejections(parsed.errors);
   const rows: { row: OutcomeRow; tsMs: number }[] = [];
   for (const { line, value } of parsed.values) {
     const checked = checkOutcomeRow(value, 0);
