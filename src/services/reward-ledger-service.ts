@@ -72,6 +72,7 @@ export class RewardLedgerService extends Service {
   private settings!: SelfImproveConfig;
   private sinceReconcile = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
+  private summaryCache: { tipHash: string | null; totals: LedgerTotals; metrics: LedgerMetrics } | null = null;
   /** The last reconciliation's report, or null before the first. */
   lastReconciliation: ReconcileReport | null = null;
 
@@ -271,11 +272,24 @@ export class RewardLedgerService extends Service {
   }
 
   async totals(): Promise<LedgerTotals> {
-    return ledgerTotals(await this.store.all(), this.sessionStartMs);
+    return (await this.summary()).totals;
   }
 
   async metrics(): Promise<LedgerMetrics> {
-    return ledgerMetrics(await this.store.all());
+    return (await this.summary()).metrics;
+  }
+
+  /**
+   * Totals and metrics, read from the whole ledger once per ledger state: the dashboard asks for
+   * both every 5 seconds, and the tip's hash names the state (a recovery that cuts the chain back
+   * changes it too). Edits made to the table behind the ledger's back show in `verify`, not here.
+   */
+  private async summary(): Promise<{ totals: LedgerTotals; metrics: LedgerMetrics }> {
+    const tipHash = this.tip?.hash ?? null;
+    if (this.summaryCache && this.summaryCache.tipHash === tipHash) return this.summaryCache;
+    const txs = await this.store.all();
+    this.summaryCache = { tipHash, totals: ledgerTotals(txs, this.sessionStartMs), metrics: ledgerMetrics(txs) };
+    return this.summaryCache;
   }
 
   async history(query: HistoryQuery): Promise<LedgerTransaction[]> {
