@@ -1,0 +1,94 @@
+/**
+ * Seed 003 (v1.4.0): the shapes of the rules system. Events come in (mistake, success, debug
+ * session, feedback, discovery), cluster into lessons, and lessons that keep being confirmed are
+ * promoted to typed rules whose confidence decays unless validated. Inside the code names are
+ * camelCase and times are epoch milliseconds; the seed's snake_case field names and `YYYY-MM-DD`
+ * dates are the wire format (exports, logs, HTTP, CLI), converted at the boundary.
+ */
+
+export const EVENT_TYPES = ['mistake', 'success', 'debug_session', 'feedback', 'discovery'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Seed 003's `confidence` of an event or lesson: still being tried, or shown to hold. */
+export const EVIDENCE_LEVELS = ['testing', 'proven'] as const;
+export type EvidenceLevel = (typeof EVIDENCE_LEVELS)[number];
+
+/** One thing that happened and what was learned from it (seed 003 event format). */
+export interface LearningEvent {
+  /** Stable id (derived from the event's content, so re-ingesting is idempotent). */
+  id: string;
+  tsMs: number;
+  type: EventType;
+  /** Lower-case `^[a-z][a-z0-9_-]*$`, e.g. shell, auth, memory, config. */
+  category: string;
+  /** Lower-case, deduplicated, sorted. */
+  tags: string[];
+  problem: string;
+  solution: string;
+  confidence: EvidenceLevel;
+  /** Where it happened: session, cron, chat, http, cli … */
+  source: string;
+  /** The human's exact words, for feedback events (wire: `greg_feedback`). */
+  feedback?: string;
+}
+
+/** A reusable lesson clustered from events (seed 003 lesson format). */
+export interface RuleLesson {
+  /** `L-001` style. */
+  id: string;
+  createdMs: number;
+  category: string;
+  subcategory?: string;
+  tags: string[];
+  lesson: string;
+  context: string;
+  trigger: string;
+  action: string;
+  confidence: EvidenceLevel;
+  confidenceScore: number;
+  timesApplied: number;
+  timesSaved: number;
+  /** Rule id once promoted. */
+  promotedToRule?: string;
+  /** Ids of the events behind the lesson (wire: `source_events`, their timestamps). */
+  sourceEventIds: string[];
+  /** Counts of the event types behind the lesson, used to choose a rule type on promotion. */
+  eventTypeCounts: Record<EventType, number>;
+  lastValidatedMs: number;
+  validationCount: number;
+  reviewFlagged: boolean;
+}
+
+export const RULE_TYPES = ['MUST', 'NEVER', 'PREFER', 'CHECK'] as const;
+export type RuleType = (typeof RULE_TYPES)[number];
+
+/** Order in which rules reach the prompt: hard constraints first. */
+export const RULE_TYPE_PRIORITY: Record<RuleType, number> = { NEVER: 0, MUST: 1, CHECK: 2, PREFER: 3 };
+
+export const RULE_STATUSES = ['active', 'retired'] as const;
+export type RuleStatus = (typeof RULE_STATUSES)[number];
+
+/** A typed behavioural rule (seed 003 rule format v1.4.0). */
+export interface Rule {
+  /** `R-001` style. */
+  id: string;
+  type: RuleType;
+  category: string;
+  /** Scope within the category, used for matching and conflict detection. */
+  tags: string[];
+  rule: string;
+  reason: string;
+  createdMs: number;
+  /** Lesson id (`L-…`) or scan lesson memory id it was promoted from. */
+  sourceLesson: string;
+  violations: number;
+  lastCheckedMs: number;
+  lastValidatedMs: number;
+  validationCount: number;
+  /** Confidence as last computed (decay is a function of `lastValidatedMs` and now). */
+  confidenceScore: number;
+  reviewFlagged: boolean;
+  status: RuleStatus;
+  /** Rule ids this one conflicts with (a MUST and a NEVER whose scopes overlap). */
+  conflictsWith: string[];
+}
