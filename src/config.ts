@@ -1,5 +1,6 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import { z } from 'zod';
+import { parseTierMap, SEED_INITIAL_TIERS } from './domain/elo-tier-map';
 
 const int = (min: number, max: number, dflt: number) =>
   z.coerce
@@ -64,6 +65,24 @@ export const settingsSchema = z.object({
   SELF_IMPROVE_LEDGER_RECONCILE_EVERY: int(1, 10_000_000, 10_000),
   /** ... and at least this often. */
   SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS: int(1_000, 7 * 86_400_000, 3_600_000),
+  /** Outcome updates after which an item's ELO is established: K drops from 16 to 8 (seed 002). */
+  SELF_IMPROVE_ELO_ESTABLISHED_AFTER: int(1, 1_000_000, 30),
+  /** Weight of similarity in blended ranking, `final = similarity·w + (elo/2000)·w_elo` (seed 002 phase 4). */
+  SELF_IMPROVE_ELO_SIMILARITY_WEIGHT: fraction(0.7),
+  /** Weight of the ELO term in blended ranking. */
+  SELF_IMPROVE_ELO_WEIGHT: fraction(0.3),
+  /** Share of the gap to its starting rating an unused item gives back per day (0.01 ≈ 69-day half-life; 0 turns drift off). */
+  SELF_IMPROVE_ELO_DRIFT_PER_DAY: fraction(0.01),
+  /** Starting tier of new items by kind or kind:glob, `pattern=TIER;…`, first match wins, else MEDIUM. Default: seed 002's table for files. */
+  SELF_IMPROVE_ELO_INITIAL_TIERS: z
+    .string()
+    .superRefine((spec, ctx) => {
+      const parsed = parseTierMap(spec);
+      if (!parsed.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.message });
+    })
+    .default(SEED_INITIAL_TIERS),
+  /** Tokens (≈ 4 characters each) the HIGH_ELO_CONTEXT provider may put into one prompt. */
+  SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET: int(50, 20_000, 300),
 });
 
 export type SelfImproveConfig = z.output<typeof settingsSchema>;

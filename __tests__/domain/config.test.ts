@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { ConfigError, parseConfig, type SelfImproveConfig, SETTING_NAMES } from '../../src/config';
+import { SEED_INITIAL_TIERS } from '../../src/domain/elo-tier-map';
 
 const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_WINDOW_DAYS: 7,
@@ -23,6 +24,12 @@ const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_TRAJECTORY_TOOL_CALL_BONUS_SATS: 5,
   SELF_IMPROVE_LEDGER_RECONCILE_EVERY: 10_000,
   SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS: 3_600_000,
+  SELF_IMPROVE_ELO_ESTABLISHED_AFTER: 30,
+  SELF_IMPROVE_ELO_SIMILARITY_WEIGHT: 0.7,
+  SELF_IMPROVE_ELO_WEIGHT: 0.3,
+  SELF_IMPROVE_ELO_DRIFT_PER_DAY: 0.01,
+  SELF_IMPROVE_ELO_INITIAL_TIERS: SEED_INITIAL_TIERS,
+  SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET: 300,
   SELF_IMPROVE_LESSON_TOKEN_BUDGET: 400,
   SELF_IMPROVE_LESSON_HALF_LIFE_DAYS: 30,
 };
@@ -64,6 +71,8 @@ describe('parseConfig', () => {
     ['SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT', '0', 0],
     ['SELF_IMPROVE_POLL_INTERVAL_MS', '1000', 1000],
     ['SELF_IMPROVE_MAX_BODY_BYTES', '1024', 1024],
+    ['SELF_IMPROVE_ELO_INITIAL_TIERS', 'rule=HIGH; file:docs/**=low', 'rule=HIGH; file:docs/**=low'],
+    ['SELF_IMPROVE_ELO_DRIFT_PER_DAY', '0', 0],
   ];
   test.each(coerced)('%s=%p => %p', (name, value, expected) => {
     expect<Record<string, unknown>>(parseConfig(from({ [name]: value }))).toEqual({ ...DEFAULTS, [name]: expected });
@@ -88,6 +97,9 @@ describe('parseConfig', () => {
     ['SELF_IMPROVE_TRAJECTORY_REDACTION', 'lax', 'one of standard, strict, paranoid'],
     ['SELF_IMPROVE_TRAJECTORY_REQUIRE_CI', 'yes', 'one of true, false'],
     ['SELF_IMPROVE_TRAJECTORY_MIN_QUALITY', '1.5', 'between 0 and 1'],
+    ['SELF_IMPROVE_ELO_INITIAL_TIERS', 'file:docs/**=TOP', 'tier must be one of HIGH, MEDIUM, LOW, VERY_LOW'],
+    ['SELF_IMPROVE_ELO_INITIAL_TIERS', 'Files=HIGH', 'must be kind=TIER or kind:glob=TIER'],
+    ['SELF_IMPROVE_ELO_WEIGHT', '2', 'between 0 and 1'],
   ];
   test.each(bad)('%s=%p is a ConfigError naming the setting, the value and %s', (name, value, allowed) => {
     const error = configErrorOf({ [name]: value });

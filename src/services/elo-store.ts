@@ -7,6 +7,9 @@ export const ELO_TABLE = 'self_improve_elo';
 export const ELO_LOG_TABLE = 'self_improve_elo_log';
 /** Seed 002 §1: the append-only search / retrieval log. */
 export const SEARCH_LOG_TABLE = 'self_improve_search_log';
+/** Seed 002 §2: the append-only session audit log. */
+export const SESSION_LOG_TABLE = 'self_improve_session_log';
+export type EloLogTable = typeof ELO_LOG_TABLE | typeof SEARCH_LOG_TABLE | typeof SESSION_LOG_TABLE;
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS ${ELO_TABLE} (
@@ -17,10 +20,15 @@ const SCHEMA = [
     start_elo double precision NOT NULL,
     updates integer NOT NULL,
     last_used_at timestamptz NOT NULL,
+    title text,
+    body text,
     PRIMARY KEY (agent_id, kind, item_id)
   )`,
+  `ALTER TABLE ${ELO_TABLE} ADD COLUMN IF NOT EXISTS title text`,
+  `ALTER TABLE ${ELO_TABLE} ADD COLUMN IF NOT EXISTS body text`,
   `CREATE TABLE IF NOT EXISTS ${ELO_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
   `CREATE TABLE IF NOT EXISTS ${SEARCH_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
+  `CREATE TABLE IF NOT EXISTS ${SESSION_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
 ];
 
 const BATCH = 500;
@@ -33,6 +41,9 @@ export interface EloRow {
   startElo: number;
   updates: number;
   lastUsedMs: number;
+  /** Content an integrator reported with the item (kept so the item can be shown in prompts). */
+  title?: string;
+  body?: string;
 }
 
 /** The ELO book of one agent in the runtime's database: item states and the two append-only logs. */
@@ -47,30 +58,37 @@ export class EloStore {
   }
 
   async load(): Promise<EloRow[]> {
-    const rows = await queryRows<{ kind: string; item_id: string; elo: number; start_elo: number; updates: number; last_used_ms: number }>(
+    const rows = await queryRows<{ kind: string; item_id: string; elo: number; start_elo: number; updates: number; last_used_ms: number; title: string | null; body: string | null }>(
       this.db,
-      sql`SELECT kind, item_id, elo, start_elo, updates, (extract(epoch from last_used_at) * 1000)::float8 AS last_used_ms FROM ${sql.raw(ELO_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT kind, item_id, elo, start_elo, updates, (extract(epoch from last_used_at) * 1000)::float8 AS last_used_ms, title, body FROM ${sql.raw(ELO_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
     );
-    return rows.map((r) => ({ kind: r.kind, id: r.item_id, elo: Number(r.elo), startElo: Number(r.start_elo), updates: Number(r.updates), lastUsedMs: Number(r.last_used_ms) }));
+    return rows.map((r) => ({
+      kind: r.kind,
+      id: r.item_id,
+      elo: Number(r.elo),
+      startElo: Number(r.start_elo),
+      updates: Number(r.updates),
+      lastUsedMs: Number(r.last_used_ms),
+      ...(r.title === null ? {} : { title: r.title }),
+      ...(r.body === null ? {} : { body: r.body }),
+    }));
   }
 
   /** Writes item states and log entries in one database transaction: a crash loses the batch, never half of it. */
-  async write(items: readonly EloRow[], updateLog: readonly object[], searchLog: readonly object[]): Promise<void> {
+  async write(items: readonly EloRow[], logs: Readonly<Record<EloLogTable, readonly object[]>>): Promise<void> {
     await this.db.transaction(async (t) => {
       for (const batch of chunks(items, BATCH)) {
         const values = sql.join(
-          batch.map((i) => sql`(${this.agentId}::uuid, ${i.kind}, ${i.id}, ${i.elo}, ${i.startElo}, ${i.updates}, ${new Date(i.lastUsedMs).toISOString()}::timestamptz)`),
+          batch.map((i) => sql`(${this.agentId}::uuid, ${i.kind}, ${i.id}, ${i.elo}, ${i.startElo}, ${i.updates}, ${new Date(i.lastUsedMs).toISOString()}::timestamptz, ${i.title ?? null}, ${i.body ?? null})`),
           sql`, `,
         );
         await t.execute(
-          sql`INSERT INTO ${sql.raw(ELO_TABLE)} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at) VALUES ${values}
-              ON CONFLICT (agent_id, kind, item_id) DO UPDATE SET elo = EXCLUDED.elo, updates = EXCLUDED.updates, last_used_at = EXCLUDED.last_used_at`,
+          sql`INSERT INTO ${sql.raw(ELO_TABLE)} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at, title, body) VALUES ${values}
+              ON CONFLICT (agent_id, kind, item_id) DO UPDATE SET elo = EXCLUDED.elo, updates = EXCLUDED.updates, last_used_at = EXCLUDED.last_used_at,
+              title = EXCLUDED.title, body = EXCLUDED.body`,
         );
       }
-      for (const [table, entries] of [
-        [ELO_LOG_TABLE, updateLog],
-        [SEARCH_LOG_TABLE, searchLog],
-      ] as const) {
+      for (const [table, entries] of Object.entries(logs)) {
         for (const batch of chunks(entries, BATCH)) {
           const values = sql.join(
             batch.map((e) => sql`(${this.agentId}::uuid, ${JSON.stringify(e)}::jsonb)`),
@@ -83,7 +101,7 @@ export class EloStore {
   }
 
   /** The newest entries of a log, newest first. */
-  async log(table: typeof ELO_LOG_TABLE | typeof SEARCH_LOG_TABLE, limit: number): Promise<Record<string, unknown>[]> {
+  async log(table: EloLogTable, limit: number): Promise<Record<string, unknown>[]> {
     const rows = await queryRows<{ entry: unknown }>(this.db, sql`SELECT entry FROM ${sql.raw(table)} WHERE agent_id = ${this.agentId}::uuid ORDER BY seq DESC LIMIT ${limit}`);
     return rows.map((r) => (typeof r.entry === 'string' ? JSON.parse(r.entry) : r.entry) as Record<string, unknown>);
   }

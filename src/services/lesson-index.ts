@@ -1,6 +1,6 @@
 import type { UUID } from '@elizaos/core';
 import { parseGroupId } from '../domain/grouping';
-import { freshness, lessonRelevance, lessonWeight, TopK } from '../domain/lesson-ranking';
+import { freshness, lessonRelevance, lessonWeight, type Ranked, TopK } from '../domain/lesson-ranking';
 import { triageLevelIds } from '../domain/triage-prior';
 import { nearest, type Neighbour, sparseQuery, unitVector } from '../domain/similarity';
 import { SimilarityColumns } from './similarity-columns';
@@ -67,6 +67,13 @@ export class LessonIndex {
     return [...this.lessons.values()];
   }
 
+  private readonly putListeners: ((lesson: Lesson) => void)[] = [];
+
+  /** Calls `listener` with every lesson added or replaced from now on. */
+  onPut(listener: (lesson: Lesson) => void): void {
+    this.putListeners.push(listener);
+  }
+
   /** Adds or replaces a lesson; without a vector, a replaced lesson keeps the one it had. */
   put(lesson: Lesson, vector?: ArrayLike<number>): void {
     const group = lesson.metadata.group_id;
@@ -96,6 +103,7 @@ export class LessonIndex {
     const siblings = this.byScannerCategory.get(parent) ?? new Set<UUID>();
     siblings.add(lesson.id);
     this.byScannerCategory.set(parent, siblings);
+    for (const listener of this.putListeners) listener(lesson);
   }
 
   /**
@@ -136,6 +144,11 @@ export class LessonIndex {
    * `minConfidence`, and those neither similar nor matching any context, are left out.
    */
   rank(vector: ArrayLike<number>, query: RankQuery, limit: number): Lesson[] {
+    return this.rankScored(vector, query, limit).map((r) => r.item);
+  }
+
+  /** `rank` with each lesson's score. */
+  rankScored(vector: ArrayLike<number>, query: RankQuery, limit: number): Ranked<Lesson>[] {
     const cosines = this.columns.cosines(sparseQuery(unitVector(vector)));
     const named = CONTEXT_FIELDS.map((field) => query.context[field] ?? null);
     const top = new TopK<Lesson>(limit);
@@ -151,7 +164,7 @@ export class LessonIndex {
       if (bound < top.floor()) continue;
       top.offer(e.item, e.lesson, bound * freshness(query.nowMs - e.lastSeenMs, query.halfLifeDays));
     }
-    return top.result().map((r) => r.item);
+    return top.result();
   }
 
   /** The most similar lesson of `group`, or null when the group has none. */

@@ -10,9 +10,11 @@ import { FindingStore, type KnownFinding } from './finding-store';
 import type { Lesson } from './lesson-metadata';
 import { LessonStore, vectorizerFor } from './lesson-store';
 import { OutcomeStore, type StoredOutcome, toStoredOutcome } from './outcome-store';
+import { findingContext } from '../domain/elo-exposures';
+import type { EloBookService } from './elo-book-service';
 import type { RewardLedgerService } from './reward-ledger-service';
 import { type LearnProgress, type LearnReport, ScanLearner } from './scan-learner';
-import { REWARD_LEDGER_SERVICE, SCAN_OUTCOME_SERVICE } from './service-names';
+import { ELO_BOOK_SERVICE, REWARD_LEDGER_SERVICE, SCAN_OUTCOME_SERVICE } from './service-names';
 import { dbOf } from './sql';
 import { ensureLearnTask } from '../tasks/learn-pending-task';
 
@@ -110,8 +112,19 @@ export class ScanOutcomeService extends Service {
       this.pendingHint = true;
       this.ingestGeneration++;
       await this.recordRewards(fresh);
+      this.creditItemsInUse(fresh);
     }
     return result;
+  }
+
+  /**
+   * Each new outcome settles the finding it is about in the ELO book: the items that were in the
+   * prompt when the agent talked about that finding win on a reward and lose on a penalty.
+   */
+  private creditItemsInUse(outcomes: readonly StoredOutcome[]): void {
+    const book = this.runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
+    if (!book) return;
+    for (const o of outcomes) book.settle(findingContext(o.row.finding_key), o.reward, `finding_${o.row.label}`);
   }
 
   /**

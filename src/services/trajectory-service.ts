@@ -1,5 +1,6 @@
 import { type ActionEventPayload, type IAgentRuntime, type Memory, type ModelEventPayload, type RunEventPayload, Service, type UUID } from '@elizaos/core';
 import { loadConfig, type SelfImproveConfig } from '../config';
+import { messageContext } from '../domain/elo-exposures';
 import { stableId } from '../domain/ids';
 import { trajectoryLedgerEntry } from '../domain/ledger-entries';
 import { type RedactionLevel, redact } from '../domain/redaction';
@@ -8,7 +9,8 @@ import { parseTrajectoryText, type TrajectoryInput } from '../domain/trajectory-
 import { agentMemory } from './agent-memory';
 import { RunRecorder } from './run-recorder';
 import type { RewardLedgerService } from './reward-ledger-service';
-import { REWARD_LEDGER_SERVICE, TRAJECTORY_SERVICE } from './service-names';
+import type { EloBookService } from './elo-book-service';
+import { ELO_BOOK_SERVICE, REWARD_LEDGER_SERVICE, TRAJECTORY_SERVICE } from './service-names';
 
 export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
 /**
@@ -172,13 +174,26 @@ export class TrajectoryService extends Service {
     const work = this.withMessage(trajectory, p.messageId)
       .then((t) => this.record(t, 'runtime'))
       .then(
-        () => undefined,
+        (stored) => this.settleRun(p, stored),
         (error: unknown) => {
           this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, runId: p.runId, error: error instanceof Error ? error.message : String(error) }, 'could not store the run trajectory');
         },
       );
     this.pending = this.pending.then(() => work);
     return work;
+  }
+
+  /**
+   * The run's outcome settles its message in the ELO book: an accepted trajectory is a reward for
+   * the items that were in the prompt, a failed run (timeout or error) a penalty; anything else
+   * moves nothing.
+   */
+  private settleRun(p: RunEventPayload, stored: StoredTrajectory): void {
+    const book = this.runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
+    if (!book || !p.messageId) return;
+    const failed = p.status !== 'completed' || Boolean(p.error);
+    const reward = stored.evaluation.accepted ? 1 : failed ? -1 : 0;
+    book.settle(messageContext(p.messageId), reward, stored.evaluation.accepted ? 'trajectory_accepted' : 'run_failed', { forget: true });
   }
 
   /** Puts the message that started the run first, when the runtime still has it. */

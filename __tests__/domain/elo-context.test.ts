@@ -1,0 +1,117 @@
+import { describe, expect, test } from 'bun:test';
+import { ContextIndex } from '../../src/domain/context-index';
+import { blendWithElo } from '../../src/domain/elo-blend';
+import { EXPOSURE_HORIZON_MS, Exposures, MAX_ITEMS_PER_CONTEXT } from '../../src/domain/elo-exposures';
+import { SESSION_IDLE_MS, SessionAudits } from '../../src/domain/elo-sessions';
+import { DEFAULT_BLEND_WEIGHTS } from '../../src/domain/elo';
+
+describe('ContextIndex', () => {
+  const index = () => {
+    const i = new ContextIndex();
+    i.put({ kind: 'file', id: 'a', title: 'database migrations', text: 'Run migrations before tests. The pool is shared.' });
+    i.put({ kind: 'file', id: 'b', title: 'http routes', text: 'Routes parse the body and reply with json.' });
+    i.put({ kind: 'lesson', id: 'c', title: 'sql lesson', text: 'Migrations on PGlite need the agents table first.' });
+    return i;
+  };
+
+  test('finds items sharing words, most similar first, nothing for unrelated text', () => {
+    const i = index();
+    const hits = i.search('how do I run the migrations?', 10);
+    expect(hits.map((h) => h.item.id)).toEqual(['a', 'c']);
+    expect(hits[0]?.similarity).toBeGreaterThan(0);
+    expect(hits[0]?.similarity).toBeLessThanOrEqual(1);
+    expect(i.search('weather in lisbon', 10)).toEqual([]);
+  });
+
+  test('an identical text has similarity 1; rarer shared words weigh more', () => {
+    const i = new ContextIndex();
+    i.put({ kind: 'k', id: 'x', title: 'alpha', text: 'beta gamma' });
+    i.put({ kind: 'k', id: 'y', title: 'alpha', text: 'delta' });
+    expect(i.search('alpha beta gamma', 1)[0]).toMatchObject({ item: { id: 'x' }, similarity: 1 });
+    const [first] = i.search('alpha delta', 2);
+    expect(first?.item.id).toBe('y');
+  });
+
+  test('put replaces, remove forgets, ties go to kind then id', () => {
+    const i = index();
+    i.put({ kind: 'file', id: 'a', title: 'other', text: 'nothing in common' });
+    expect(i.size).toBe(3);
+    expect(i.search('migrations', 10).map((h) => h.item.id)).toEqual(['c']);
+    i.remove('lesson', 'c');
+    expect(i.search('migrations', 10)).toEqual([]);
+    expect(i.size).toBe(2);
+    const t = new ContextIndex();
+    for (const [kind, id] of [['b', '2'], ['a', '2'], ['a', '1']] as const) t.put({ kind, id, title: 'same', text: 'same' });
+    expect(t.search('same', 5).map((h) => `${h.item.kind}${h.item.id}`)).toEqual(['a1', 'a2', 'b2']);
+  });
+});
+
+describe('blendWithElo', () => {
+  const candidates = [
+    { item: 'p', kind: 'lesson', id: 'p', relevance: 2 },
+    { item: 'q', kind: 'lesson', id: 'q', relevance: 1.8 },
+  ];
+  test('equal ratings keep the relevance order; a rating gap can overturn a small relevance gap', () => {
+    expect(blendWithElo(candidates, () => 1200, DEFAULT_BLEND_WEIGHTS).map((b) => b.id)).toEqual(['p', 'q']);
+    const elo = (_: string, id: string) => (id === 'q' ? 1800 : 1000);
+    const blended = blendWithElo(candidates, elo, DEFAULT_BLEND_WEIGHTS);
+    expect(blended.map((b) => b.id)).toEqual(['q', 'p']);
+    // p: 1 × 0.7 + 0.5 × 0.3 = 0.85; q: 0.9 × 0.7 + 0.9 × 0.3 = 0.9
+    expect(blended.map((b) => Number(b.score.toFixed(6)))).toEqual([0.9, 0.85]);
+  });
+  test('cosines are used as they are when the full relevance is 1', () => {
+    const [only] = blendWithElo([{ item: 0, kind: 'f', id: 'x', relevance: 0.5 }], () => 2000, DEFAULT_BLEND_WEIGHTS, 1);
+    expect(only?.score).toBeCloseTo(0.5 * 0.7 + 0.3, 12);
+  });
+});
+
+describe('Exposures', () => {
+  test('items shown under a context are returned once taken, within the horizon only', () => {
+    const e = new Exposures();
+    e.add(['message:1', 'finding:f'], [{ kind: 'lesson', id: 'a' }], 0);
+    e.add(['message:1'], [{ kind: 'lesson', id: 'b' }, { kind: 'lesson', id: 'a' }], 10);
+    expect(e.itemsOf('message:1', 20, true).map((i) => i.id)).toEqual(['a', 'b']);
+    expect(e.itemsOf('message:1', 20, true)).toEqual([]);
+    expect(e.itemsOf('finding:f', EXPOSURE_HORIZON_MS, false).map((i) => i.id)).toEqual(['a']);
+    expect(e.itemsOf('finding:f', EXPOSURE_HORIZON_MS + 1, false)).toEqual([]);
+    expect(e.contexts).toBe(0);
+  });
+  test('a context holds at most MAX_ITEMS_PER_CONTEXT items', () => {
+    const e = new Exposures();
+    e.add(['c'], Array.from({ length: MAX_ITEMS_PER_CONTEXT + 5 }, (_, i) => ({ kind: 'k', id: String(i) })), 0);
+    expect(e.itemsOf('c', 0, false)).toHaveLength(MAX_ITEMS_PER_CONTEXT);
+  });
+});
+
+describe('SessionAudits', () => {
+  test('a session becomes one seed-format audit entry with what it used', () => {
+    const s = new SessionAudits('agent-1');
+    s.search('room', 'semantic', [{ kind: 'lesson', id: 'L2' }, { kind: 'file', id: 'b.ts' }], Date.parse('2026-11-22T10:00:00Z'));
+    s.search('room', 'keyword', [{ kind: 'file', id: 'a.ts' }], Date.parse('2026-11-22T10:01:00Z'));
+    s.access('room', { kind: 'symbol', id: '@Parse' }, Date.parse('2026-11-22T10:02:00Z'));
+    s.access('room', { kind: 'adr', id: 'ADR-027' }, Date.parse('2026-11-22T10:02:00Z'));
+    expect(s.end('room', Date.parse('2026-11-22T10:05:00Z'))).toEqual({
+      session_id: 'room',
+      agent_id: 'agent-1',
+      start_time: '2026-11-22T10:00:00.000Z',
+      end_time: '2026-11-22T10:05:00.000Z',
+      files_accessed: ['a.ts', 'b.ts'],
+      symbols_expanded: ['@Parse'],
+      adrs_read: ['ADR-027'],
+      search_queries: 2,
+      semantic_searches: 1,
+      keyword_searches: 1,
+      items_used: { lesson: ['L2'] },
+    });
+    expect(s.end('room', 0)).toBeNull();
+  });
+  test('idle sessions end at their last activity; busy ones stay open', () => {
+    const s = new SessionAudits('a');
+    s.access('idle', { kind: 'file', id: 'x' }, 0);
+    s.access('busy', { kind: 'file', id: 'y' }, SESSION_IDLE_MS);
+    const ended = s.endIdle(SESSION_IDLE_MS + 1);
+    expect(ended.map((e) => [e.session_id, e.end_time])).toEqual([['idle', new Date(0).toISOString()]]);
+    expect(s.openSessions).toBe(1);
+    expect(s.endIdle(SESSION_IDLE_MS + 2, true).map((e) => e.session_id)).toEqual(['busy']);
+  });
+});
