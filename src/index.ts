@@ -3,6 +3,7 @@ import { labelFindingAction } from './actions/label-finding';
 import { loadConfig } from './config';
 import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
 import { runEvents } from './events/run-events';
+import { highEloContextProvider } from './providers/high-elo-context';
 import { scanLessonsProvider } from './providers/scan-lessons';
 import { outcomesRoute } from './routes/outcomes-route';
 import { ledgerRoutes } from './routes/ledger-routes';
@@ -23,7 +24,7 @@ export const selfImprovePlugin: Plugin = {
   services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService],
   actions: [labelFindingAction],
   evaluators: [scanOutcomeExtractor],
-  providers: [scanLessonsProvider],
+  providers: [scanLessonsProvider, highEloContextProvider],
   routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes],
   events: runEvents,
 };
@@ -61,7 +62,12 @@ export { type IngestResult, type PredictResult, SCAN_OUTCOME_SERVICE, ScanOutcom
 export { LEARN_TASK_NAME, learnPendingWorker } from './tasks/learn-pending-task';
 export { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } from './domain/trajectory-evaluation';
 export { RunRecorder } from './services/run-recorder';
-export { EloBookService, eloBookOf, type RetrievedItem } from './services/elo-book-service';
+export { type AccessOptions, EloBookService, eloBookOf, type EloBookSettings, LESSON_KIND, type Retrieval, type RetrievedItem } from './services/elo-book-service';
+export { highEloContextProvider } from './providers/high-elo-context';
+export { contextLine, HIGH_ELO_CONTEXT_HEADER, packRatedContent, summaryOf } from './domain/elo-context-text';
+export { blendWithElo } from './domain/elo-blend';
+export { ContextIndex, type ContextItem } from './domain/context-index';
+export { initialTierFor, parseTierMap, SEED_INITIAL_TIERS } from './domain/elo-tier-map';
 export * as elo from './domain/elo';
 export { checkEntry, type LedgerEntryInput, type LedgerTransaction, nextTransaction, transactionHash, verifyChain } from './domain/ledger-chain';
 export { ledgerMetrics, ledgerTotals } from './domain/ledger-totals';

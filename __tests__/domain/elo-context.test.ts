@@ -66,20 +66,24 @@ describe('blendWithElo', () => {
 });
 
 describe('Exposures', () => {
-  test('items shown under a context are returned once taken, within the horizon only', () => {
+  test('items shown under a context are claimed with their boosts, which are settled once; within the horizon only', () => {
     const e = new Exposures();
-    e.add(['message:1', 'finding:f'], [{ kind: 'lesson', id: 'a' }], 0);
-    e.add(['message:1'], [{ kind: 'lesson', id: 'b' }, { kind: 'lesson', id: 'a' }], 10);
-    expect(e.itemsOf('message:1', 20, true).map((i) => i.id)).toEqual(['a', 'b']);
-    expect(e.itemsOf('message:1', 20, true)).toEqual([]);
-    expect(e.itemsOf('finding:f', EXPOSURE_HORIZON_MS, false).map((i) => i.id)).toEqual(['a']);
-    expect(e.itemsOf('finding:f', EXPOSURE_HORIZON_MS + 1, false)).toEqual([]);
+    e.add(['message:1', 'finding:f'], [{ kind: 'lesson', id: 'a', boost: 16 }], 0);
+    e.add(['message:1'], [{ kind: 'lesson', id: 'b', boost: 8 }, { kind: 'lesson', id: 'a', boost: 4 }], 10);
+    expect(e.claim('message:1', 20, true)).toEqual([
+      { kind: 'lesson', id: 'a', boost: 20 },
+      { kind: 'lesson', id: 'b', boost: 8 },
+    ]);
+    expect(e.claim('message:1', 20, true)).toEqual([]);
+    expect(e.claim('finding:f', 30, false)).toEqual([{ kind: 'lesson', id: 'a', boost: 16 }]);
+    expect(e.claim('finding:f', EXPOSURE_HORIZON_MS, false)).toEqual([{ kind: 'lesson', id: 'a', boost: 0 }]);
+    expect(e.claim('finding:f', EXPOSURE_HORIZON_MS + 1, false)).toEqual([]);
     expect(e.contexts).toBe(0);
   });
   test('a context holds at most MAX_ITEMS_PER_CONTEXT items', () => {
     const e = new Exposures();
     e.add(['c'], Array.from({ length: MAX_ITEMS_PER_CONTEXT + 5 }, (_, i) => ({ kind: 'k', id: String(i) })), 0);
-    expect(e.itemsOf('c', 0, false)).toHaveLength(MAX_ITEMS_PER_CONTEXT);
+    expect(e.claim('c', 0, false)).toHaveLength(MAX_ITEMS_PER_CONTEXT);
   });
 });
 

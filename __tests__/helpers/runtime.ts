@@ -39,3 +39,12 @@ export async function chatMessage(runtime: AgentRuntime, text: string): Promise<
 }
 
 export const emptyState = () => ({ values: {}, data: {}, text: '' });
+
+/** The section of composed state text that starts with `header`, up to a blank line or the next `# ` header. */
+export function promptSection(text: string, header: string): string {
+  const start = text.indexOf(header);
+  if (start < 0) return '';
+  const lines = text.slice(start).split('\n');
+  const end = lines.findIndex((line, i) => i > 0 && (line === '' || line.startsWith('# ')));
+  return lines.slice(0, end < 0 ? lines.length : end).join('\n');
+}

@@ -59,4 +59,40 @@ describe('the ELO book on a real runtime', () => {
     expect(book.rating('lesson', 'L1')?.elo).toBe(l1 as number);
     expect(book.rating('lesson', 'L1')?.updates).toBe(2);
   });
+
+  test('recordAccess: a new item starts in the tier the map gives its path, each access is a use; content makes it a candidate', async () => {
+    const t0 = Date.parse('2026-11-22T12:00:00Z');
+    const canon = book.recordAccess('file', 'LAW/CANON/constitution.md', { title: 'Constitution', text: 'The canon. It rules.' }, t0);
+    expect(canon.startElo).toBe(1600);
+    // K 16 × (1 − sigmoid(400/400)) = 16 × 0.26894 = 4.303
+    expect(canon.elo).toBeCloseTo(1600 + 16 * (1 - 1 / (1 + Math.exp(-1))), 9);
+    expect(book.recordAccess('file', 'THOUGHT/LAB/idea.md', {}, t0).startElo).toBe(800);
+    expect(book.recordAccess('file', 'x', { path: 'src/fixtures/a.json' }, t0).startElo).toBe(800);
+    expect(book.recordAccess('symbol', '@Parse', {}, t0).startElo).toBe(1200);
+    expect(book.searchContent('what does the canon say', 5).map((m) => m.item.id)).toEqual(['LAW/CANON/constitution.md']);
+    const [update] = await book.updateLogEntries(1);
+    expect(update).toMatchObject({ entity_type: 'symbol', entity_id: '@Parse', reason: 'symbol_access', elo_old: 1200 });
+  });
+
+  test('an unused item drifts back toward its start, computed from timestamps (1% of the gap a day)', () => {
+    const t0 = Date.parse('2026-11-22T12:00:00Z');
+    const item = book.recordAccess('file', 'src/hot.ts', {}, t0);
+    for (let i = 1; i <= 20; i++) book.recordAccess('file', 'src/hot.ts', {}, t0 + i);
+    const used = book.currentElo('file', 'src/hot.ts', t0 + 20);
+    expect(used).toBeGreaterThan(item.elo);
+    const day = 86_400_000;
+    expect(book.currentElo('file', 'src/hot.ts', t0 + 20 + 69 * day)).toBeCloseTo(1200 + (used - 1200) * 0.99 ** 69, 6);
+    expect(book.currentElo('file', 'src/hot.ts', t0 + 20 + 3650 * day)).toBeGreaterThanOrEqual(1200);
+    // Touching it later first applies the drift (logged), then the use.
+    const later = book.recordAccess('file', 'src/hot.ts', {}, t0 + 20 + 30 * day);
+    expect(later.elo).toBeLessThan(used);
+  });
+
+  test('integrator content survives a restart with its rating', async () => {
+    await agent.close();
+    agent = await startAgent({ dataDir: dir });
+    book = await eloBookOf(agent.runtime);
+    expect(book.rating('file', 'LAW/CANON/constitution.md')).toMatchObject({ title: 'Constitution', body: 'The canon. It rules.', startElo: 1600 });
+    expect(book.searchContent('canon', 5).map((m) => m.item.id)).toEqual(['LAW/CANON/constitution.md']);
+  });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { estimateTokens } from '../../src/domain/prompt-text';
 import { SCAN_LESSONS_HEADER } from '../../src/providers/scan-lessons';
 import { makeRows } from '../helpers/rows';
-import { chatMessage, startAgent, type TestAgent } from '../helpers/runtime';
+import { chatMessage, promptSection, startAgent, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin } from '../helpers/test-models';
 
 describe('SCAN_LESSONS in composeState', () => {
@@ -24,7 +24,7 @@ describe('SCAN_LESSONS in composeState', () => {
     const text = message.text;
     const start = text.indexOf(SCAN_LESSONS_HEADER);
     expect(start).toBeGreaterThanOrEqual(0);
-    const block = text.slice(start).split('\n\n')[0] as string;
+    const block = promptSection(text, SCAN_LESSONS_HEADER);
     const lines = block.split('\n').slice(1);
     expect(lines[0]).toMatch(/^- \[[0-9a-f-]{36}\] \(false-positive-pattern; confidence 0\.74; n=40; window 2026-11-04\.\.2026-11-11\) For semgrep/);
     expect(estimateTokens(block)).toBeLessThanOrEqual(200);
@@ -47,7 +47,7 @@ describe('SCAN_LESSONS in composeState', () => {
       { finding_key: 'new-app:xss:7', ts: '2026-11-20T10:00:00Z', project: 'new-app', scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o', category: 'xss' },
     ]);
     const state = await agent.runtime.composeState(await chatMessage(agent.runtime, 'what do you think about finding new-app:xss:7?'));
-    const block = state.text.slice(state.text.indexOf(SCAN_LESSONS_HEADER)).split('\n\n')[0] as string;
+    const block = promptSection(state.text, SCAN_LESSONS_HEADER);
     const lines = block.split('\n').slice(1);
     const prior = agent.service.predict({ finding_key: 'new-app:xss:7', ts: '2026-11-20T10:00:00Z', project: 'new-app', scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o', category: 'xss' });
     const p = (prior as Extract<typeof prior, { ok: true }>).prediction;

@@ -9,6 +9,11 @@ export const findingContext = (findingKey: string) => `finding:${findingKey}`;
 /** The context a message's run settles: items in that message's prompt. */
 export const messageContext = (messageId: string) => `message:${messageId}`;
 
+/** The contexts whose outcomes the items in a message's prompt answer for: the message, and the finding it names. */
+export function outcomeContextsOf(messageId: string, findingKey: string | undefined): string[] {
+  return findingKey === undefined ? [messageContext(messageId)] : [messageContext(messageId), findingContext(findingKey)];
+}
+
 /** How long items stay attributable to an outcome that has not come back yet. */
 export const EXPOSURE_HORIZON_MS = 7 * 86_400_000;
 /** Contexts remembered at once (oldest forgotten first). */
@@ -16,8 +21,13 @@ export const MAX_EXPOSURE_CONTEXTS = 10_000;
 /** Items remembered per context. */
 export const MAX_ITEMS_PER_CONTEXT = 50;
 
+/** An item shown under a context, with the rank boosts it got there that no outcome has settled yet. */
+export interface ExposedItem extends ItemRef {
+  boost: number;
+}
+
 interface Exposure {
-  items: Map<string, ItemRef>;
+  items: Map<string, ExposedItem>;
   atMs: number;
 }
 
@@ -34,27 +44,39 @@ export class Exposures {
     return this.byContext.size;
   }
 
-  /** Notes that `items` were shown under each of `contexts` at `atMs`. */
-  add(contexts: readonly string[], items: readonly ItemRef[], atMs: number): void {
+  /** Notes that `items` were shown under each of `contexts` at `atMs`, with the boost each got for it. */
+  add(contexts: readonly string[], items: readonly (ItemRef & { boost?: number })[], atMs: number): void {
     for (const context of contexts) {
       const existing = this.byContext.get(context);
-      const exposure = existing ?? { items: new Map<string, ItemRef>(), atMs };
+      const exposure = existing ?? { items: new Map<string, ExposedItem>(), atMs };
       if (existing) this.byContext.delete(context);
       exposure.atMs = atMs;
-      for (const item of items) {
-        if (exposure.items.size >= MAX_ITEMS_PER_CONTEXT) break;
-        exposure.items.set(`${item.kind}\u0000${item.id}`, item);
+      for (const { kind, id, boost = 0 } of items) {
+        const key = `${kind}\u0000${id}`;
+        const known = exposure.items.get(key);
+        if (known) known.boost += boost;
+        else if (exposure.items.size < MAX_ITEMS_PER_CONTEXT) exposure.items.set(key, { kind, id, boost });
       }
       this.byContext.set(context, exposure);
     }
     while (this.byContext.size > MAX_EXPOSURE_CONTEXTS) this.byContext.delete(this.byContext.keys().next().value as string);
   }
 
-  /** The items shown under `context` within the horizon before `nowMs`; `take` forgets them. */
-  itemsOf(context: string, nowMs: number, take: boolean): ItemRef[] {
+  /**
+   * The items shown under `context` within the horizon before `nowMs`, each with its unsettled
+   * boost, which is then marked settled (a later outcome of the same context moves the item again
+   * but cannot take the boost back twice). `forget` drops the context.
+   */
+  claim(context: string, nowMs: number, forget: boolean): ExposedItem[] {
     const exposure = this.byContext.get(context);
     if (!exposure) return [];
-    if (take || nowMs - exposure.atMs > EXPOSURE_HORIZON_MS) this.byContext.delete(context);
-    return nowMs - exposure.atMs > EXPOSURE_HORIZON_MS ? [] : [...exposure.items.values()];
+    const expired = nowMs - exposure.atMs > EXPOSURE_HORIZON_MS;
+    if (forget || expired) this.byContext.delete(context);
+    if (expired) return [];
+    return [...exposure.items.values()].map((item) => {
+      const claimed = { ...item };
+      item.boost = 0;
+      return claimed;
+    });
   }
 }

@@ -1,6 +1,6 @@
 import type { IAgentRuntime, Memory, Provider, ProviderResult } from '@elizaos/core';
 import { blendWithElo } from '../domain/elo-blend';
-import { findingContext, messageContext as messageOutcomeContext } from '../domain/elo-exposures';
+import { outcomeContextsOf } from '../domain/elo-exposures';
 import type { FindingRow } from '../domain/outcome';
 import { escapeForPrompt, packWithinBudget } from '../domain/prompt-text';
 import { CONTEXT_FIELDS, type ContextField, type LessonIndex } from '../services/lesson-index';
@@ -111,7 +111,7 @@ export const scanLessonsProvider: Provider = {
         results: ids.map((id, i) => ({ kind: LESSON_KIND, id, rank: i + 1 })),
         sessionId: message.roomId,
         onceKey: `scan_lessons:${message.id}`,
-        exposeUnder: [messageOutcomeContext(message.id), ...(finding ? [findingContext(finding.finding_key)] : [])],
+        exposeUnder: outcomeContextsOf(message.id, finding?.finding_key),
       });
     }
     const values = { scanLessonIds: ids, ...(prior ? { scanFindingPrior: prior.p_false_positive } : {}) };

@@ -57,6 +57,7 @@ export interface EloBookSettings {
   driftPerDay: number;
   tierRules: TierRule[];
   blend: BlendWeights;
+  contextTokenBudget: number;
 }
 
 const keyOf = (kind: string, id: string) => `${kind}\u0000${id}`;
@@ -75,6 +76,7 @@ export function eloBookSettings(runtime: Pick<IAgentRuntime, 'getSetting'>): Elo
     driftPerDay: config.SELF_IMPROVE_ELO_DRIFT_PER_DAY,
     tierRules: tiers.ok ? tiers.rules : [],
     blend: { similarity: config.SELF_IMPROVE_ELO_SIMILARITY_WEIGHT, elo: config.SELF_IMPROVE_ELO_WEIGHT, eloFullMarks: 2000 },
+    contextTokenBudget: config.SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET,
   };
 }
 
@@ -170,13 +172,14 @@ export class EloBookService extends Service {
       results: retrieval.results.map((r) => ({ hash: r.id, entity_type: r.kind, rank: r.rank, ...(r.similarity === undefined ? {} : { similarity: r.similarity }) })),
       ...retrieval.logExtras,
     });
-    for (const r of retrieval.results) {
+    const boosts = retrieval.results.map((r) => {
       const item = this.touch(r.kind, r.id, atMs, timestamp);
       const boosted = applyRankBoost(item.elo, r.rank);
       if (boosted.delta !== 0) this.change(item, boosted.elo, item.updates, `${retrieval.tool}_rank_${r.rank}`, timestamp);
-    }
+      return { kind: r.kind, id: r.id, boost: boosted.delta };
+    });
     this.sessions.search(sessionId, retrieval.searchType ?? 'semantic', retrieval.results, atMs);
-    if (retrieval.exposeUnder) this.exposures.add(retrieval.exposeUnder, retrieval.results, atMs);
+    if (retrieval.exposeUnder) this.exposures.add(retrieval.exposeUnder, boosts, atMs);
     this.flushIfFull();
   }
 
@@ -218,16 +221,30 @@ export class EloBookService extends Service {
 
   /**
    * The outcome of `context` came back: the items shown under it within the last 7 days win
-   * (`reward > 0`) or lose (`reward < 0`); a zero reward moves nothing. `forget` drops the
-   * context afterwards (a message's run ends once); a finding keeps its items for later labels.
-   * Returns the items moved.
+   * (`reward > 0`) or lose (`reward < 0`); a zero reward moves nothing. A penalty also takes back
+   * the rank boosts the items got for being shown there: a retrieval's boost is provisional
+   * credit, kept when the outcome is good and revoked when it is bad, so an item that keeps being
+   * shown and keeps failing falls instead of being carried up by its own retrievals. `forget`
+   * drops the context afterwards (a message's run ends once); a finding keeps its items for later
+   * labels. Returns the items moved.
    */
   settle(context: string, reward: number, reason: string, options: { forget?: boolean; atMs?: number } = {}): ItemRef[] {
     const atMs = options.atMs ?? Date.now();
-    const items = this.exposures.itemsOf(context, atMs, options.forget ?? false);
-    if (reward === 0 || items.length === 0) return [];
+    if (reward === 0) {
+      if (options.forget) this.exposures.claim(context, atMs, true);
+      return [];
+    }
+    const items = this.exposures.claim(context, atMs, options.forget ?? false);
+    if (reward < 0) {
+      const timestamp = new Date(atMs).toISOString();
+      for (const exposed of items) {
+        if (exposed.boost === 0) continue;
+        const item = this.touch(exposed.kind, exposed.id, atMs, timestamp);
+        this.change(item, item.elo - exposed.boost, item.updates, `${reason}_boost_revoked`, timestamp);
+      }
+    }
     this.recordOutcome(items, reward > 0 ? 1 : 0, reason, atMs);
-    return items;
+    return items.map(({ kind, id }) => ({ kind, id }));
   }
 
   /** Notes that items were in the prompt for these contexts, without a retrieval of their own. */
