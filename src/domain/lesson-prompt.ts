@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeGroup, type GroupKey } from './grouping';
 import { LESSON_CATEGORIES, type LessonDraft } from './lesson';
+import { extractJson } from './model-json';
 import type { OutcomeLabel } from './outcome';
 import type { GroupStats } from './stats';
 
@@ -61,33 +62,6 @@ export interface LessonParseResult {
   /** Items that were present but invalid, plus 1 when the whole answer was unusable. */
   malformed: number;
   error?: { code: LessonParseErrorCode; message: string };
-}
-
-/** At most this many opening brackets are tried when looking for the JSON in an answer. */
-const MAX_JSON_STARTS = 20;
-
-/**
- * The first parseable JSON object or array in a model answer: fences are dropped, and each
- * opening bracket is tried in turn (prose such as "format {category, text}:" may come first).
- */
-function extractJson(text: string): { ok: true; value: unknown } | { ok: false; code: 'no_json' | 'invalid_json'; message: string } {
-  const unfenced = text.replace(/```(?:json)?/gi, '');
-  let lastError = 'the JSON in the answer is not closed';
-  let start = unfenced.search(/[[{]/);
-  if (start < 0) return { ok: false, code: 'no_json', message: 'the answer contains no JSON' };
-  for (let tries = 0; start >= 0 && tries < MAX_JSON_STARTS; tries++) {
-    const end = unfenced.lastIndexOf(unfenced[start] === '{' ? '}' : ']');
-    if (end > start) {
-      try {
-        return { ok: true, value: JSON.parse(unfenced.slice(start, end + 1)) };
-      } catch (error) {
-        lastError = error instanceof Error ? error.message : String(error);
-      }
-    }
-    const next = unfenced.slice(start + 1).search(/[[{]/);
-    start = next < 0 ? -1 : start + 1 + next;
-  }
-  return { ok: false, code: 'invalid_json', message: lastError };
 }
 
 /** Parses a model's lesson answer with zod; bad items are counted, never thrown, never returned. */
