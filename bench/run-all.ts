@@ -11,6 +11,7 @@ const BENCHES: string[][] = [
   ['bench/replay.ts', '3000'],
   ['bench/ledger.ts', '10000'],
   ['bench/elo.ts'],
+  ['bench/elo-context.ts', '100000'],
 ];
 
 for (const [file, ...args] of BENCHES) {

@@ -1,3 +1,4 @@
+import { TopK } from './lesson-ranking';
 import { lexicalTokens } from './lexical-vector';
 
 /** A piece of content the agent can be given: a lesson, a rule, a file, a record. */
@@ -19,9 +20,17 @@ const MAX_TOKENS_PER_ITEM = 64;
 /** Distinct tokens of a query that are looked up. */
 const MAX_QUERY_TOKENS = 32;
 
+/** A word in more than this share of the items (and more than COMMON_MIN_DF of them) finds no candidates. */
+const COMMON_SHARE = 0.02;
+const COMMON_MIN_DF = 200;
+/** Share by which the item count may move before item norms are recomputed. */
+const NORM_REFRESH_SHARE = 0.1;
+
 interface Entry {
   item: ContextItem;
   tokens: Int32Array;
+  /** `√Σ idf(t)²` over the item's tokens, as of the last refresh. */
+  norm: number;
 }
 
 /**
@@ -29,7 +38,10 @@ interface Entry {
  * a query visits only the posting lists of its own words. Similarity is the cosine of the two
  * token sets with each token weighted by `idf(t) = ln(1 + N / df(t))` (N items, df(t) items with t):
  * `sim(q, d) = Σ_{t ∈ q∩d} idf(t)² / (√Σ_{t∈q} idf(t)² · √Σ_{t∈d} idf(t)²)`. Words shared by
- * everything weigh little, rare shared words a lot. Deterministic: ties go to kind, then id.
+ * everything weigh little, rare shared words a lot. Cost is bounded: a word found in more than 2%
+ * of the items (and more than 200 of them) counts in the norms but is not used to find candidates,
+ * and item norms are kept, recomputed when the item count has moved by a tenth (between refreshes
+ * they use slightly older idf weights). Deterministic: ties go to kind, then id.
  */
 export class ContextIndex {
   private readonly tokenIds = new Map<string, number>();
@@ -38,6 +50,8 @@ export class ContextIndex {
   private readonly slotByKey = new Map<string, number>();
   private readonly freeSlots: number[] = [];
   private live = 0;
+  private dots = new Float64Array(0);
+  private normsAtCount = 0;
 
   get size(): number {
     return this.live;
@@ -53,10 +67,11 @@ export class ContextIndex {
     this.remove(item.kind, item.id);
     const slot = this.freeSlots.pop() ?? this.entries.length;
     const tokens = this.tokensOf(`${item.title} ${item.text}`, MAX_TOKENS_PER_ITEM, true);
-    this.entries[slot] = { item, tokens };
+    this.entries[slot] = { item, tokens, norm: 0 };
     this.slotByKey.set(`${item.kind}\u0000${item.id}`, slot);
     for (const t of tokens) (this.postings[t] as number[]).push(slot);
     this.live++;
+    (this.entries[slot] as Entry).norm = this.normOf(tokens);
   }
 
   remove(kind: string, id: string): void {
@@ -81,29 +96,53 @@ export class ContextIndex {
   /** The `limit` items most similar to `query`, similarity > 0, most similar first. */
   search(query: string, limit: number): ContextMatch[] {
     if (limit <= 0 || this.live === 0) return [];
-    const queryTokens = this.tokensOf(query, MAX_QUERY_TOKENS, false);
     const n = this.live;
-    const idf = (t: number) => Math.log(1 + n / Math.max(1, (this.postings[t] as number[]).length));
-    const dot = new Map<number, number>();
+    const queryTokens = [...this.tokensOf(query, MAX_QUERY_TOKENS, false)];
     let queryNorm = 0;
+    for (const t of queryTokens) queryNorm += this.idf(t) ** 2;
+    // Words in more than COMMON_SHARE of the items add little and would visit most of them: they
+    // count in the norms but find no candidates.
+    const commonDf = Math.max(COMMON_MIN_DF, Math.ceil(n * COMMON_SHARE));
+    if (this.dots.length < this.entries.length) this.dots = new Float64Array(Math.max(this.entries.length, this.dots.length * 2));
+    const dots = this.dots;
+    const touched: number[] = [];
     for (const t of queryTokens) {
-      const w = idf(t);
-      queryNorm += w * w;
-      for (const slot of this.postings[t] as number[]) dot.set(slot, (dot.get(slot) ?? 0) + w * w);
-    }
-    if (dot.size === 0) return [];
-    const matches: ContextMatch[] = [];
-    for (const [slot, shared] of dot) {
-      const entry = this.entries[slot] as Entry;
-      let norm = 0;
-      for (const t of entry.tokens) {
-        const w = idf(t);
-        norm += w * w;
+      const list = this.postings[t] as number[];
+      if (list.length > commonDf) continue;
+      const w2 = this.idf(t) ** 2;
+      for (const slot of list) {
+        if (dots[slot] === 0) touched.push(slot);
+        dots[slot] = (dots[slot] as number) + w2;
       }
-      matches.push({ item: entry.item, similarity: Math.min(1, shared / Math.sqrt(queryNorm * norm)) });
     }
-    matches.sort((a, b) => b.similarity - a.similarity || a.item.kind.localeCompare(b.item.kind) || a.item.id.localeCompare(b.item.id));
-    return matches.slice(0, limit);
+    if (touched.length === 0) return [];
+    this.refreshNormsIfStale();
+    const top = new TopK<ContextItem>(limit);
+    const queryLength = Math.sqrt(queryNorm);
+    for (const slot of touched) {
+      const entry = this.entries[slot] as Entry;
+      const similarity = Math.min(1, (dots[slot] as number) / (queryLength * entry.norm));
+      if (similarity >= top.floor()) top.offer(`${entry.item.kind}\u0000${entry.item.id}`, entry.item, similarity);
+    }
+    for (const slot of touched) dots[slot] = 0;
+    return top.result().map((r) => ({ item: r.item, similarity: r.score }));
+  }
+
+  private idf(token: number): number {
+    return Math.log(1 + this.live / Math.max(1, (this.postings[token] as number[]).length));
+  }
+
+  private normOf(tokens: Int32Array): number {
+    let sum = 0;
+    for (const t of tokens) sum += this.idf(t) ** 2;
+    return Math.sqrt(sum);
+  }
+
+  /** Item norms follow the idf weights, which move as items come and go: recomputed once the count has moved by a tenth. */
+  private refreshNormsIfStale(): void {
+    if (Math.abs(this.live - this.normsAtCount) <= this.normsAtCount * NORM_REFRESH_SHARE) return;
+    for (const entry of this.entries) if (entry) entry.norm = this.normOf(entry.tokens);
+    this.normsAtCount = this.live;
   }
 
   private tokensOf(text: string, max: number, create: boolean): Int32Array {
@@ -125,3 +164,4 @@ export class ContextIndex {
     return Int32Array.from(ids);
   }
 }
+

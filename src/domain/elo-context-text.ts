@@ -59,10 +59,16 @@ export function formsFor(elo: number): ContextForm[] {
   }
 }
 
+/** Tokens of an item's full line, estimated from lengths (without building the line). */
+function fullLineTokens(item: RatedContent): number {
+  const head = 24 + Math.min(item.kind.length, 40) + Math.min(item.id.length, 120) + Math.min(item.title.length, 120);
+  return Math.ceil((head + Math.min(item.text.length, FULL_TEXT_CHARS)) / 4) + 1;
+}
+
 export interface PackedContext {
   lines: string[];
   shown: { item: RatedContent; form: ContextForm }[];
-  /** Tokens every candidate (VERY LOW included) would take in full: the seed's "FULL pack". */
+  /** Tokens every candidate (VERY LOW included) would take in full, estimated from lengths: the seed's "FULL pack". */
   fullTokens: number;
   /** Tokens of the packed text, header included. */
   packedTokens: number;
@@ -75,7 +81,7 @@ export function packRatedContent(items: readonly RatedContent[], budgetTokens: n
   const lines: string[] = [];
   const shown: PackedContext['shown'] = [];
   for (const item of items) {
-    fullTokens += estimateTokens(contextLine(item, 'full')) + 1;
+    fullTokens += fullLineTokens(item);
     for (const form of formsFor(item.elo)) {
       const line = contextLine(item, form);
       const cost = estimateTokens(line) + 1;

@@ -8,7 +8,7 @@ import { ELO_BOOK_SERVICE, SCAN_OUTCOME_SERVICE } from '../services/service-name
 import { MAX_LOGGED_QUERY } from './scan-lessons';
 
 /** Candidates taken by similarity before the ELO blend orders them. */
-const CANDIDATES = 40;
+const CANDIDATES = 24;
 
 const EMPTY: ProviderResult = { text: '', values: { highEloContextIds: [] } };
 

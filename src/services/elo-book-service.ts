@@ -111,6 +111,7 @@ export class EloBookService extends Service {
   private sessions!: SessionAudits;
   private writing: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setInterval> | undefined;
+  private flushScheduled = false;
 
   static override async start(runtime: IAgentRuntime): Promise<EloBookService> {
     const service = new EloBookService(runtime);
@@ -356,8 +357,14 @@ export class EloBookService extends Service {
     this.dirty.add(keyOf(item.kind, item.id));
   }
 
+  /** A full batch is written on the next turn of the event loop, not inside the provider or call that filled it. */
   private flushIfFull(): void {
-    if (this.pendingChanges >= FLUSH_AFTER_CHANGES) void this.flush();
+    if (this.pendingChanges < FLUSH_AFTER_CHANGES || this.flushScheduled) return;
+    this.flushScheduled = true;
+    setTimeout(() => {
+      this.flushScheduled = false;
+      void this.flush();
+    }, 0);
   }
 }
 
