@@ -35,14 +35,14 @@ function checkPolicy(policy: DecayPolicy): void {
  * `elapsedDays = (nowMs − lastValidatedMs) / 86 400 000`;
  * `confidence = 0.9` while `elapsedDays ≤ graceDays` (also for a validation in the future), else
  * `0.9 × 0.5 ^ ((elapsedDays − graceDays) / halfLifeDays)`.
- * In [0, 0.9], strictly positive for any elapsed time under ~30 000 half-lives, non-increasing in
- * `nowMs`. Throws a RangeError on a policy with negative grace or a non-positive half-life.
+ * In (0, 0.9] (floored at `Number.MIN_VALUE` where the power underflows to 0, after ~1 075
+ * half-lives) and non-increasing in `nowMs`. Throws a RangeError on a policy with negative grace or a non-positive half-life.
  */
 export function confidenceAt(lastValidatedMs: number, nowMs: number, policy: DecayPolicy = DEFAULT_DECAY_POLICY): number {
   checkPolicy(policy);
   const elapsedDays = (nowMs - lastValidatedMs) / DAY_MS;
   if (elapsedDays <= policy.graceDays) return RULE_START_CONFIDENCE;
-  return RULE_START_CONFIDENCE * 0.5 ** ((elapsedDays - policy.graceDays) / policy.halfLifeDays);
+  return Math.max(RULE_START_CONFIDENCE * 0.5 ** ((elapsedDays - policy.graceDays) / policy.halfLifeDays), Number.MIN_VALUE);
 }
 
 /**

@@ -89,12 +89,12 @@ function clip(text: string): string {
 const TEMPLATE: Record<RuleType, string> = { NEVER: 'Never', MUST: 'Always', CHECK: 'Check', PREFER: 'Prefer' };
 
 /**
- * A rule's text: the action itself when its first words already name `type` (`typeCue`);
+ * A rule's text: the action itself (first letter capitalised) when its first words already name `type` (`typeCue`);
  * otherwise `Never: <trigger>. Instead: <action>` for NEVER (the trigger is what went wrong;
  * just `Never: <action>` without a distinct trigger) and `Always: …`, `Check: …`, `Prefer: …` + action.
  */
 export function ruleTextFor(action: string, trigger: string, type: RuleType): string {
-  if (typeCue(action) === type) return clip(action);
+  if (typeCue(action) === type) return clip(action.charAt(0).toUpperCase() + action.slice(1));
   if (type === 'NEVER' && trigger !== '' && trigger !== action) return clip(`Never: ${trigger.replace(/[.\s]+$/, '')}. Instead: ${action}`);
   return clip(`${TEMPLATE[type]}: ${action}`);
 }
