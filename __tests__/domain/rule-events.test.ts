@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { checkEventRow, checkEventRows, EVENT_LIMITS, eventToWire, PARSE_ERROR_LINE_CHARS, parseErrorEntry } from '../../src/domain/rule-events';
-import { feedbackPolarity } from '../../src/domain/rule-feedback';
+import { type FeedbackPolarity, feedbackPolarity } from '../../src/domain/rule-feedback';
 import { EVENT_TYPES } from '../../src/domain/rule-types';
 import { makeEvent } from '../helpers/rule-fixtures';
 
@@ -143,7 +143,7 @@ describe('parseErrorEntry', () => {
 });
 
 describe('feedbackPolarity', () => {
-  const table: [string, string[], string][] = [
+  const table: [string, string[], FeedbackPolarity][] = [
     ['Great, thanks, exactly right', [], 'positive'],
     ["No, that's wrong, don't do that", [], 'negative'],
     ['Please post at 9', [], 'unknown'],

@@ -4,6 +4,7 @@ import {
   DEFAULT_PROMOTION_CRITERIA,
   DEFAULT_SCAN_PROMOTION_CRITERIA,
   promoteLesson,
+  type PromotionRefusal,
   promotionDecision,
   ruleFromLesson,
   ruleFromScanLesson,
@@ -68,7 +69,7 @@ describe('promotionDecision', () => {
     expect(DEFAULT_PROMOTION_CRITERIA).toEqual({ minConfirmations: 3, minConfirmationsWhenProven: 2, minAgeDays: 0 });
   });
 
-  const table: [string, Parameters<typeof makeLesson>[0], string | null][] = [
+  const table: [string, Parameters<typeof makeLesson>[0], PromotionRefusal | null][] = [
     ['3 events promote', { id: 'L-001', sourceEventIds: ids(3), eventTypeCounts: counts({ mistake: 3 }), action: 'x' }, null],
     ['2 events do not', { id: 'L-001', sourceEventIds: ids(2) }, 'too_few_confirmations'],
     ['2 events of a proven lesson do', { id: 'L-001', sourceEventIds: ids(2), confidence: 'proven' }, null],
