@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { stableId } from './ids';
+import { clipText } from './prompt-text';
 import { parseWireTimeMs } from './rule-dates';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type LearningEvent } from './rule-types';
 
@@ -230,16 +231,12 @@ export interface ParseErrorEntry {
   script: string;
 }
 
-function clip(text: string, maxChars: number): string {
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
-}
-
 /** One parse-error entry; `ts` is ISO-8601 UTC, and `error`, `line`, `script` are cut to `PARSE_ERROR_LINE_CHARS`. */
 export function parseErrorEntry(input: { nowMs: number; error: string; line: string; script: string }): ParseErrorEntry {
   return {
     ts: new Date(input.nowMs).toISOString(),
-    error: clip(input.error, PARSE_ERROR_LINE_CHARS),
-    line: clip(input.line, PARSE_ERROR_LINE_CHARS),
-    script: clip(input.script, PARSE_ERROR_LINE_CHARS),
+    error: clipText(input.error, PARSE_ERROR_LINE_CHARS),
+    line: clipText(input.line, PARSE_ERROR_LINE_CHARS),
+    script: clipText(input.script, PARSE_ERROR_LINE_CHARS),
   };
 }

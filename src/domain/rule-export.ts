@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { lexicalVector } from './lexical-vector';
 import { isoDay, isoSeconds, parseWireTimeMs } from './rule-dates';
 import { nextId } from './rule-lessons';
+import { firstIssue, wireCount, wireDay, wireText } from './rule-wire-fields';
 import { RULE_STATUSES, RULE_TYPES, type Rule, type RuleType } from './rule-types';
 import { cosineSimilarity } from './similarity';
 
@@ -164,37 +165,32 @@ export function exportRules(rules: readonly Rule[], options: { agentHandle: stri
   };
 }
 
-const wireDay = (field: string) =>
-  z.string({ required_error: `${field} is required`, invalid_type_error: `${field} must be a YYYY-MM-DD string` }).refine((v) => parseWireTimeMs(v) !== null, `${field} must be a date YYYY-MM-DD`);
-const count = (field: string) => z.number({ required_error: `${field} is required`, invalid_type_error: `${field} must be a whole number ≥ 0` }).int(`${field} must be a whole number ≥ 0`).nonnegative(`${field} must be a whole number ≥ 0`);
-const text = (field: string) => z.string({ required_error: `${field} is required`, invalid_type_error: `${field} must be a string` });
-
 const exportedRuleSchema = z.object({
-  id: text('id').regex(/^R-\d{3,}$/, 'id must look like R-001'),
+  id: wireText('id').regex(/^R-\d{3,}$/, 'id must look like R-001'),
   type: z.enum(RULE_TYPES, { errorMap: () => ({ message: `type must be one of ${RULE_TYPES.join(', ')}` }) }),
-  category: text('category').min(1, 'category must not be empty'),
-  rule: text('rule').min(1, 'rule must not be empty'),
-  reason: text('reason'),
+  category: wireText('category').min(1, 'category must not be empty'),
+  rule: wireText('rule').min(1, 'rule must not be empty'),
+  reason: wireText('reason'),
   created: wireDay('created'),
-  source_lesson: text('source_lesson'),
-  violations: count('violations'),
+  source_lesson: wireText('source_lesson'),
+  violations: wireCount('violations'),
   last_checked: wireDay('last_checked'),
   confidence_score: z.number({ required_error: 'confidence_score is required', invalid_type_error: 'confidence_score must be a number in [0,1]' }).min(0, 'confidence_score must be in [0,1]').max(1, 'confidence_score must be in [0,1]'),
   last_validated: wireDay('last_validated'),
-  validation_count: count('validation_count'),
+  validation_count: wireCount('validation_count'),
   review_flagged: z.boolean({ required_error: 'review_flagged is required', invalid_type_error: 'review_flagged must be true or false' }),
-  tags: z.array(text('each tag'), { invalid_type_error: 'tags must be an array of strings' }),
+  tags: z.array(wireText('each tag'), { invalid_type_error: 'tags must be an array of strings' }),
   status: z.enum(RULE_STATUSES, { errorMap: () => ({ message: `status must be one of ${RULE_STATUSES.join(', ')}` }) }),
-  _original_id: text('_original_id').min(1, '_original_id must not be empty'),
-  _hash: text('_hash').regex(/^[0-9a-f]{16}$/, '_hash must be 16 hex digits'),
+  _original_id: wireText('_original_id').min(1, '_original_id must not be empty'),
+  _hash: wireText('_hash').regex(/^[0-9a-f]{16}$/, '_hash must be 16 hex digits'),
 });
 
 const exportDocumentSchema = z.object({
   metadata: z.object({
-    export_version: text('metadata.export_version'),
+    export_version: wireText('metadata.export_version'),
     export_format: z.literal(EXPORT_FORMAT, { errorMap: () => ({ message: `metadata.export_format must be ${EXPORT_FORMAT}` }) }),
-    exported_rules_count: count('metadata.exported_rules_count'),
-    manifest_hash: text('metadata.manifest_hash').regex(/^[0-9a-f]{64}$/, 'metadata.manifest_hash must be 64 hex digits'),
+    exported_rules_count: wireCount('metadata.exported_rules_count'),
+    manifest_hash: wireText('metadata.manifest_hash').regex(/^[0-9a-f]{64}$/, 'metadata.manifest_hash must be 64 hex digits'),
   }),
   rules: z.array(z.unknown(), { required_error: 'rules is required', invalid_type_error: 'rules must be an array' }),
 });
@@ -251,8 +247,7 @@ function fromWire(w: z.output<typeof exportedRuleSchema>): Rule {
 export function verifyImport(doc: unknown): ImportCheck {
   const shape = exportDocumentSchema.safeParse(doc);
   if (!shape.success) {
-    const issue = shape.error.issues[0] as z.ZodIssue;
-    return { ok: false, code: 'invalid_document', field: issue.path.join('.') || '(document)', message: issue.message };
+    return { ok: false, code: 'invalid_document', ...firstIssue(shape.error, '(document)') };
   }
   const parsed: z.output<typeof exportedRuleSchema>[] = [];
   for (const [index, raw] of shape.data.rules.entries()) {
@@ -260,9 +255,8 @@ export function verifyImport(doc: unknown): ImportCheck {
     const at = { index, ...(rawId !== undefined ? { ruleId: rawId } : {}) };
     const rule = exportedRuleSchema.safeParse(raw);
     if (!rule.success) {
-      const issue = rule.error.issues[0] as z.ZodIssue;
-      const field = issue.path.join('.') || '(rule)';
-      return { ok: false, code: 'invalid_rule', ...at, field, message: `rule ${rawId ?? `#${index}`}: ${issue.message}` };
+      const { field, message } = firstIssue(rule.error, '(rule)');
+      return { ok: false, code: 'invalid_rule', ...at, field, message: `rule ${rawId ?? `#${index}`}: ${message}` };
     }
     if (ruleHash(rule.data) !== rule.data._hash) {
       return { ok: false, code: 'bad_hash', ...at, field: '_hash', message: `rule ${rule.data.id}: _hash does not match its fields: the rule was changed after export` };

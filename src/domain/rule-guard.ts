@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { lexicalTokens } from './lexical-vector';
+import { clipText } from './prompt-text';
 import { DEFAULT_DECAY_POLICY, type DecayPolicy, injectableConfidence, recordViolation, validateRule } from './rule-confidence';
 import { isoSeconds, parseWireTimeMs } from './rule-dates';
 import { type PreparedRule, sparseCosine } from './rule-prompt';
@@ -97,11 +98,10 @@ export function guardLogEntry(input: {
 }): GuardLogEntry {
   if (!/^[0-9a-f]{6}$/.test(input.randomHex)) throw new RangeError(`randomHex must be 6 lower-case hex digits (got ${JSON.stringify(input.randomHex)})`);
   const ts = isoSeconds(input.nowMs);
-  const action = input.action.length > GUARD_ACTION_CHARS ? `${input.action.slice(0, GUARD_ACTION_CHARS - 1)}…` : input.action;
   return {
     id: `g-${ts.slice(11, 19).replace(/:/g, '')}-${input.randomHex}`,
     ts,
-    action,
+    action: clipText(input.action, GUARD_ACTION_CHARS),
     matched_rules: input.matches.map((m) => m.rule.id),
     scores: Object.fromEntries(input.matches.map((m) => [m.rule.id, Math.round(m.score * 100) / 100])),
     save_logged: input.saveLogged ?? false,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { isoDay, parseWireTimeMs } from './rule-dates';
+import { isoDay } from './rule-dates';
 import { emptyEventTypeCounts } from './rule-lessons';
+import { firstIssue, wireCount, wireDayMs, wireText } from './rule-wire-fields';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type EventType, type RuleLesson } from './rule-types';
 
 /**
@@ -65,35 +66,27 @@ export function lessonToWire(lesson: RuleLesson, eventTsMs: ReadonlyMap<string, 
   };
 }
 
-const wireTime = (field: string) =>
-  z
-    .string({ required_error: `${field} is required`, invalid_type_error: `${field} must be a YYYY-MM-DD string` })
-    .refine((v) => parseWireTimeMs(v) !== null, { message: `${field} must be a date YYYY-MM-DD or an ISO-8601 date-time` })
-    .transform((v) => parseWireTimeMs(v) as number);
-const count = (field: string) => z.number({ invalid_type_error: `${field} must be a whole number ≥ 0` }).int(`${field} must be a whole number ≥ 0`).nonnegative(`${field} must be a whole number ≥ 0`);
-const text = (field: string) => z.string({ required_error: `${field} is required`, invalid_type_error: `${field} must be a string` });
-
 const lessonWireSchema = z.object({
   id: z.string({ required_error: 'id is required' }).regex(/^L-\d{3,}$/, 'id must look like L-001'),
-  created: wireTime('created'),
-  category: text('category').min(1, 'category must not be empty'),
-  subcategory: text('subcategory').optional(),
-  lesson: text('lesson'),
-  context: text('context').default(''),
-  trigger: text('trigger').default(''),
-  action: text('action').default(''),
+  created: wireDayMs('created'),
+  category: wireText('category').min(1, 'category must not be empty'),
+  subcategory: wireText('subcategory').optional(),
+  lesson: wireText('lesson'),
+  context: wireText('context').default(''),
+  trigger: wireText('trigger').default(''),
+  action: wireText('action').default(''),
   confidence: z.enum(EVIDENCE_LEVELS, { errorMap: () => ({ message: `confidence must be one of ${EVIDENCE_LEVELS.join(', ')}` }) }),
   confidence_score: z.number({ invalid_type_error: 'confidence_score must be a number in [0,1]' }).min(0, 'confidence_score must be a number in [0,1]').max(1, 'confidence_score must be a number in [0,1]'),
-  times_applied: count('times_applied').default(0),
-  times_saved: count('times_saved').default(0),
+  times_applied: wireCount('times_applied').default(0),
+  times_saved: wireCount('times_saved').default(0),
   promoted_to_rule: z.string({ invalid_type_error: 'promoted_to_rule must be a rule id like R-001' }).regex(/^R-\d{3,}$/, 'promoted_to_rule must be a rule id like R-001').optional(),
-  source_events: z.array(text('each source event'), { invalid_type_error: 'source_events must be an array of timestamps' }).default([]),
-  last_validated: wireTime('last_validated'),
-  validation_count: count('validation_count').default(0),
+  source_events: z.array(wireText('each source event'), { invalid_type_error: 'source_events must be an array of timestamps' }).default([]),
+  last_validated: wireDayMs('last_validated'),
+  validation_count: wireCount('validation_count').default(0),
   review_flagged: z.boolean({ invalid_type_error: 'review_flagged must be true or false' }).default(false),
-  tags: z.array(text('each tag'), { invalid_type_error: 'tags must be an array of strings' }).default([]),
-  event_type_counts: z.object(Object.fromEntries(EVENT_TYPES.map((t) => [t, count(`event_type_counts.${t}`).default(0)])) as Record<EventType, z.ZodDefault<z.ZodNumber>>).optional(),
-  source_event_ids: z.array(text('each source event id'), { invalid_type_error: 'source_event_ids must be an array of strings' }).optional(),
+  tags: z.array(wireText('each tag'), { invalid_type_error: 'tags must be an array of strings' }).default([]),
+  event_type_counts: z.object(Object.fromEntries(EVENT_TYPES.map((t) => [t, wireCount(`event_type_counts.${t}`).default(0)])) as Record<EventType, z.ZodDefault<z.ZodNumber>>).optional(),
+  source_event_ids: z.array(wireText('each source event id'), { invalid_type_error: 'source_event_ids must be an array of strings' }).optional(),
 });
 
 export type LessonFromWire = { ok: true; lesson: RuleLesson } | { ok: false; code: 'not_an_object' | 'invalid_field'; field: string; message: string };
@@ -105,8 +98,7 @@ export function lessonFromWire(raw: unknown): LessonFromWire {
   }
   const parsed = lessonWireSchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null)));
   if (!parsed.success) {
-    const issue = parsed.error.issues[0] as z.ZodIssue;
-    return { ok: false, code: 'invalid_field', field: issue.path.join('.') || '(lesson)', message: issue.message };
+    return { ok: false, code: 'invalid_field', ...firstIssue(parsed.error, '(lesson)') };
   }
   const w = parsed.data;
   return {

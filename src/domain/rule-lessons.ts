@@ -1,3 +1,4 @@
+import { clipText } from './prompt-text';
 import { feedbackPolarity } from './rule-feedback';
 import { EVENT_TYPES, type EventType, type EvidenceLevel, type LearningEvent, type RuleLesson } from './rule-types';
 import { cosineSimilarity } from './similarity';
@@ -94,9 +95,7 @@ export function chooseLessonFor(
   return best;
 }
 
-function clip(text: string): string {
-  return text.length > MAX_LESSON_TEXT_CHARS ? `${text.slice(0, MAX_LESSON_TEXT_CHARS - 1)}…` : text;
-}
+const clip = (text: string) => clipText(text, MAX_LESSON_TEXT_CHARS);
 
 export type LessonText = Pick<RuleLesson, 'lesson' | 'context' | 'trigger' | 'action'>;
 

@@ -1,5 +1,6 @@
 import { DAY_MS } from './grouping';
 import type { LessonCategory } from './lesson';
+import { clipText } from './prompt-text';
 import { RULE_START_CONFIDENCE } from './rule-confidence';
 import { isoDay } from './rule-dates';
 import { EVENT_CATEGORY_PATTERN } from './rule-events';
@@ -82,9 +83,7 @@ export function ruleTypeFor(lesson: Pick<RuleLesson, 'action' | 'lesson' | 'even
 /** Longest rule and reason text; longer is cut with `…`. */
 export const MAX_RULE_TEXT_CHARS = 1000;
 
-function clip(text: string): string {
-  return text.length > MAX_RULE_TEXT_CHARS ? `${text.slice(0, MAX_RULE_TEXT_CHARS - 1)}…` : text;
-}
+const clip = (text: string) => clipText(text, MAX_RULE_TEXT_CHARS);
 
 const TEMPLATE: Record<RuleType, string> = { NEVER: 'Never', MUST: 'Always', CHECK: 'Check', PREFER: 'Prefer' };
 
