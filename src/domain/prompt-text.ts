@@ -8,6 +8,11 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/** The text cut to at most `maxChars` characters, the last one `…` when it was cut. */
+export function clipText(text: string, maxChars: number): string {
+  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}
+
 /**
  * One line of inert text: newlines and tabs become spaces, characters that could open or close a
  * section (`<`, `>`, backticks, `#` at the start, `[`/`]` pairs used by headers) are replaced,
@@ -24,7 +29,7 @@ export function escapeForPrompt(text: string, maxChars = 400): string {
     .replace(/\s{2,}/g, ' ')
     .trim()
     .replace(/^#+\s*/, '');
-  return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+  return clipText(flat, maxChars);
 }
 
 /**

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { parseWireTimeMs } from './rule-dates';
+
+/** zod field builders shared by the rules system's wire formats, each message naming its field. */
+
+export const wireText = (field: string) => z.string({ required_error: `${field} is required`, invalid_type_error: `${field} must be a string` });
+
+export const wireCount = (field: string) =>
+  z
+    .number({ required_error: `${field} is required`, invalid_type_error: `${field} must be a whole number ≥ 0` })
+    .int(`${field} must be a whole number ≥ 0`)
+    .nonnegative(`${field} must be a whole number ≥ 0`);
+
+/** A `YYYY-MM-DD` date (or an ISO-8601 date-time), kept as written (hashes cover the text). */
+export const wireDay = (field: string) =>
+  z
+    .string({ required_error: `${field} is required`, invalid_type_error: `${field} must be a YYYY-MM-DD string` })
+    .refine((v) => parseWireTimeMs(v) !== null, { message: `${field} must be a date YYYY-MM-DD or an ISO-8601 date-time` });
+
+/** `wireDay` read as epoch ms (`parseWireTimeMs`). */
+export const wireDayMs = (field: string) => wireDay(field).transform((v) => parseWireTimeMs(v) as number);
+
+/** The first issue of a failed parse as `{ field, message }`; `field` is the dotted path, or `whole` for the value itself. */
+export function firstIssue(error: z.ZodError, whole: string): { field: string; message: string } {
+  const issue = error.issues[0] as z.ZodIssue;
+  return { field: issue.path.join('.') || whole, message: issue.message };
+}
