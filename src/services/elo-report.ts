@@ -1,0 +1,35 @@
+import { parseEloLogs, type SkippedEntries } from '../domain/elo-log-entries';
+import { eloStats, type EloStatsReport } from '../domain/elo-stats';
+import type { EloBookService } from './elo-book-service';
+
+/** Newest entries read from each ELO log when none is given: the sample the log figures use. */
+export const DEFAULT_LOG_LIMIT = 5_000;
+/** Top items per kind when none is given. */
+export const DEFAULT_TOP_K = 10;
+
+export interface EloReportOptions {
+  k?: number;
+  nowMs?: number;
+  /** Newest entries read from each of the three logs. */
+  logLimit?: number;
+  bucketWidth?: number;
+}
+
+/** `eloStats` plus how many log entries failed their schema (left out of every figure). */
+export interface EloReport extends EloStatsReport {
+  skipped: SkippedEntries;
+}
+
+/**
+ * The ELO book's report at `nowMs`: every item's rating then (drift applied) and the newest
+ * `logLimit` entries of the update, search and session logs, checked with zod, through `eloStats`.
+ */
+export async function eloReport(book: EloBookService, options: EloReportOptions = {}): Promise<EloReport> {
+  const nowMs = options.nowMs ?? Date.now();
+  const logLimit = options.logLimit ?? DEFAULT_LOG_LIMIT;
+  if (!Number.isSafeInteger(logLimit) || logLimit < 1) throw new RangeError(`logLimit must be an integer >= 1, got ${logLimit}`);
+  const [updates, searches, sessions] = [await book.updateLogEntries(logLimit), await book.searchLogEntries(logLimit), await book.sessionLogEntries(logLimit)];
+  const { logs, skipped } = parseEloLogs({ updates, searches, sessions });
+  const stats = eloStats({ items: book.ratings(nowMs), ...logs, k: options.k ?? DEFAULT_TOP_K, nowMs, ...(options.bucketWidth === undefined ? {} : { bucketWidth: options.bucketWidth }) });
+  return { ...stats, skipped };
+}
