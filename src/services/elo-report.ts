@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { parseEloLogs, type SkippedEntries } from '../domain/elo-log-entries';
 import { eloStats, type EloStatsReport } from '../domain/elo-stats';
 import type { EloBookService } from './elo-book-service';
@@ -6,6 +7,24 @@ import type { EloBookService } from './elo-book-service';
 export const DEFAULT_LOG_LIMIT = 5_000;
 /** Top items per kind when none is given. */
 export const DEFAULT_TOP_K = 10;
+/** The most top items per kind a caller may ask for (HTTP `k`, CLI `--k`). */
+export const MAX_TOP_K = 100;
+
+const topKSchema = z
+  .string()
+  .regex(/^[0-9]+$/)
+  .transform(Number)
+  .pipe(z.number().int().min(1).max(MAX_TOP_K));
+
+/**
+ * A caller's `k` (top items per kind) from its text: `DEFAULT_TOP_K` when absent, else an integer
+ * from 1 to `MAX_TOP_K`; otherwise an error message naming `name` and the allowed values.
+ */
+export function parseTopK(raw: string | undefined, name: string): { ok: true; k: number } | { ok: false; message: string } {
+  if (raw === undefined) return { ok: true, k: DEFAULT_TOP_K };
+  const parsed = topKSchema.safeParse(raw);
+  return parsed.success ? { ok: true, k: parsed.data } : { ok: false, message: `${name} must be an integer from 1 to ${MAX_TOP_K} (got ${JSON.stringify(raw)})` };
+}
 
 export interface EloReportOptions {
   k?: number;
