@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
+import { eloRoutes } from '../../src/routes/elo-routes';
+import { eloBookOf } from '../../src/services/elo-book-service';
 import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
 import { ensureChromium, renderedDom } from '../helpers/chromium';
 import { makeRows } from '../helpers/rows';
@@ -10,12 +12,15 @@ const chromium = ensureChromium();
 const skip = 'skip' in chromium ? chromium.skip : null;
 if (skip) process.stderr.write(`[dashboard test] skipped: ${skip}\n`);
 
-/** Serves the plugin's GET routes under /self-improve, as the agent's HTTP server would. */
+/**
+ * Serves the plugin's GET routes under /self-improve, as the agent's HTTP server would, plus
+ * `extra` routes (the ELO route, until the plugin registers it) and without the paths in `omit`.
+ */
 const requests = new Map<string, number>();
 const lastQuery = new Map<string, string>();
 
-function serveRoutes(agent: TestAgent) {
-  const routes = (selfImprovePlugin.routes ?? []) as Route[];
+function serveRoutes(agent: TestAgent, options: { extra?: Route[]; omit?: string[] } = {}) {
+  const routes = [...((selfImprovePlugin.routes ?? []) as Route[]), ...(options.extra ?? [])].filter((r) => !(options.omit ?? []).includes(r.path));
   return Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -64,7 +69,11 @@ describe('the reward ledger dashboard in a real headless Chromium', () => {
     agent = await startAgent();
     // 4 fixed (+100 each) and 2 false positives (-70 each): total 260
     await agent.service.ingest(makeRows({ n: 6, labels: ['fixed', 'fixed', 'rejected_fp'], keyPrefix: 'dash' }));
-    server = serveRoutes(agent);
+    const book = await eloBookOf(agent.runtime);
+    // AGENTS.md starts HIGH (1600); the lessons start at 1200 and get +16, +8, +8 (ranks 1, 2, 3)
+    book.recordAccess('file', 'AGENTS.md', { title: 'Agents guide' });
+    book.recordRetrieval({ tool: 'semantic_search', query: 'deploy', results: ['L1', 'L2', 'L3'].map((id, i) => ({ kind: 'lesson', id, rank: i + 1 })) });
+    server = serveRoutes(agent, { extra: eloRoutes });
   });
   afterAll(async () => {
     server?.stop(true);
@@ -87,10 +96,37 @@ describe('the reward ledger dashboard in a real headless Chromium', () => {
     expect(dom).toContain('<td>finding_fixed</td><td>reward</td><td class="points">+400</td>');
     expect(dom).toContain('<td>false_positive</td><td>penalty</td><td class="points">-140</td>');
     expect(text('status')).toMatch(/^Updated .* · 6 transactions · checksum valid$/);
-    expect(dom).toContain('Not available yet');
+    expect(dom).toContain('Not available yet: rules are not part of this release.');
     // one request per panel on the first load, carrying the agent id the page was opened with
     expect(requests.get('/self-improve/ledger/score')).toBe(1);
     expect(lastQuery.get('/self-improve/ledger/history')).toBe(`?agentId=${agent.runtime.agentId}&limit=1000`);
+  }, 120_000);
+
+  test.skipIf(skip !== null)('shows the ELO panel: tier counts, one bar per non-empty bucket, top items per kind', async () => {
+    const dom = await renderedDom((chromium as { path: string }).path, `http://127.0.0.1:${server.port}/self-improve/dashboard`);
+    const text = (id: string) => new RegExp(`id="${id}"[^>]*>([^<]*)<`).exec(dom)?.[1];
+    expect(['HIGH', 'MEDIUM', 'LOW', 'VERY_LOW'].map((t) => text(`elo-tier-${t}`))).toEqual(['1', '3', '0', '0']);
+    // buckets 1200–1300 (3 lessons) and 1600–1700 (AGENTS.md): the taller bar is the lessons'
+    expect([...dom.matchAll(/<rect [^>]*height="([0-9.]+)"[^>]*><title>([^<]*)<\/title>/g)].map((m) => [m[2], m[1]])).toEqual([
+      ['1200–1300: 3', '140.0'],
+      ['1600–1700: 1', '46.7'],
+    ]);
+    expect(dom).toContain('<h3>Top file</h3>');
+    expect(dom).toMatch(/<td class="points">1604\.3<\/td><td class="tier-HIGH">HIGH<\/td><td>Agents guide \(AGENTS\.md\)<\/td>/);
+    expect(dom).toContain('<td class="points">1216.0</td><td class="tier-MEDIUM">MEDIUM</td><td>L1</td>');
+    expect(text('elo-status')).toBe('4 rated items · 100-point buckets, empty ones not shown');
+    expect(lastQuery.get('/self-improve/elo')).toBe('?k=5');
+  }, 120_000);
+
+  test.skipIf(skip !== null)('without the ELO route the panel says so and the ledger still shows', async () => {
+    const bare = serveRoutes(agent, { omit: ['/elo'] });
+    try {
+      const dom = await renderedDom((chromium as { path: string }).path, `http://127.0.0.1:${bare.port}/self-improve/dashboard`);
+      expect(/id="elo-status"[^>]*>([^<]*)</.exec(dom)?.[1]).toBe('ELO not available: elo answered 404');
+      expect(/id="total"[^>]*>([^<]*)</.exec(dom)?.[1]).toBe('260');
+    } finally {
+      bare.stop(true);
+    }
   }, 120_000);
 
   test.skipIf(skip !== null)('refreshes every 5 seconds', async () => {

@@ -1,5 +1,6 @@
 import './quiet';
 import { type ParsedArgs, parseArgs } from './args';
+import { eloCommand } from './elo-commands';
 import { ledgerCommand } from './ledger-commands';
 import { ingestCommand, learnCommand, lessonsCommand } from './outcome-commands';
 import { printResult, routeConsoleToStderr } from './output';
@@ -24,14 +25,18 @@ Commands
   ledger verify | replay         check the reward ledger's chain and checksums (replay: rebuild totals)
   ledger score | history         totals, categories, metrics; transactions (--limit N, --category C)
   ledger export --format progress.json [--out F]   the seed's progress.json
+  elo stats [--k N] [--now ISO]  ELO tiers, histogram, top N items per kind (default 10, at most 100),
+                                 convergence and the seed's success metrics
+  elo log [--limit N]            the newest ELO updates (default 20)
 
 Options
   --db DIR            PGlite directory (default ${DEFAULT_DB_DIR}); POSTGRES_URL wins when set.
                       replay uses a fresh temporary database unless --db is given
   --json              print exactly one JSON document on stdout (logs go to stderr)
-  --now ISO           the current time for learn and metrics, and the time of SARIF results
+  --now ISO           the current time for learn, metrics and elo stats, and the time of SARIF results
                       whose log names none
-  --k N               metrics: the k of precision@k (default SELF_IMPROVE_METRICS_K)
+  --k N               metrics: the k of precision@k (default SELF_IMPROVE_METRICS_K);
+                      elo stats: top items per kind
   --project NAME, --model-provider NAME, --model-name NAME
                       ingest of SARIF: values for results whose log does not name them
   --help              this text
@@ -47,6 +52,7 @@ const COMMANDS: Record<string, Command> = {
   replay: replayCommand,
   trajectories: trajectoriesCommand,
   ledger: ledgerCommand,
+  elo: eloCommand,
 };
 
 export async function runCli(argv: readonly string[]): Promise<number> {

@@ -19,7 +19,7 @@ export interface SessionAuditEntry {
 }
 
 /** The seed's lists by item kind; every other kind goes to `items_used`. */
-const SEED_LIST_BY_KIND: Record<string, 'files_accessed' | 'symbols_expanded' | 'adrs_read'> = { file: 'files_accessed', symbol: 'symbols_expanded', adr: 'adrs_read' };
+export const SEED_LIST_BY_KIND: Record<string, 'files_accessed' | 'symbols_expanded' | 'adrs_read'> = { file: 'files_accessed', symbol: 'symbols_expanded', adr: 'adrs_read' };
 
 interface OpenSession {
   startMs: number;

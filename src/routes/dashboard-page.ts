@@ -1,10 +1,14 @@
 /**
- * The reward ledger dashboard (seed 000 "Visual Dashboard Integration"): one self-contained HTML
- * page, no external assets. It reads the plugin's own JSON routes relative to its own address
- * (keeping the page's query string, e.g. the agent id), and refreshes every 5 seconds. All text
- * from the ledger is set with textContent, never as HTML.
+ * The reward ledger dashboard (seed 000 "Visual Dashboard Integration") with the ELO panel (seed
+ * 002 Phase 5): one self-contained HTML page, no external assets. It reads the plugin's own JSON
+ * routes relative to its own address (keeping the page's query string, e.g. the agent id), and
+ * refreshes every 5 seconds. The ELO panel (tier counts, histogram, top items per kind) reads
+ * `elo` on its own, so an agent without that route still shows the ledger and says the ELO panel
+ * is not available. All text from the ledger and the book is set with textContent, never as HTML.
  */
 export const DASHBOARD_REFRESH_MS = 5_000;
+/** Top items per kind the ELO panel shows. */
+export const DASHBOARD_ELO_TOP_K = 5;
 
 export const DASHBOARD_HTML = `<!doctype html>
 <html lang="en">
@@ -23,7 +27,9 @@ export const DASHBOARD_HTML = `<!doctype html>
   .up { color: #137333; } .down { color: #b3261e; }
   table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid #eef0f3; }
   td.points { text-align: right; font-variant-numeric: tabular-nums; }
-  #status { color: #5b6475; }
+  #status, #elo-status { color: #5b6475; }
+  .tier-HIGH { color: #137333; } .tier-VERY_LOW { color: #b3261e; }
+  #elo-top h3 { font-size: .9rem; margin: .75rem 0 .25rem; }
 </style>
 </head>
 <body>
@@ -37,7 +43,17 @@ export const DASHBOARD_HTML = `<!doctype html>
 </section>
 <section><h2>Score over time</h2><svg id="chart" viewBox="0 0 600 160" width="100%" height="160" role="img" aria-label="Running total by transaction"></svg></section>
 <section><h2>By category</h2><table><thead><tr><th>Category</th><th>Kind</th><th>Points</th></tr></thead><tbody id="categories"></tbody></table></section>
-<section><h2>ELO distribution</h2><p id="elo">Not available yet: ELO scoring is not part of this release.</p></section>
+<section id="elo" aria-label="ELO"><h2>ELO distribution</h2>
+  <div class="widget">
+    <div class="figure"><span class="label">HIGH</span><span class="value tier-HIGH" id="elo-tier-HIGH">–</span></div>
+    <div class="figure"><span class="label">MEDIUM</span><span class="value" id="elo-tier-MEDIUM">–</span></div>
+    <div class="figure"><span class="label">LOW</span><span class="value" id="elo-tier-LOW">–</span></div>
+    <div class="figure"><span class="label">VERY LOW</span><span class="value tier-VERY_LOW" id="elo-tier-VERY_LOW">–</span></div>
+  </div>
+  <svg id="elo-histogram" viewBox="0 0 600 180" width="100%" height="180" role="img" aria-label="Items per rating bucket"></svg>
+  <div id="elo-top"></div>
+  <p id="elo-status">Loading…</p>
+</section>
 <section><h2>Top rules</h2><p id="rules">Not available yet: rules are not part of this release.</p></section>
 <p id="status">Loading…</p>
 <script>
@@ -82,7 +98,53 @@ export const DASHBOARD_HTML = `<!doctype html>
       });
     });
   }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
+  function svgNode(name, attrs, text) {
+    var node = document.createElementNS('http://www.w3.org/2000/svg', name);
+    Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function histogram(buckets) {
+    var svg = clear(document.getElementById('elo-histogram'));
+    if (buckets.length === 0) return;
+    var most = Math.max.apply(null, buckets.map(function (b) { return b.count; }));
+    var slot = 600 / buckets.length;
+    buckets.forEach(function (b, i) {
+      var h = (b.count / most) * 140;
+      svg.appendChild(svgNode('rect', { x: (i * slot + 2).toFixed(1), y: (150 - h).toFixed(1), width: Math.max(1, slot - 4).toFixed(1), height: h.toFixed(1), fill: '#3366cc' }, undefined))
+        .appendChild(svgNode('title', {}, b.from + '–' + b.to + ': ' + b.count));
+      svg.appendChild(svgNode('text', { x: (i * slot + slot / 2).toFixed(1), y: '168', 'text-anchor': 'middle', 'font-size': '11' }, String(b.from)));
+      svg.appendChild(svgNode('text', { x: (i * slot + slot / 2).toFixed(1), y: (146 - h).toFixed(1), 'text-anchor': 'middle', 'font-size': '11' }, String(b.count)));
+    });
+  }
+  function topItems(top) {
+    var box = clear(document.getElementById('elo-top'));
+    Object.keys(top).forEach(function (kind) {
+      var title = document.createElement('h3'); title.textContent = 'Top ' + kind; box.appendChild(title);
+      var table = document.createElement('table'), body = document.createElement('tbody');
+      top[kind].forEach(function (item) {
+        var row = document.createElement('tr');
+        [item.elo.toFixed(1), item.tier, item.title ? item.title + ' (' + item.id + ')' : item.id].forEach(function (text, i) {
+          var cell = document.createElement('td'); cell.textContent = text;
+          if (i === 0) cell.className = 'points'; if (i === 1) cell.className = 'tier-' + item.tier;
+          row.appendChild(cell);
+        });
+        body.appendChild(row);
+      });
+      table.appendChild(body); box.appendChild(table);
+    });
+  }
+  function elo() {
+    get('elo', { k: '${DASHBOARD_ELO_TOP_K}' }).then(function (report) {
+      ['HIGH', 'MEDIUM', 'LOW', 'VERY_LOW'].forEach(function (t) { set('elo-tier-' + t, String(report.distribution.overall.tiers[t])); });
+      histogram(report.distribution.overall.histogram);
+      topItems(report.top);
+      set('elo-status', report.distribution.overall.count + ' rated items · ' + report.bucket_width + '-point buckets, empty ones not shown');
+    }).catch(function (e) { set('elo-status', 'ELO not available: ' + e.message); });
+  }
   function refresh() {
+    elo();
     Promise.all([get('ledger/score'), get('ledger/metrics'), get('ledger/history', { limit: '1000' })]).then(function (r) {
       var score = r[0], metrics = r[1], history = r[2].transactions;
       set('total', String(score.total_score));
