@@ -6,6 +6,7 @@ import { runEvents } from './events/run-events';
 import { highEloContextProvider } from './providers/high-elo-context';
 import { scanLessonsProvider } from './providers/scan-lessons';
 import { outcomesRoute } from './routes/outcomes-route';
+import { eloRoutes } from './routes/elo-routes';
 import { ledgerRoutes } from './routes/ledger-routes';
 import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-routes';
 import { metricsRoute, triageRoute } from './routes/triage-routes';
@@ -25,7 +26,7 @@ export const selfImprovePlugin: Plugin = {
   actions: [labelFindingAction],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider, highEloContextProvider],
-  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes],
+  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes],
   events: runEvents,
 };
 
@@ -64,6 +65,9 @@ export { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } 
 export { RunRecorder } from './services/run-recorder';
 export { type AccessOptions, EloBookService, eloBookOf, type EloBookSettings, LESSON_KIND, type Retrieval, type RetrievedItem } from './services/elo-book-service';
 export { highEloContextProvider } from './providers/high-elo-context';
+export { eloRoutes, handleEloReport } from './routes/elo-routes';
+export { type EloReport, eloReport } from './services/elo-report';
+export { eloStats, type EloStatsReport } from './domain/elo-stats';
 export { contextLine, HIGH_ELO_CONTEXT_HEADER, packRatedContent, summaryOf } from './domain/elo-context-text';
 export { blendWithElo } from './domain/elo-blend';
 export { ContextIndex, type ContextItem } from './domain/context-index';

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
-import { eloRoutes } from '../../src/routes/elo-routes';
 import { eloBookOf } from '../../src/services/elo-book-service';
 import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
 import { ensureChromium, renderedDom } from '../helpers/chromium';
@@ -14,7 +13,7 @@ if (skip) process.stderr.write(`[dashboard test] skipped: ${skip}\n`);
 
 /**
  * Serves the plugin's GET routes under /self-improve, as the agent's HTTP server would, plus
- * `extra` routes (the ELO route, until the plugin registers it) and without the paths in `omit`.
+ * `extra` routes and without the paths in `omit`.
  */
 const requests = new Map<string, number>();
 const lastQuery = new Map<string, string>();
@@ -73,7 +72,7 @@ describe('the reward ledger dashboard in a real headless Chromium', () => {
     // AGENTS.md starts HIGH (1600); the lessons start at 1200 and get +16, +8, +8 (ranks 1, 2, 3)
     book.recordAccess('file', 'AGENTS.md', { title: 'Agents guide' });
     book.recordRetrieval({ tool: 'semantic_search', query: 'deploy', results: ['L1', 'L2', 'L3'].map((id, i) => ({ kind: 'lesson', id, rank: i + 1 })) });
-    server = serveRoutes(agent, { extra: eloRoutes });
+    server = serveRoutes(agent);
   });
   afterAll(async () => {
     server?.stop(true);

@@ -1,6 +1,7 @@
 import { type IAgentRuntime, Service } from '@elizaos/core';
 import { loadConfig } from '../config';
 import { type ContextItem, ContextIndex, type ContextMatch } from '../domain/context-index';
+import { DRIFT_REASON } from '../domain/elo-convergence';
 import { applyRankBoost, type BlendWeights, driftTowardStart, INITIAL_ELO_BY_TIER, updateElo } from '../domain/elo';
 import { Exposures, type ItemRef } from '../domain/elo-exposures';
 import { SessionAudits } from '../domain/elo-sessions';
@@ -343,7 +344,7 @@ export class EloBookService extends Service {
       this.items.set(key, item);
     } else {
       const drifted = this.drifted(item, atMs);
-      if (Math.abs(drifted - item.elo) >= 0.01) this.change(item, drifted, item.updates, 'disuse_drift', timestamp);
+      if (Math.abs(drifted - item.elo) >= 0.01) this.change(item, drifted, item.updates, DRIFT_REASON, timestamp);
     }
     item.lastUsedMs = Math.max(item.lastUsedMs, atMs);
     this.dirty.add(key);
