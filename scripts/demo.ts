@@ -9,6 +9,8 @@ import selfImprovePlugin from '../src/index';
 import { bootRuntime } from '../src/runtime/boot';
 import { loadModelPlugins } from '../src/runtime/model-plugins';
 import { ingestText } from '../src/services/ingest-text';
+import { tierOf } from '../src/domain/elo-tiers';
+import { eloBookOf, LESSON_KIND } from '../src/services/elo-book-service';
 import { rewardLedgerOf } from '../src/services/reward-ledger-service';
 import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
 
@@ -16,7 +18,8 @@ import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
  * The main job, end to end on a real AgentRuntime: ingest three weeks of labelled scan outcomes,
  * let the runtime run its evaluators after a message (as it does in production), show what the
  * agent learned with the evidence behind each lesson, the triage prior of new findings, what the
- * prompt shows about one of them, the metrics, and the reward ledger.
+ * prompt shows about one of them, the metrics, the reward ledger, and how ELO moves the lessons that
+ * were in the prompt when a finding's outcome came back.
  */
 async function main(): Promise<void> {
   routeConsoleToStderr();
@@ -83,6 +86,18 @@ async function main(): Promise<void> {
     const ledger = await rewardLedgerOf(runtime);
     const [totals, verification] = [await ledger.totals(), await ledger.verify()];
     say(`\n8. Reward ledger: score ${totals.total_score} (earned ${totals.rewards.total_earned}, incurred ${totals.penalties.total_incurred}); chain ${verification.ok ? `verified, ${verification.count} transactions` : `BROKEN at ${verification.first.id}`} (self-improve ledger verify; dashboard at /self-improve/dashboard)`);
+
+    say('\n9. ELO: the lessons shown while discussing a finding move with its outcome');
+    const second = newFindings[1] as (typeof newFindings)[number];
+    const asked: Memory = { ...message, id: stringToUuid(`demo-elo-${Date.now()}`), content: { text: `is finding ${second.finding_key} a real sql-injection?`, channelType: ChannelType.DM } };
+    const shown = ((await runtime.composeState(asked, ['SCAN_LESSONS'])).values.scanLessonIds ?? []) as string[];
+    const book = await eloBookOf(runtime);
+    const before = shown.map((id) => book.currentElo(LESSON_KIND, id));
+    await service.ingest([{ ...second, label: 'fixed', ts: '2026-11-22T12:00:00Z' }]);
+    shown.forEach((id, i) => say(`   lesson ${id.slice(0, 8)}: ${before[i]?.toFixed(0)} -> ${book.currentElo(LESSON_KIND, id).toFixed(0)} (${tierOf(book.currentElo(LESSON_KIND, id))}) after the finding was fixed`));
+    const context = await runtime.composeState(asked, ['HIGH_ELO_CONTEXT']);
+    for (const line of context.text.split('\n').filter((l) => l.startsWith('#') || l.startsWith('- '))) say(`   ${line.slice(0, 160)}${line.length > 160 ? '…' : ''}`);
+    say('   (self-improve elo stats for tiers, top items, convergence and the seed\'s success metrics)');
   } finally {
     await close();
     await rm(dataDir, { recursive: true, force: true });
