@@ -1,6 +1,6 @@
 import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
-import { type GuardEntry, type GuardOutcome, guardEntryToWire, type ParseErrorEntry, parseErrorToWire } from '../domain/rule-logs';
+import { type GuardEntry, guardEntryToWire, type ParseErrorEntry, parseErrorToWire, type SettledGuardOutcome } from '../domain/rule-logs';
 import type { LearningEvent, Rule } from '../domain/rule-types';
 import { eventRowSchema, guardRowSchema, lessonRowSchema, type Loaded, parseErrorRowSchema, ruleRowSchema, type StoredLesson, validateRows } from './rule-rows';
 import { RULE_SCHEMA, RULE_TABLES } from './rule-schema';
@@ -131,10 +131,10 @@ export class RuleStore {
   }
 
   /**
-   * Sets the outcome of a guard entry, once: an entry that has one keeps it (`already_set`), an
-   * unknown id is `not_found`.
+   * Sets the outcome of a pending guard entry, once: an entry that has one keeps it
+   * (`already_set`), an unknown id is `not_found`. (The `outcome` column is NULL while pending.)
    */
-  async setGuardOutcome(id: string, outcome: GuardOutcome): Promise<GuardOutcomeResult> {
+  async setGuardOutcome(id: string, outcome: SettledGuardOutcome): Promise<GuardOutcomeResult> {
     const updated = await queryRows<{ id: string }>(
       this.db,
       sql`UPDATE ${sql.raw(RULE_TABLES.guardLog)} SET outcome = ${outcome}, entry = jsonb_set(entry, '{outcome}', to_jsonb(${outcome}::text))
@@ -228,7 +228,7 @@ export class RuleStore {
     const inserted = new Set<string>();
     for (const batch of chunks(entries, INSERT_BATCH)) {
       const values = sql.join(
-        batch.map((e) => sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.outcome ?? null}, ${json(guardEntryToWire(e))})`),
+        batch.map((e) => sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.outcome === 'pending' ? null : e.outcome}, ${json(guardEntryToWire(e))})`),
         sql`, `,
       );
       const rows = await queryRows<{ id: string }>(
