@@ -6,13 +6,14 @@ import { sql } from 'drizzle-orm';
 import { lexicalVector } from '../../src/domain/lexical-vector';
 import { confidenceAt } from '../../src/domain/rule-confidence';
 import { type RuleExport, ruleToWire } from '../../src/domain/rule-export';
-import type { Rule } from '../../src/domain/rule-types';
+import type { Rule, RuleLesson } from '../../src/domain/rule-types';
 import { type EloBookService, eloBookOf } from '../../src/services/elo-book-service';
 import type { Lesson } from '../../src/services/lesson-metadata';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/services/reward-ledger-service';
 import { type RuleBookService, ruleBookOf } from '../../src/services/rule-book-service';
 import { RULE_TABLES } from '../../src/services/rule-schema';
 import { dbOf, queryRows } from '../../src/services/sql';
+import { RULE_DECAY_TASK_NAME } from '../../src/tasks/rule-decay-task';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 import { syntheticLesson } from '../helpers/synthetic-lessons';
 import { DAY, T0 } from '../helpers/rule-fixtures';
@@ -51,6 +52,12 @@ describe('the rule book on a real runtime (lexical vectors)', () => {
     await agent.close();
     await rm(dir, { recursive: true, force: true });
   }, BOOT_MS);
+
+  test('the decay task is registered, repeating at SELF_IMPROVE_RULE_DECAY_INTERVAL_MS', async () => {
+    const tasks = (await agent.runtime.getTasksByName(RULE_DECAY_TASK_NAME)).filter((t) => t.worldId === agent.runtime.agentId);
+    expect(tasks.map((t) => [t.tags, t.metadata?.updateInterval])).toEqual([[['queue', 'repeat', 'self-improve'], 3_600_000]]);
+    expect(agent.runtime.getTaskWorker(RULE_DECAY_TASK_NAME)).toBeDefined();
+  }, TEST_MS);
 
   test('events cluster into a lesson that is promoted after 3 events; the type comes from the events (debug sessions: CHECK)', async () => {
     expect(book.vectorizer.source).toBe('lexical');
@@ -309,6 +316,26 @@ describe('the rule book with a TEXT_EMBEDDING model', () => {
     expect(book.lessons()).toEqual(stored.items.map((l) => l.lesson));
     expect(book.rule('R-001')).toMatchObject({ type: 'NEVER', sourceLesson: 'L-001' });
   }, 3 * BOOT_MS);
+
+  test('a lesson stored under another model (other dimension) is embedded again and stored; a lexical run leaves model vectors alone', async () => {
+    let book = await ruleBookOf(agent.runtime);
+    const [first] = book.lessons();
+    const odd: RuleLesson = { ...(first as RuleLesson), id: 'L-002' };
+    await book.store.upsertLessons([{ lesson: odd, vector: { values: [0.25, -0.5, 0.75], source: 'model' } }]);
+    await agent.close();
+    agent = await startAgent({ dataDir: dir });
+    book = await ruleBookOf(agent.runtime);
+    expect(book.vectorizer.source).toBe('lexical');
+    const storedVector = async () => (await book.store.loadLessons()).items.find((l) => l.lesson.id === 'L-002')?.vector;
+    expect(await storedVector()).toEqual({ values: [0.25, -0.5, 0.75], source: 'model' });
+    await agent.close();
+    agent = await startAgent({ dataDir: dir, plugins: [models.plugin] });
+    book = await ruleBookOf(agent.runtime);
+    const reembedded = await storedVector();
+    expect(reembedded?.source).toBe('model');
+    expect(reembedded?.values).toHaveLength(384);
+    expect(await book.ingestEvents([rmEvent(4)], 'test', { nowMs: T0 + HOUR })).toMatchObject({ accepted: 1, lessonsCreated: 0, lessonsUpdated: 1 });
+  }, 4 * BOOT_MS);
 });
 
 describe('scan lessons become rules', () => {

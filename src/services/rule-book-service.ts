@@ -101,18 +101,30 @@ export class RuleBookService extends Service {
     await this.store.ensureSchema();
     this.vectorizer = vectorizerFor(this.runtime);
     this.eventTotal = await this.store.eventCount();
-    const lessons = this.reported(await this.store.loadLessons());
-    const reembedded: IndexedLesson[] = [];
-    for (const stored of lessons) {
-      const item = stored.vector && stored.vector.source === this.vectorizer.source ? { lesson: stored.lesson, vector: stored.vector.values } : null;
-      const indexed = item ?? { lesson: stored.lesson, vector: await this.vectorizer.embed(lessonVectorText(stored.lesson)) };
-      if (!item) reembedded.push(indexed);
-      this.lessonMap.set(stored.lesson.id, indexed);
-    }
-    if (reembedded.length > 0) await this.store.upsertLessons(reembedded.map((l) => storedLesson(l, this.vectorizer.source)));
+    await this.loadLessons();
     this.adoptRules(this.reported(await this.store.loadRules()));
     void this.registerAllWithElo();
     await ensureRuleDecayTask(this.runtime, this.settings.decayIntervalMs);
+  }
+
+  /**
+   * Lessons with the vectors they are compared by. A stored vector is used when it comes from the
+   * current vectorizer (and, for a model, has the model's dimension: one probe embedding tells);
+   * otherwise the lesson is embedded again. Model vectors made so are stored (embedding is costly);
+   * lexical ones are only computed (cheap), so a stored model vector survives a run without the model.
+   */
+  private async loadLessons(): Promise<void> {
+    const lessons = this.reported(await this.store.loadLessons());
+    const source = this.vectorizer.source;
+    const dimension = source === 'model' && lessons.some((l) => l.vector?.source === 'model') ? (await this.vectorizer.embed('dimension probe')).length : null;
+    const reembedded: IndexedLesson[] = [];
+    for (const stored of lessons) {
+      const usable = stored.vector && stored.vector.source === source && (dimension === null || stored.vector.values.length === dimension);
+      const indexed = usable ? { lesson: stored.lesson, vector: stored.vector?.values as number[] } : { lesson: stored.lesson, vector: await this.vectorizer.embed(lessonVectorText(stored.lesson)) };
+      if (!usable) reembedded.push(indexed);
+      this.lessonMap.set(stored.lesson.id, indexed);
+    }
+    if (source === 'model' && reembedded.length > 0) await this.store.upsertLessons(reembedded.map((l) => storedLesson(l, source)));
   }
 
   override async stop(): Promise<void> {
