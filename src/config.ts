@@ -1,6 +1,10 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import { z } from 'zod';
 import { parseTierMap, SEED_INITIAL_TIERS } from './domain/elo-tier-map';
+import { DEFAULT_DECAY_POLICY } from './domain/rule-confidence';
+import { DEFAULT_GUARD_THRESHOLD } from './domain/rule-guard';
+import { DEFAULT_LESSON_MATCH_THRESHOLD } from './domain/rule-lessons';
+import { DEFAULT_PROMOTION_CRITERIA, DEFAULT_SCAN_PROMOTION_CRITERIA } from './domain/rule-promotion';
 
 const int = (min: number, max: number, dflt: number) =>
   z.coerce
@@ -8,6 +12,12 @@ const int = (min: number, max: number, dflt: number) =>
     .int(`must be an integer between ${min} and ${max}`)
     .min(min, `must be an integer between ${min} and ${max}`)
     .max(max, `must be an integer between ${min} and ${max}`)
+    .default(dflt);
+
+const between = (min: number, max: number, dflt: number) =>
+  z.coerce
+    .number({ invalid_type_error: `must be a number greater than ${min} and at most ${max}` })
+    .refine((v) => v > min && v <= max, { message: `must be a number greater than ${min} and at most ${max}` })
     .default(dflt);
 
 const fraction = (dflt: number, exclusiveZero = false) =>
@@ -83,6 +93,36 @@ export const settingsSchema = z.object({
     .default(SEED_INITIAL_TIERS),
   /** Tokens (≈ 4 characters each) the HIGH_ELO_CONTEXT provider may put into one prompt. */
   SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET: int(50, 20_000, 300),
+  /** Rules (seed 003): distinct events a lesson needs before it is promoted to a rule. */
+  SELF_IMPROVE_RULE_MIN_CONFIRMATIONS: int(1, 10_000, DEFAULT_PROMOTION_CRITERIA.minConfirmations),
+  /** ... for a lesson already `proven` (a proven event, or 3 events behind it). */
+  SELF_IMPROVE_RULE_MIN_CONFIRMATIONS_PROVEN: int(1, 10_000, DEFAULT_PROMOTION_CRITERIA.minConfirmationsWhenProven),
+  /** Days a lesson must exist before promotion (0: promote as soon as it has the confirmations). */
+  SELF_IMPROVE_RULE_MIN_AGE_DAYS: int(0, 3650, DEFAULT_PROMOTION_CRITERIA.minAgeDays),
+  /** Days after its last validation during which a rule keeps confidence 0.9. */
+  SELF_IMPROVE_RULE_GRACE_DAYS: int(0, 3650, DEFAULT_DECAY_POLICY.graceDays),
+  /** Days over which a rule's confidence halves after the grace period: `0.9 × 0.5^((days − grace) / half-life)`. */
+  SELF_IMPROVE_RULE_HALF_LIFE_DAYS: int(1, 3650, DEFAULT_DECAY_POLICY.halfLifeDays),
+  /** Tokens (≈ 4 characters each) the TOP_RULES provider may put into one prompt. */
+  SELF_IMPROVE_RULE_TOKEN_BUDGET: int(50, 20_000, 300),
+  /** Similarity (cosine + 0.25 × tag overlap, so up to 1.25) from which an event joins an existing lesson of its category. */
+  SELF_IMPROVE_RULE_MATCH_THRESHOLD: between(0, 1.25, DEFAULT_LESSON_MATCH_THRESHOLD),
+  /** Guard score (meaning + scope) from which a rule matches an intended action. */
+  SELF_IMPROVE_GUARD_THRESHOLD: fraction(DEFAULT_GUARD_THRESHOLD, true),
+  /** How often the rule decay task runs (decay is computed from timestamps, so a missed run loses nothing). */
+  SELF_IMPROVE_RULE_DECAY_INTERVAL_MS: int(1_000, 7 * 86_400_000, 3_600_000),
+  /** `on`: scan lessons (seed 001) with strong, lasting support are promoted to rules by the decay task; `off`: never. */
+  SELF_IMPROVE_SCAN_RULE_PROMOTION: z.enum(['on', 'off'], { errorMap: () => ({ message: 'must be one of on, off' }) }).default('on'),
+  /** Scan lesson promotion: fewest labelled findings behind the lesson. */
+  SELF_IMPROVE_SCAN_RULE_MIN_SAMPLE: int(1, 1_000_000, DEFAULT_SCAN_PROMOTION_CRITERIA.minSampleSize),
+  /** ... lowest stored lesson confidence. */
+  SELF_IMPROVE_SCAN_RULE_MIN_CONFIDENCE: fraction(DEFAULT_SCAN_PROMOTION_CRITERIA.minConfidence),
+  /** ... fewest times the lesson was re-learned. */
+  SELF_IMPROVE_SCAN_RULE_MIN_REINFORCEMENTS: int(0, 1_000_000, DEFAULT_SCAN_PROMOTION_CRITERIA.minReinforcements),
+  /** ... days between first learned and last seen (support that lasted). */
+  SELF_IMPROVE_SCAN_RULE_MIN_SPAN_DAYS: int(0, 3650, DEFAULT_SCAN_PROMOTION_CRITERIA.minSpanDays),
+  /** ... most days since the lesson was last seen. */
+  SELF_IMPROVE_SCAN_RULE_MAX_IDLE_DAYS: int(0, 3650, DEFAULT_SCAN_PROMOTION_CRITERIA.maxIdleDays),
 });
 
 export type SelfImproveConfig = z.output<typeof settingsSchema>;

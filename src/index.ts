@@ -12,6 +12,7 @@ import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-r
 import { metricsRoute, triageRoute } from './routes/triage-routes';
 import { EloBookService } from './services/elo-book-service';
 import { RewardLedgerService } from './services/reward-ledger-service';
+import { RuleBookService } from './services/rule-book-service';
 import { ScanOutcomeService } from './services/scan-outcome-service';
 import { TrajectoryService } from './services/trajectory-service';
 
@@ -22,7 +23,7 @@ export const selfImprovePlugin: Plugin = {
   init: async (_config, runtime) => {
     loadConfig(runtime);
   },
-  services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService],
+  services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService, RuleBookService],
   actions: [labelFindingAction],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider, highEloContextProvider],
@@ -80,3 +81,4 @@ export { ledgerRoutes } from './routes/ledger-routes';
 export { type AppendResult, DEFAULT_LEDGER_CATEGORIES, type LedgerVerification, RewardLedgerService, rewardLedgerOf } from './services/reward-ledger-service';
 export { type StoredTrajectory, TRAJECTORY_MEMORY_TYPE, TrajectoryService, trajectoryServiceOf } from './services/trajectory-service';
 export { getTrajectoriesRoute, handleGetTrajectories, handlePostTrajectory, postTrajectoryRoute } from './routes/trajectory-routes';
+export { type EventIngestResult, type EventTextResult, type GuardSettlement, type ImportResult, RULE_BOOK_SERVICE, RULE_KIND, type RuleChange, type RuleFilter, RuleBookService, ruleBookOf } from './services/rule-book-service';

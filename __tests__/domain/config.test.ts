@@ -32,6 +32,21 @@ const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET: 300,
   SELF_IMPROVE_LESSON_TOKEN_BUDGET: 400,
   SELF_IMPROVE_LESSON_HALF_LIFE_DAYS: 30,
+  SELF_IMPROVE_RULE_MIN_CONFIRMATIONS: 3,
+  SELF_IMPROVE_RULE_MIN_CONFIRMATIONS_PROVEN: 2,
+  SELF_IMPROVE_RULE_MIN_AGE_DAYS: 0,
+  SELF_IMPROVE_RULE_GRACE_DAYS: 7,
+  SELF_IMPROVE_RULE_HALF_LIFE_DAYS: 30,
+  SELF_IMPROVE_RULE_TOKEN_BUDGET: 300,
+  SELF_IMPROVE_RULE_MATCH_THRESHOLD: 0.5,
+  SELF_IMPROVE_GUARD_THRESHOLD: 0.35,
+  SELF_IMPROVE_RULE_DECAY_INTERVAL_MS: 3_600_000,
+  SELF_IMPROVE_SCAN_RULE_PROMOTION: 'on',
+  SELF_IMPROVE_SCAN_RULE_MIN_SAMPLE: 30,
+  SELF_IMPROVE_SCAN_RULE_MIN_CONFIDENCE: 0.8,
+  SELF_IMPROVE_SCAN_RULE_MIN_REINFORCEMENTS: 3,
+  SELF_IMPROVE_SCAN_RULE_MIN_SPAN_DAYS: 14,
+  SELF_IMPROVE_SCAN_RULE_MAX_IDLE_DAYS: 30,
 };
 
 const from = (settings: Record<string, unknown>) => (name: string) => settings[name];
@@ -73,6 +88,8 @@ describe('parseConfig', () => {
     ['SELF_IMPROVE_MAX_BODY_BYTES', '1024', 1024],
     ['SELF_IMPROVE_ELO_INITIAL_TIERS', 'rule=HIGH; file:docs/**=low', 'rule=HIGH; file:docs/**=low'],
     ['SELF_IMPROVE_ELO_DRIFT_PER_DAY', '0', 0],
+    ['SELF_IMPROVE_RULE_MATCH_THRESHOLD', '1.25', 1.25],
+    ['SELF_IMPROVE_SCAN_RULE_PROMOTION', 'off', 'off'],
   ];
   test.each(coerced)('%s=%p => %p', (name, value, expected) => {
     expect<Record<string, unknown>>(parseConfig(from({ [name]: value }))).toEqual({ ...DEFAULTS, [name]: expected });
@@ -100,6 +117,10 @@ describe('parseConfig', () => {
     ['SELF_IMPROVE_ELO_INITIAL_TIERS', 'file:docs/**=TOP', 'tier must be one of HIGH, MEDIUM, LOW, VERY_LOW'],
     ['SELF_IMPROVE_ELO_INITIAL_TIERS', 'Files=HIGH', 'must be kind=TIER or kind:glob=TIER'],
     ['SELF_IMPROVE_ELO_WEIGHT', '2', 'between 0 and 1'],
+    ['SELF_IMPROVE_RULE_MATCH_THRESHOLD', '0', 'greater than 0 and at most 1.25'],
+    ['SELF_IMPROVE_RULE_HALF_LIFE_DAYS', '0', 'between 1 and 3650'],
+    ['SELF_IMPROVE_GUARD_THRESHOLD', '0', 'greater than 0 and at most 1'],
+    ['SELF_IMPROVE_SCAN_RULE_PROMOTION', 'maybe', 'one of on, off'],
   ];
   test.each(bad)('%s=%p is a ConfigError naming the setting, the value and %s', (name, value, allowed) => {
     const error = configErrorOf({ [name]: value });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { checkEventRow, checkEventRows, EVENT_LIMITS, eventToWire, PARSE_ERROR_LINE_CHARS, parseErrorEntry } from '../../src/domain/rule-events';
+import { checkEventRow, checkEventRows, EVENT_LIMITS, eventToWire } from '../../src/domain/rule-events';
+import { PARSE_ERROR_LINE_CHARS, parseErrorEntry, parseErrorToWire } from '../../src/domain/rule-logs';
 import { type FeedbackPolarity, feedbackPolarity } from '../../src/domain/rule-feedback';
 import { EVENT_TYPES } from '../../src/domain/rule-types';
 import { makeEvent } from '../helpers/rule-fixtures';
@@ -129,7 +130,7 @@ test('eventToWire writes the seed fields with greg_feedback', () => {
 
 describe('parseErrorEntry', () => {
   test('the seed format, with the line cut to the bound', () => {
-    const entry = parseErrorEntry({ nowMs: Date.UTC(2026, 1, 11, 10, 30), error: 'Unexpected token', line: `{${'x'.repeat(1000)}`, script: 'events' });
+    const entry = parseErrorToWire(parseErrorEntry({ nowMs: Date.UTC(2026, 1, 11, 10, 30), error: 'Unexpected token', line: `{${'x'.repeat(1000)}`, script: 'events' }));
     expect(Object.keys(entry)).toEqual(['ts', 'error', 'line', 'script']);
     expect(entry.ts).toBe('2026-02-11T10:30:00.000Z');
     expect(entry.line).toHaveLength(PARSE_ERROR_LINE_CHARS);

@@ -5,13 +5,11 @@ import {
   applyVerdict,
   DEFAULT_GUARD_THRESHOLD,
   forbiddenWords,
-  guardEntryFromWire,
-  guardLogEntry,
   guardScore,
   judgeRuleOnOutcome,
   matchRulesForAction,
-  withGuardOutcome,
 } from '../../src/domain/rule-guard';
+import { guardEntryFromWire, guardEntryToWire, guardEntryWireSchema, guardLogEntry, withGuardOutcome } from '../../src/domain/rule-logs';
 import { prepareRule, ruleVectorText } from '../../src/domain/rule-prompt';
 import { RULE_TYPES } from '../../src/domain/rule-types';
 import { DAY, makeRule, T0 } from '../helpers/rule-fixtures';
@@ -82,11 +80,13 @@ describe('guardLogEntry', () => {
   test('the seed format', () => {
     const matches = match('post to moltbook on social');
     const entry = guardLogEntry({ nowMs: Date.UTC(2026, 1, 11, 10, 30, 52, 400), action: 'post to moltbook', matches, randomHex: 'a1b2c3' });
-    expect(Object.keys(entry)).toEqual(['id', 'ts', 'action', 'matched_rules', 'scores', 'save_logged', 'outcome']);
-    expect(entry).toMatchObject({ id: 'g-103052-a1b2c3', ts: '2026-02-11T10:30:52Z', action: 'post to moltbook', matched_rules: ['R-020', 'R-022'], save_logged: false, outcome: 'pending' });
+    const wire = guardEntryToWire(entry);
+    expect(Object.keys(wire)).toEqual(['id', 'ts', 'action', 'matched_rules', 'scores', 'save_logged', 'outcome']);
+    expect(wire).toMatchObject({ id: 'g-103052-a1b2c3', ts: '2026-02-11T10:30:52Z', action: 'post to moltbook', matched_rules: ['R-020', 'R-022'], save_logged: false, outcome: 'pending' });
     expect(entry.scores).toEqual({ 'R-020': Math.round((matches[0]?.score ?? 0) * 100) / 100, 'R-022': Math.round((matches[1]?.score ?? 0) * 100) / 100 });
-    expect(guardEntryFromWire(JSON.parse(JSON.stringify(entry)))).toEqual(entry);
-    expect(withGuardOutcome(entry, 'success', true)).toMatchObject({ outcome: 'success', save_logged: true, id: entry.id });
+    expect(entry.tsMs).toBe(Date.UTC(2026, 1, 11, 10, 30, 52));
+    expect(guardEntryFromWire(guardEntryWireSchema.parse(JSON.parse(JSON.stringify(wire))))).toEqual(entry);
+    expect(withGuardOutcome(entry, 'success', true)).toMatchObject({ outcome: 'success', saveLogged: true, id: entry.id });
   });
 
   test.each(['A1B2C3', 'a1b2c', 'zzzzzz'])('randomHex %p is a programmer error', (hex) => {
@@ -95,7 +95,7 @@ describe('guardLogEntry', () => {
 
   test('a long action is cut; a stored entry that is not one reads as null', () => {
     expect(guardLogEntry({ nowMs: T0, action: 'x'.repeat(900), matches: [], randomHex: '000000' }).action).toHaveLength(500);
-    expect(guardEntryFromWire({ id: 'g-1', ts: 'x' })).toBeNull();
+    expect(guardEntryWireSchema.safeParse({ id: 'g-1', ts: 'x' }).success).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { guardLogEntry } from '../../src/domain/rule-guard';
+import { guardLogEntry } from '../../src/domain/rule-logs';
 import { isRegression, weeklyRuleMetrics, weekSatisfaction } from '../../src/domain/rule-metrics';
 import { DAY, makeEvent, makeLesson, makeRule, T0 } from '../helpers/rule-fixtures';
 

@@ -77,6 +77,7 @@ const guard = (n: number, extra: Partial<GuardEntry> = {}): GuardEntry => ({
   matchedRules: ['R-020', 'R-022'],
   scores: { 'R-020': 0.85, 'R-022': 0.72 },
   saveLogged: true,
+  outcome: 'pending',
   ...extra,
 });
 
@@ -177,7 +178,7 @@ describe('the rule store on a real runtime', () => {
     expect(await store.appendGuardEntries([guard(1), guard(2, { outcome: 'failure' })])).toEqual(['g-1', 'g-2']);
     expect(await store.appendGuardEntries([guard(1, { action: 'something else' }), guard(3)])).toEqual(['g-3']);
     const [raw] = await queryRows<{ entry: unknown }>(dbOf(agent.runtime), sql`SELECT entry FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE id = 'g-1'`);
-    expect(raw?.entry).toEqual({ id: 'g-1', ts: '2026-02-11T10:31:00.000Z', action: 'post to moltbook', matched_rules: ['R-020', 'R-022'], scores: { 'R-020': 0.85, 'R-022': 0.72 }, save_logged: true });
+    expect(raw?.entry).toEqual({ id: 'g-1', ts: '2026-02-11T10:31:00Z', action: 'post to moltbook', matched_rules: ['R-020', 'R-022'], scores: { 'R-020': 0.85, 'R-022': 0.72 }, save_logged: true, outcome: 'pending' });
 
     expect(await store.setGuardOutcome('g-1', 'success')).toEqual({ ok: true });
     expect(await store.setGuardOutcome('g-1', 'failure')).toMatchObject({ ok: false, code: 'already_set' });

@@ -44,3 +44,23 @@ export function trajectoryLedgerEntry(trajectory: { id: string; accepted: boolea
     source_ref: trajectory.id,
   };
 }
+
+/** What a verdict on a rule is worth: following a learned rule earns a little, breaking it costs more. */
+export const RULE_VERDICT_POINTS: Record<'validated' | 'violated', number> = { validated: 10, violated: -20 };
+
+/**
+ * The ledger entry of a verdict on a rule (seed 003 validation or violation): `rule_validated`
+ * +10 as a reward, `rule_violated` −20 as a penalty, source `rule`, source_ref the rule id;
+ * `context` says what gave the verdict (a person, a guard entry id).
+ */
+export function ruleLedgerEntry(input: { ruleId: string; verdict: 'validated' | 'violated'; context: string }): LedgerEntryInput {
+  const points = RULE_VERDICT_POINTS[input.verdict];
+  return {
+    type: points > 0 ? 'reward' : 'penalty',
+    category: input.verdict === 'validated' ? 'rule_validated' : 'rule_violated',
+    points,
+    action: `rule ${input.ruleId} ${input.verdict} (${input.context.slice(0, 200)})`,
+    source: 'rule',
+    source_ref: input.ruleId,
+  };
+}

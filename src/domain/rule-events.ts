@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { stableId } from './ids';
-import { clipText } from './prompt-text';
 import { parseWireTimeMs } from './rule-dates';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type LearningEvent } from './rule-types';
 
@@ -22,9 +21,6 @@ export const EVENT_LIMITS = {
   textChars: 2000,
   sourceChars: 64,
 } as const;
-
-/** Longest `line`, `error` and `script` of a parse-error entry; longer text is cut with `…`. */
-export const PARSE_ERROR_LINE_CHARS = 500;
 
 export type EventRejectionCode = 'not_an_object' | 'missing' | 'invalid_type' | 'invalid_value' | 'too_long' | 'too_many' | 'empty';
 
@@ -220,23 +216,5 @@ export function eventToWire(event: LearningEvent): EventWire {
     confidence: event.confidence,
     source: event.source,
     ...(event.feedback !== undefined ? { greg_feedback: event.feedback } : {}),
-  };
-}
-
-/** Seed 003's parse-error format (`parse-errors.jsonl`). */
-export interface ParseErrorEntry {
-  ts: string;
-  error: string;
-  line: string;
-  script: string;
-}
-
-/** One parse-error entry; `ts` is ISO-8601 UTC, and `error`, `line`, `script` are cut to `PARSE_ERROR_LINE_CHARS`. */
-export function parseErrorEntry(input: { nowMs: number; error: string; line: string; script: string }): ParseErrorEntry {
-  return {
-    ts: new Date(input.nowMs).toISOString(),
-    error: clipText(input.error, PARSE_ERROR_LINE_CHARS),
-    line: clipText(input.line, PARSE_ERROR_LINE_CHARS),
-    script: clipText(input.script, PARSE_ERROR_LINE_CHARS),
   };
 }

@@ -1,8 +1,5 @@
-import { z } from 'zod';
 import { lexicalTokens } from './lexical-vector';
-import { clipText } from './prompt-text';
 import { DEFAULT_DECAY_POLICY, type DecayPolicy, injectableConfidence, recordViolation, validateRule } from './rule-confidence';
-import { isoSeconds, parseWireTimeMs } from './rule-dates';
 import { type PreparedRule, sparseCosine } from './rule-prompt';
 import type { Rule } from './rule-types';
 import { topicTokens } from './rule-wording';
@@ -10,7 +7,7 @@ import { sparseQuery, unitVector } from './similarity';
 
 /**
  * The guard: before an action, which rules speak about it; after it, whether each was followed.
- * Logged in seed 003's guard log format.
+ * Logged in seed 003's guard log format (`rule-logs.ts`).
  */
 
 /** Default score from which a rule matches an action. */
@@ -62,72 +59,6 @@ export function matchRulesForAction(actionText: string, actionVector: ArrayLike<
     if (score >= threshold) matches.push({ rule: p.rule, score });
   }
   return matches.sort((a, b) => b.score - a.score || (a.rule.id < b.rule.id ? -1 : a.rule.id > b.rule.id ? 1 : 0));
-}
-
-export const GUARD_OUTCOMES = ['pending', 'success', 'failure'] as const;
-export type GuardOutcome = (typeof GUARD_OUTCOMES)[number];
-
-/** Seed 003's guard log format. */
-export interface GuardLogEntry {
-  /** `g-HHMMSS-xxxxxx`: UTC time of day and 6 random hex digits. */
-  id: string;
-  ts: string;
-  action: string;
-  matched_rules: string[];
-  /** Rule id → score, rounded to 2 decimals. */
-  scores: Record<string, number>;
-  /** Whether a save (a mistake the guard prevented) was logged for this action. */
-  save_logged: boolean;
-  outcome: GuardOutcome;
-}
-
-/** Longest `action` kept in a guard entry; longer is cut with `…`. */
-export const GUARD_ACTION_CHARS = 500;
-
-/**
- * A guard log entry at `nowMs` for the matches (in their order). `randomHex` must be 6 lower-case
- * hex digits (the caller's randomness; anything else is a programmer error and throws).
- */
-export function guardLogEntry(input: {
-  nowMs: number;
-  action: string;
-  matches: readonly { rule: Pick<Rule, 'id'>; score: number }[];
-  randomHex: string;
-  saveLogged?: boolean;
-  outcome?: GuardOutcome;
-}): GuardLogEntry {
-  if (!/^[0-9a-f]{6}$/.test(input.randomHex)) throw new RangeError(`randomHex must be 6 lower-case hex digits (got ${JSON.stringify(input.randomHex)})`);
-  const ts = isoSeconds(input.nowMs);
-  return {
-    id: `g-${ts.slice(11, 19).replace(/:/g, '')}-${input.randomHex}`,
-    ts,
-    action: clipText(input.action, GUARD_ACTION_CHARS),
-    matched_rules: input.matches.map((m) => m.rule.id),
-    scores: Object.fromEntries(input.matches.map((m) => [m.rule.id, Math.round(m.score * 100) / 100])),
-    save_logged: input.saveLogged ?? false,
-    outcome: input.outcome ?? 'pending',
-  };
-}
-
-/** The entry once its outcome is known. */
-export function withGuardOutcome(entry: GuardLogEntry, outcome: GuardOutcome, saveLogged = entry.save_logged): GuardLogEntry {
-  return { ...entry, outcome, save_logged: saveLogged };
-}
-
-export const guardLogEntrySchema = z.object({
-  id: z.string().regex(/^g-\d{6}-[0-9a-f]{6}$/, 'id must look like g-103052-a1b2c3'),
-  ts: z.string().refine((v) => parseWireTimeMs(v) !== null, 'ts must be an ISO-8601 date-time'),
-  action: z.string(),
-  matched_rules: z.array(z.string()),
-  scores: z.record(z.number().min(0).max(1)),
-  save_logged: z.boolean(),
-  outcome: z.enum(GUARD_OUTCOMES),
-});
-
-/** Reads a stored guard entry back (zod); null when it is not one. */
-export function guardEntryFromWire(raw: unknown): GuardLogEntry | null {
-  const parsed = guardLogEntrySchema.safeParse(raw);
-  return parsed.success ? parsed.data : null;
 }
 
 export type RuleVerdict = 'validated' | 'violated' | 'unchanged';

@@ -1,7 +1,7 @@
 import { DAY_MS } from './grouping';
-import { isoDay, isoSeconds, isoWeek, isoWeekStartMs, parseWireTimeMs } from './rule-dates';
+import { isoDay, isoSeconds, isoWeek, isoWeekStartMs } from './rule-dates';
 import { feedbackPolarity } from './rule-feedback';
-import type { GuardLogEntry } from './rule-guard';
+import type { GuardEntry } from './rule-logs';
 import { scopesOverlap } from './rule-conflicts';
 import type { LearningEvent, Rule, RuleLesson } from './rule-types';
 
@@ -44,7 +44,7 @@ export function isRegression(event: Pick<LearningEvent, 'type' | 'tsMs' | 'categ
  * `positive / (positive + negative)`; when none is known, among its guard entries with an outcome,
  * `success / (success + failure)`; null when neither exists. Rounded to 2 decimals.
  */
-export function weekSatisfaction(feedback: readonly LearningEvent[], guardOutcomes: readonly GuardLogEntry['outcome'][]): number | null {
+export function weekSatisfaction(feedback: readonly LearningEvent[], guardOutcomes: readonly GuardEntry['outcome'][]): number | null {
   const round = (x: number) => Math.round(x * 100) / 100;
   let positive = 0;
   let negative = 0;
@@ -91,13 +91,13 @@ export function weeklyRuleMetrics(input: {
   events: readonly LearningEvent[];
   lessons: readonly RuleLesson[];
   rules: readonly Rule[];
-  guardEntries: readonly GuardLogEntry[];
+  guardEntries: readonly GuardEntry[];
   nowMs: number;
   startedMs: number;
 }): RuleMetrics {
   const { events, lessons, rules, guardEntries, nowMs, startedMs } = input;
   const eventsByWeek = bucket(events, (e) => e.tsMs);
-  const guardByWeek = bucket(guardEntries, (g) => parseWireTimeMs(g.ts));
+  const guardByWeek = bucket(guardEntries, (g) => g.tsMs);
   const rulesByCategory = new Map<string, Rule[]>();
   for (const r of rules) {
     const list = rulesByCategory.get(r.category) ?? [];

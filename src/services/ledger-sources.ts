@@ -4,6 +4,7 @@ import type { LedgerEntryInput } from '../domain/ledger-chain';
 import { outcomeLedgerEntry } from '../domain/ledger-entries';
 import type { OutcomeLabel } from '../domain/outcome';
 import { OUTCOMES_TABLE } from './outcome-store';
+import { RULE_TABLES } from './rule-schema';
 import type { RewardLedgerService } from './reward-ledger-service';
 import { chunks, dbOf, queryRows } from './sql';
 
@@ -13,7 +14,8 @@ const LOOKUP_BATCH = 1_000;
 /**
  * The sources this plugin records from: `scan_outcome` (checked in batches against the outcome
  * store, and reconciled: every outcome with non-zero points calls for one entry) and `trajectory`
- * (a stored trajectory memory).
+ * (a stored trajectory memory), and `rule` (a stored rule of the rules system, by id: verdicts
+ * are events on a rule, many per rule, so `rule` is checked but not reconciled).
  */
 export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAgentRuntime): void {
   const db = dbOf(runtime);
@@ -40,6 +42,18 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
       if (entry) expected.set(r.id, entry);
     }
     return expected;
+  });
+  ledger.registerSource('rule', async (refs) => {
+    const found = new Set<string>();
+    for (const batch of chunks([...new Set(refs)], LOOKUP_BATCH)) {
+      const list = sql.join(
+        batch.map((r) => sql`${r}`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${sql.raw(RULE_TABLES.rules)} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
+      for (const r of rows) found.add(r.id);
+    }
+    return found;
   });
   ledger.registerSource('trajectory', async (refs) => {
     const found = new Set<string>();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GUARD_OUTCOMES, type GuardEntry, guardEntryFromWire, type ParseErrorEntry, parseErrorFromWire } from '../domain/rule-logs';
+import { type GuardEntry, guardEntryFromWire, guardEntryWireSchema, type ParseErrorEntry, parseErrorFromWire, parseErrorWireSchema } from '../domain/rule-logs';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type LearningEvent, RULE_STATUSES, RULE_TYPES, type Rule, type RuleLesson } from '../domain/rule-types';
 
 /**
@@ -125,27 +125,9 @@ export const ruleSchema = z.object({
 
 export const ruleRowSchema = z.object({ doc: json(ruleSchema) }).transform((r) => r.doc);
 
-const isoTime = z.string().refine((s) => Number.isFinite(Date.parse(s)), 'not an ISO-8601 time');
+export const guardRowSchema = z.object({ entry: json(guardEntryWireSchema) }).transform((r): GuardEntry => guardEntryFromWire(r.entry));
 
-export const guardRowSchema = z
-  .object({
-    entry: json(
-      z.object({
-        id: z.string().min(1),
-        ts: isoTime,
-        action: z.string(),
-        matched_rules: z.array(z.string()),
-        scores: z.record(z.number().finite()),
-        save_logged: z.boolean(),
-        outcome: z.enum(GUARD_OUTCOMES).optional(),
-      }),
-    ),
-  })
-  .transform((r): GuardEntry => guardEntryFromWire(r.entry));
-
-export const parseErrorRowSchema = z
-  .object({ entry: json(z.object({ ts: isoTime, error: z.string(), line: z.string(), script: z.string() })) })
-  .transform((r): ParseErrorEntry => parseErrorFromWire(r.entry));
+export const parseErrorRowSchema = z.object({ entry: json(parseErrorWireSchema) }).transform((r): ParseErrorEntry => parseErrorFromWire(r.entry));
 
 /** Validates rows; the ones that fail are reported with `idOf(row)` and left out. */
 export function validateRows<T>(table: string, rows: readonly Record<string, unknown>[], schema: z.ZodType<T, z.ZodTypeDef, unknown>, idOf: (row: Record<string, unknown>) => unknown): Loaded<T> {

@@ -1,6 +1,6 @@
 import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
-import { type GuardEntry, type GuardOutcome, guardEntryToWire, type ParseErrorEntry, parseErrorToWire } from '../domain/rule-logs';
+import { type GuardEntry, guardEntryToWire, type ParseErrorEntry, parseErrorToWire, type SettledGuardOutcome } from '../domain/rule-logs';
 import type { LearningEvent, Rule } from '../domain/rule-types';
 import { eventRowSchema, guardRowSchema, lessonRowSchema, type Loaded, parseErrorRowSchema, ruleRowSchema, type StoredLesson, validateRows } from './rule-rows';
 import { RULE_SCHEMA, RULE_TABLES } from './rule-schema';
@@ -16,6 +16,19 @@ export interface LearningBatch {
   rules?: readonly Rule[];
   guardEntries?: readonly GuardEntry[];
   parseErrors?: readonly ParseErrorEntry[];
+  /**
+   * Outcomes of pending guard entries (with `saveLogged`, the entry's save_logged too); one that
+   * is unknown or already settled rolls the whole batch back with `GuardOutcomeConflict`.
+   */
+  guardOutcomes?: readonly { id: string; outcome: SettledGuardOutcome; saveLogged?: boolean }[];
+}
+
+/** Thrown inside `commitLearning` (and so rolling it back) when a guard entry of `guardOutcomes` is not pending. */
+export class GuardOutcomeConflict extends Error {
+  constructor(readonly guardId: string) {
+    super(`guard entry ${guardId} is unknown or already has an outcome`);
+    this.name = 'GuardOutcomeConflict';
+  }
 }
 
 export interface CommitResult {
@@ -65,13 +78,14 @@ export class RuleStore {
    */
   async commitLearning(batch: LearningBatch): Promise<CommitResult> {
     const result: CommitResult = { newEventIds: [], newGuardIds: [] };
-    const sizes = [batch.events, batch.lessons, batch.rules, batch.guardEntries, batch.parseErrors].map((part) => part?.length ?? 0);
+    const sizes = [batch.events, batch.lessons, batch.rules, batch.guardEntries, batch.parseErrors, batch.guardOutcomes].map((part) => part?.length ?? 0);
     if (sizes.every((n) => n === 0)) return result;
     await this.db.transaction(async (tx) => {
       result.newEventIds = await this.writeEvents(tx, batch.events ?? []);
       await this.writeLessons(tx, batch.lessons ?? []);
       await this.writeRules(tx, batch.rules ?? []);
       result.newGuardIds = await this.writeGuardEntries(tx, batch.guardEntries ?? []);
+      await this.writeGuardOutcomes(tx, batch.guardOutcomes ?? []);
       await this.writeParseErrors(tx, batch.parseErrors ?? []);
     });
     return result;
@@ -110,6 +124,20 @@ export class RuleStore {
     return validateRows(RULE_TABLES.events, rows.reverse(), eventRowSchema, (r) => r.id);
   }
 
+  /** Which of these event ids are stored. */
+  async knownEventIds(ids: readonly string[]): Promise<Set<string>> {
+    const known = new Set<string>();
+    for (const batch of chunks([...new Set(ids)], INSERT_BATCH)) {
+      const list = sql.join(
+        batch.map((id) => sql`${id}`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(this.db, sql`SELECT id FROM ${sql.raw(RULE_TABLES.events)} WHERE agent_id = ${this.agentId}::uuid AND id IN (${list})`);
+      for (const r of rows) known.add(r.id);
+    }
+    return known;
+  }
+
   async eventCount(): Promise<number> {
     const [row] = await queryRows<{ n: number }>(this.db, sql`SELECT count(*)::int AS n FROM ${sql.raw(RULE_TABLES.events)} WHERE agent_id = ${this.agentId}::uuid`);
     return Number(row?.n ?? 0);
@@ -131,16 +159,16 @@ export class RuleStore {
   }
 
   /**
-   * Sets the outcome of a guard entry, once: an entry that has one keeps it (`already_set`), an
-   * unknown id is `not_found`.
+   * Sets the outcome of a pending guard entry, once: an entry that has one keeps it
+   * (`already_set`), an unknown id is `not_found`. (The `outcome` column is NULL while pending.)
    */
-  async setGuardOutcome(id: string, outcome: GuardOutcome): Promise<GuardOutcomeResult> {
-    const updated = await queryRows<{ id: string }>(
-      this.db,
-      sql`UPDATE ${sql.raw(RULE_TABLES.guardLog)} SET outcome = ${outcome}, entry = jsonb_set(entry, '{outcome}', to_jsonb(${outcome}::text))
-          WHERE agent_id = ${this.agentId}::uuid AND id = ${id} AND outcome IS NULL RETURNING id`,
-    );
-    if (updated.length > 0) return { ok: true };
+  async setGuardOutcome(id: string, outcome: SettledGuardOutcome): Promise<GuardOutcomeResult> {
+    try {
+      await this.commitLearning({ guardOutcomes: [{ id, outcome }] });
+      return { ok: true };
+    } catch (error) {
+      if (!(error instanceof GuardOutcomeConflict)) throw error;
+    }
     const [existing] = await queryRows<{ outcome: string }>(this.db, sql`SELECT outcome FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE agent_id = ${this.agentId}::uuid AND id = ${id}`);
     return existing
       ? { ok: false, code: 'already_set', message: `guard entry ${id} already has the outcome ${existing.outcome}` }
@@ -154,6 +182,12 @@ export class RuleStore {
       sql`SELECT id, entry FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE agent_id = ${this.agentId}::uuid ${this.since('ts', options.sinceMs)}
           ORDER BY ts DESC, seq DESC LIMIT ${options.limit}`,
     );
+    return validateRows(RULE_TABLES.guardLog, rows, guardRowSchema, (r) => r.id);
+  }
+
+  /** One guard entry by id; `items` is empty when there is none. */
+  async guardEntry(id: string): Promise<Loaded<GuardEntry>> {
+    const rows = await queryRows<Record<string, unknown>>(this.db, sql`SELECT id, entry FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE agent_id = ${this.agentId}::uuid AND id = ${id}`);
     return validateRows(RULE_TABLES.guardLog, rows, guardRowSchema, (r) => r.id);
   }
 
@@ -228,7 +262,7 @@ export class RuleStore {
     const inserted = new Set<string>();
     for (const batch of chunks(entries, INSERT_BATCH)) {
       const values = sql.join(
-        batch.map((e) => sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.outcome ?? null}, ${json(guardEntryToWire(e))})`),
+        batch.map((e) => sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.outcome === 'pending' ? null : e.outcome}, ${json(guardEntryToWire(e))})`),
         sql`, `,
       );
       const rows = await queryRows<{ id: string }>(
@@ -238,6 +272,19 @@ export class RuleStore {
       for (const r of rows) inserted.add(r.id);
     }
     return [...new Set(entries.map((e) => e.id))].filter((id) => inserted.has(id));
+  }
+
+  private async writeGuardOutcomes(tx: Db, outcomes: NonNullable<LearningBatch['guardOutcomes']>): Promise<void> {
+    for (const { id, outcome, saveLogged } of outcomes) {
+      const withOutcome = sql`jsonb_set(entry, '{outcome}', to_jsonb(${outcome}::text))`;
+      const entry = saveLogged === undefined ? withOutcome : sql`jsonb_set(${withOutcome}, '{save_logged}', to_jsonb(${saveLogged}::boolean))`;
+      const updated = await queryRows<{ id: string }>(
+        tx,
+        sql`UPDATE ${sql.raw(RULE_TABLES.guardLog)} SET outcome = ${outcome}, entry = ${entry}
+            WHERE agent_id = ${this.agentId}::uuid AND id = ${id} AND outcome IS NULL RETURNING id`,
+      );
+      if (updated.length === 0) throw new GuardOutcomeConflict(id);
+    }
   }
 
   private async writeParseErrors(tx: Db, entries: readonly ParseErrorEntry[]): Promise<void> {

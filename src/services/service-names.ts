@@ -6,3 +6,5 @@ export const TRAJECTORY_SERVICE = 'trajectories';
 export const REWARD_LEDGER_SERVICE = 'reward-ledger';
 /** Service type of EloBookService. */
 export const ELO_BOOK_SERVICE = 'elo-book';
+/** Service type of RuleBookService. */
+export const RULE_BOOK_SERVICE = 'rule-book';

@@ -1,9 +1,9 @@
 import type { IAgentRuntime, TaskWorker } from '@elizaos/core';
 import type { ScanOutcomeService } from '../services/scan-outcome-service';
 import { SCAN_OUTCOME_SERVICE } from '../services/service-names';
+import { ensureRepeatingTask } from './repeating-task';
 
 export const LEARN_TASK_NAME = 'SELF_IMPROVE_LEARN_PENDING';
-
 
 const LOG_SRC = 'plugin:self-improve:learn-task';
 
@@ -24,24 +24,7 @@ export const learnPendingWorker: TaskWorker = {
   },
 };
 
-/**
- * Registers the worker and makes sure one repeating task exists for this agent (bootstrap's
- * TaskService runs tasks tagged `queue` + `repeat` every `metadata.updateInterval` ms).
- */
+/** Registers the worker and makes sure its repeating task exists for this agent. */
 export async function ensureLearnTask(runtime: IAgentRuntime, intervalMs: number): Promise<void> {
-  runtime.registerTaskWorker(learnPendingWorker);
-  const existing = (await runtime.getTasksByName(LEARN_TASK_NAME)).filter((t) => t.worldId === runtime.agentId);
-  const [task] = existing;
-  if (!task) {
-    await runtime.createTask({
-      name: LEARN_TASK_NAME,
-      description: 'Learn scan-model lessons from outcomes not yet learned from',
-      worldId: runtime.agentId,
-      roomId: runtime.agentId,
-      tags: ['queue', 'repeat', 'self-improve'],
-      metadata: { updateInterval: intervalMs, updatedAt: Date.now() },
-    });
-  } else if (task.id && task.metadata?.updateInterval !== intervalMs) {
-    await runtime.updateTask(task.id, { metadata: { ...task.metadata, updateInterval: intervalMs } });
-  }
+  await ensureRepeatingTask(runtime, learnPendingWorker, { description: 'Learn scan-model lessons from outcomes not yet learned from', intervalMs });
 }
