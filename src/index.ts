@@ -7,6 +7,7 @@ import { highEloContextProvider } from './providers/high-elo-context';
 import { scanLessonsProvider } from './providers/scan-lessons';
 import { outcomesRoute } from './routes/outcomes-route';
 import { ledgerRoutes } from './routes/ledger-routes';
+import { ruleRoutes } from './routes/rule-routes';
 import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-routes';
 import { metricsRoute, triageRoute } from './routes/triage-routes';
 import { EloBookService } from './services/elo-book-service';
@@ -26,7 +27,7 @@ export const selfImprovePlugin: Plugin = {
   actions: [labelFindingAction],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider, highEloContextProvider],
-  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes],
+  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...ruleRoutes],
   events: runEvents,
 };
 
@@ -78,3 +79,4 @@ export { type AppendResult, DEFAULT_LEDGER_CATEGORIES, type LedgerVerification, 
 export { type StoredTrajectory, TRAJECTORY_MEMORY_TYPE, TrajectoryService, trajectoryServiceOf } from './services/trajectory-service';
 export { getTrajectoriesRoute, handleGetTrajectories, handlePostTrajectory, postTrajectoryRoute } from './routes/trajectory-routes';
 export { type EventIngestResult, type EventTextResult, type GuardSettlement, type ImportResult, RULE_BOOK_SERVICE, RULE_KIND, type RuleChange, type RuleFilter, RuleBookService, ruleBookOf } from './services/rule-book-service';
+export { handleExportRules, handleGetRuleMetrics, handleGetRules, handlePostEvents, ruleRoutes } from './routes/rule-routes';
