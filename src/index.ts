@@ -1,5 +1,6 @@
 import type { Plugin } from '@elizaos/core';
 import { labelFindingAction } from './actions/label-finding';
+import { retireRuleAction, validateRuleAction } from './actions/rule-actions';
 import { loadConfig } from './config';
 import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
 import { runEvents } from './events/run-events';
@@ -24,7 +25,7 @@ export const selfImprovePlugin: Plugin = {
     loadConfig(runtime);
   },
   services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService, RuleBookService],
-  actions: [labelFindingAction],
+  actions: [labelFindingAction, validateRuleAction, retireRuleAction],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider, highEloContextProvider],
   routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...ruleRoutes],
@@ -80,3 +81,5 @@ export { type StoredTrajectory, TRAJECTORY_MEMORY_TYPE, TrajectoryService, traje
 export { getTrajectoriesRoute, handleGetTrajectories, handlePostTrajectory, postTrajectoryRoute } from './routes/trajectory-routes';
 export { type EventIngestResult, type EventTextResult, type GuardSettlement, type ImportResult, RULE_BOOK_SERVICE, RULE_KIND, type RuleChange, type RuleFilter, RuleBookService, ruleBookOf } from './services/rule-book-service';
 export { handleExportRules, handleGetRuleMetrics, handleGetRules, handlePostEvents, ruleRoutes } from './routes/rule-routes';
+export { retireRuleAction, validateRuleAction } from './actions/rule-actions';
+export { parseRuleRequest, type RuleRequest } from './domain/rule-request';
