@@ -64,8 +64,8 @@ export async function eventsCommand(args: ParsedArgs): Promise<CommandResult> {
  */
 export async function rulesCommand(args: ParsedArgs): Promise<CommandResult> {
   const sub = subcommandOf<RuleSubcommand>(args, 'rules', RULE_SUBCOMMANDS);
-  const category = args.flags.get('category');
-  if (category === true) throw new UsageError('--category needs a value');
+  const rawCategory = args.flags.get('category');
+  const category = typeof rawCategory === 'string' ? rawCategory : undefined;
   const nowMs = nowFlag(args);
   switch (sub) {
     case 'list': {
