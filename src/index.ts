@@ -1,5 +1,6 @@
 import type { Plugin } from '@elizaos/core';
 import { labelFindingAction } from './actions/label-finding';
+import { retireRuleAction, validateRuleAction } from './actions/rule-actions';
 import { loadConfig } from './config';
 import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
 import { runEvents } from './events/run-events';
@@ -8,6 +9,7 @@ import { scanLessonsProvider } from './providers/scan-lessons';
 import { outcomesRoute } from './routes/outcomes-route';
 import { eloRoutes } from './routes/elo-routes';
 import { ledgerRoutes } from './routes/ledger-routes';
+import { ruleRoutes } from './routes/rule-routes';
 import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-routes';
 import { metricsRoute, triageRoute } from './routes/triage-routes';
 import { EloBookService } from './services/elo-book-service';
@@ -24,10 +26,10 @@ export const selfImprovePlugin: Plugin = {
     loadConfig(runtime);
   },
   services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService, RuleBookService],
-  actions: [labelFindingAction],
+  actions: [labelFindingAction, validateRuleAction, retireRuleAction],
   evaluators: [scanOutcomeExtractor],
   providers: [scanLessonsProvider, highEloContextProvider],
-  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes],
+  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes, ...ruleRoutes],
   events: runEvents,
 };
 
@@ -82,3 +84,6 @@ export { type AppendResult, DEFAULT_LEDGER_CATEGORIES, type LedgerVerification, 
 export { type StoredTrajectory, TRAJECTORY_MEMORY_TYPE, TrajectoryService, trajectoryServiceOf } from './services/trajectory-service';
 export { getTrajectoriesRoute, handleGetTrajectories, handlePostTrajectory, postTrajectoryRoute } from './routes/trajectory-routes';
 export { type EventIngestResult, type EventTextResult, type GuardSettlement, type ImportResult, RULE_BOOK_SERVICE, RULE_KIND, type RuleChange, type RuleFilter, RuleBookService, ruleBookOf } from './services/rule-book-service';
+export { handleExportRules, handleGetRuleMetrics, handleGetRules, handlePostEvents, ruleRoutes } from './routes/rule-routes';
+export { retireRuleAction, validateRuleAction } from './actions/rule-actions';
+export { parseRuleRequest, type RuleRequest } from './domain/rule-request';

@@ -3,9 +3,16 @@ import type { Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
 import { eloBookOf } from '../../src/services/elo-book-service';
 import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
+import { ruleBookOf } from '../../src/services/rule-book-service';
 import { ensureChromium, renderedDom } from '../helpers/chromium';
 import { makeRows } from '../helpers/rows';
 import { startAgent, type TestAgent } from '../helpers/runtime';
+import { eventRow, mergeEvent, mustDeploy, neverDeploy, rmEvent, thrice } from '../helpers/seed-events';
+
+const DAY = 86_400_000;
+/** A CHECK rule promoted 20 days ago: confidence now 0.9 × 0.5^((20 − 7) / 30) ≈ 0.67 (not yet flagged). */
+const lintEvent = (minute: number) =>
+  eventRow(minute, { type: 'debug_session', category: 'ci', tags: ['lint'], problem: 'the build failed on formatting after the push', solution: 'run the linter locally before pushing' });
 
 const chromium = ensureChromium();
 const skip = 'skip' in chromium ? chromium.skip : null;
@@ -72,6 +79,11 @@ describe('the reward ledger dashboard in a real headless Chromium', () => {
     // AGENTS.md starts HIGH (1600); the lessons start at 1200 and get +16, +8, +8 (ranks 1, 2, 3)
     book.recordAccess('file', 'AGENTS.md', { title: 'Agents guide' });
     book.recordRetrieval({ tool: 'semantic_search', query: 'deploy', results: ['L1', 'L2', 'L3'].map((id, i) => ({ kind: 'lesson', id, rank: i + 1 })) });
+    // rules: R-001 CHECK (old), R-002 CHECK, R-003 NEVER, R-004 MUST and R-005 NEVER (in conflict, both flagged)
+    const rules = await ruleBookOf(agent.runtime);
+    await rules.ingestEvents(thrice(lintEvent, 0), 'test', { nowMs: Date.now() - 20 * DAY });
+    const promoted = await rules.ingestEvents([...thrice(mergeEvent, 10), ...thrice(rmEvent, 20), ...thrice(mustDeploy, 30), ...thrice(neverDeploy, 40)], 'test');
+    expect(promoted.rulesPromoted).toEqual(['R-002', 'R-003', 'R-004', 'R-005']);
     server = serveRoutes(agent);
   });
   afterAll(async () => {
@@ -95,7 +107,6 @@ describe('the reward ledger dashboard in a real headless Chromium', () => {
     expect(dom).toContain('<td>finding_fixed</td><td>reward</td><td class="points">+400</td>');
     expect(dom).toContain('<td>false_positive</td><td>penalty</td><td class="points">-140</td>');
     expect(text('status')).toMatch(/^Updated .* · 6 transactions · checksum valid$/);
-    expect(dom).toContain('Not available yet: rules are not part of this release.');
     // one request per panel on the first load, carrying the agent id the page was opened with
     expect(requests.get('/self-improve/ledger/score')).toBe(1);
     expect(lastQuery.get('/self-improve/ledger/history')).toBe(`?agentId=${agent.runtime.agentId}&limit=1000`);
@@ -117,6 +128,20 @@ describe('the reward ledger dashboard in a real headless Chromium', () => {
     expect(lastQuery.get('/self-improve/elo')).toBe('?k=5');
   }, 120_000);
 
+  test.skipIf(skip !== null)('shows the top rules: unflagged active ones by type priority then confidence, text as text; flagged and conflict counts', async () => {
+    const dom = await renderedDom((chromium as { path: string }).path, `http://127.0.0.1:${server.port}/self-improve/dashboard`);
+    const body = /<tbody id="rules-top">(.*?)<\/tbody>/s.exec(dom)?.[1] ?? '';
+    const rows = [...body.matchAll(/<tr>(.*?)<\/tr>/gs)].map((m) => [...(m[1] as string).matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => c[1]));
+    expect(rows).toEqual([
+      ['R-003', 'NEVER', '0.90', 'Never run rm -rf on a path built from a &lt;b&gt;variable&lt;/b&gt; in a script'],
+      ['R-002', 'CHECK', '0.90', 'Check: search the diff for conflict markers before committing'],
+      ['R-001', 'CHECK', '0.67', 'Check: run the linter locally before pushing'],
+    ]);
+    expect(dom).not.toContain('<b>variable</b>');
+    expect(/id="rules-status"[^>]*>([^<]*)</.exec(dom)?.[1]).toBe('5 active rules · 2 flagged for review · 1 conflicts');
+    expect(lastQuery.get('/self-improve/rules')).toBe('?status=active');
+  }, 120_000);
+
   test.skipIf(skip !== null)('without the ELO route the panel says so and the ledger still shows', async () => {
     const bare = serveRoutes(agent, { omit: ['/elo'] });
     try {
@@ -133,5 +158,6 @@ describe('the reward ledger dashboard in a real headless Chromium', () => {
     await renderedDom((chromium as { path: string }).path, `http://127.0.0.1:${server.port}/self-improve/dashboard`, 11_000);
     // the first load, then at 5 s and 10 s of page time
     expect(requests.get('/self-improve/ledger/score')).toBe(3);
+    expect(requests.get('/self-improve/rules')).toBe(3);
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import './quiet';
 import { type ParsedArgs, parseArgs } from './args';
 import { eloCommand } from './elo-commands';
 import { ledgerCommand } from './ledger-commands';
+import { eventsCommand, rulesCommand } from './rule-commands';
 import { ingestCommand, learnCommand, lessonsCommand } from './outcome-commands';
 import { printResult, routeConsoleToStderr } from './output';
 import { type Command, DEFAULT_DB_DIR } from './session';
@@ -28,20 +29,30 @@ Commands
   elo stats [--k N] [--now ISO]  ELO tiers, histogram, top N items per kind (default 10, at most 100),
                                  convergence and the seed's success metrics
   elo log [--limit N]            the newest ELO updates (default 20)
+  events ingest FILE             store seed 003 events (JSONL or a JSON array); lines that are not JSON
+                                 go to the parse-error log
+  events parse-errors [--limit N]  the newest parse errors (default 20)
+  rules list [--category C] [--all]  active rules (flagged ones marked); --all: retired ones too
+  rules validate ID | retire ID  confirm a rule (confidence back to 0.9) or take it out of use
+  rules export [--category C] [--out F]  the seed's rules export (hashes and manifest)
+  rules import FILE              verify an export, add its rules under new ids, skip duplicates
+  rules metrics [--now ISO]      the seed's weekly metrics
+  rules guard-log [--limit N]    the newest guard entries (default 20)
 
 Options
   --db DIR            PGlite directory (default ${DEFAULT_DB_DIR}); POSTGRES_URL wins when set.
                       replay uses a fresh temporary database unless --db is given
   --json              print exactly one JSON document on stdout (logs go to stderr)
-  --now ISO           the current time for learn, metrics and elo stats, and the time of SARIF results
-                      whose log names none
+  --now ISO           the current time for learn, metrics, elo stats and rules, and the time of SARIF
+                      results whose log names none
   --k N               metrics: the k of precision@k (default SELF_IMPROVE_METRICS_K);
                       elo stats: top items per kind
   --project NAME, --model-provider NAME, --model-name NAME
                       ingest of SARIF: values for results whose log does not name them
   --help              this text
 
-Exit codes: 0 ok, 1 error, 2 some rows were rejected (the good ones are kept).`;
+Exit codes: 0 ok, 1 error (also: a rules import refused as tampered), 2 some rows were rejected (the good
+ones are kept).`;
 
 const COMMANDS: Record<string, Command> = {
   ingest: ingestCommand,
@@ -53,6 +64,8 @@ const COMMANDS: Record<string, Command> = {
   trajectories: trajectoriesCommand,
   ledger: ledgerCommand,
   elo: eloCommand,
+  events: eventsCommand,
+  rules: rulesCommand,
 };
 
 export async function runCli(argv: readonly string[]): Promise<number> {

@@ -4,11 +4,16 @@
  * routes relative to its own address (keeping the page's query string, e.g. the agent id), and
  * refreshes every 5 seconds. The ELO panel (tier counts, histogram, top items per kind) reads
  * `elo` on its own, so an agent without that route still shows the ledger and says the ELO panel
- * is not available. All text from the ledger and the book is set with textContent, never as HTML.
+ * is not available. The rules panel reads `rules?status=active` on the same refresh: the top
+ * active rules that are not flagged for review, by type priority (NEVER, MUST, CHECK, PREFER) then
+ * confidence now (highest first) then id, and how many are flagged or in conflict. All text from
+ * the ledger, the book and the rules is set with textContent, never as HTML.
  */
 export const DASHBOARD_REFRESH_MS = 5_000;
 /** Top items per kind the ELO panel shows. */
 export const DASHBOARD_ELO_TOP_K = 5;
+/** Rules the rules panel shows. */
+export const DASHBOARD_TOP_RULES = 10;
 
 export const DASHBOARD_HTML = `<!doctype html>
 <html lang="en">
@@ -27,7 +32,8 @@ export const DASHBOARD_HTML = `<!doctype html>
   .up { color: #137333; } .down { color: #b3261e; }
   table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid #eef0f3; }
   td.points { text-align: right; font-variant-numeric: tabular-nums; }
-  #status, #elo-status { color: #5b6475; }
+  #status, #elo-status, #rules-status { color: #5b6475; }
+  .rule-NEVER, .rule-MUST { font-weight: 600; }
   .tier-HIGH { color: #137333; } .tier-VERY_LOW { color: #b3261e; }
   #elo-top h3 { font-size: .9rem; margin: .75rem 0 .25rem; }
 </style>
@@ -54,7 +60,10 @@ export const DASHBOARD_HTML = `<!doctype html>
   <div id="elo-top"></div>
   <p id="elo-status">Loading…</p>
 </section>
-<section><h2>Top rules</h2><p id="rules">Not available yet: rules are not part of this release.</p></section>
+<section id="rules" aria-label="Top rules"><h2>Top rules</h2>
+  <table><thead><tr><th>Rule</th><th>Type</th><th>Confidence</th><th>Text</th></tr></thead><tbody id="rules-top"></tbody></table>
+  <p id="rules-status">Loading…</p>
+</section>
 <p id="status">Loading…</p>
 <script>
 (function () {
@@ -143,8 +152,28 @@ export const DASHBOARD_HTML = `<!doctype html>
       set('elo-status', report.distribution.overall.count + ' rated items · ' + report.bucket_width + '-point buckets, empty ones not shown');
     }).catch(function (e) { set('elo-status', 'ELO not available: ' + e.message); });
   }
+  var TYPE_ORDER = { NEVER: 0, MUST: 1, CHECK: 2, PREFER: 3 };
+  function rules() {
+    get('rules', { status: 'active' }).then(function (listing) {
+      var body = clear(document.getElementById('rules-top'));
+      var top = listing.rules.filter(function (r) { return !r.review_flagged; }).sort(function (a, b) {
+        return TYPE_ORDER[a.type] - TYPE_ORDER[b.type] || b.confidence_now - a.confidence_now || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+      }).slice(0, ${DASHBOARD_TOP_RULES});
+      top.forEach(function (r) {
+        var row = document.createElement('tr');
+        [r.id, r.type, r.confidence_now.toFixed(2), r.rule].forEach(function (text, i) {
+          var cell = document.createElement('td'); cell.textContent = text;
+          if (i === 1) cell.className = 'rule-' + r.type; if (i === 2) cell.className = 'points';
+          row.appendChild(cell);
+        });
+        body.appendChild(row);
+      });
+      set('rules-status', listing.count + ' active rules · ' + listing.flagged + ' flagged for review · ' + listing.conflicts.length + ' conflicts');
+    }).catch(function (e) { set('rules-status', 'Rules not available: ' + e.message); });
+  }
   function refresh() {
     elo();
+    rules();
     Promise.all([get('ledger/score'), get('ledger/metrics'), get('ledger/history', { limit: '1000' })]).then(function (r) {
       var score = r[0], metrics = r[1], history = r[2].transactions;
       set('total', String(score.total_score));

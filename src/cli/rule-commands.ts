@@ -1,0 +1,122 @@
+import { writeFile } from 'node:fs/promises';
+import type { IAgentRuntime } from '@elizaos/core';
+import { guardEntryToWire, parseErrorToWire } from '../domain/rule-logs';
+import { normaliseRuleId } from '../domain/rule-request';
+import { type RuleBookService, ruleBookOf } from '../services/rule-book-service';
+import { eventIngestReport, exportOrigin, importMapping, isJsonArrayText, ruleListItem, rulesListing } from '../services/rule-reports';
+import { type ParsedArgs, UsageError } from './args';
+import { eventIngestText, guardLogText, importMappingText, importRefusalText, ruleLine, ruleMetricsText, rulesListText } from './rule-text';
+import { type CommandResult, nowFlag, positiveIntFlag, readInputFile, readTextFile, withService } from './session';
+
+const RULE_SUBCOMMANDS = ['list', 'validate', 'retire', 'export', 'import', 'metrics', 'guard-log'] as const;
+const EVENT_SUBCOMMANDS = ['ingest', 'parse-errors'] as const;
+const DEFAULT_LOG_LINES = 20;
+/** What the parse-error log names as the script that read a file. */
+export const EVENTS_CLI_SCRIPT = 'self-improve events ingest';
+
+type RuleSubcommand = (typeof RULE_SUBCOMMANDS)[number];
+type EventSubcommand = (typeof EVENT_SUBCOMMANDS)[number];
+
+function subcommandOf<T extends string>(args: ParsedArgs, command: string, allowed: readonly T[]): T {
+  const [sub] = args.positionals;
+  if (!sub || !(allowed as readonly string[]).includes(sub)) throw new UsageError(`${command} needs a subcommand: one of ${allowed.join(', ')} (got ${JSON.stringify(sub ?? '')})`);
+  return sub as T;
+}
+
+/** Boots the agent (as `withService`) and runs `work` with its rule book. */
+function withRuleBook<T>(args: ParsedArgs, work: (book: RuleBookService, runtime: IAgentRuntime) => Promise<T>): Promise<T> {
+  return withService(args, async (_scan, booted) => work(await ruleBookOf(booted.runtime), booted.runtime));
+}
+
+/** The second positional argument as a rule id (`R-003`; `r-3` is read as `R-003`). */
+function ruleIdArg(args: ParsedArgs, sub: string): string {
+  const raw = args.positionals[1];
+  const id = raw === undefined ? null : normaliseRuleId(raw);
+  if (id === null) throw new UsageError(`rules ${sub} needs a rule ID like R-003 (got ${JSON.stringify(raw ?? '')})`);
+  return id;
+}
+
+/**
+ * `events ingest FILE`: seed 003 events (JSONL or a JSON array); exit 2 when some rows were refused
+ * (listed by line, or by 0-based item of an array; lines that are not JSON also go to the
+ * parse-error log), the good ones kept. `events parse-errors [--limit N]`: newest first (default 20).
+ */
+export async function eventsCommand(args: ParsedArgs): Promise<CommandResult> {
+  const sub = subcommandOf<EventSubcommand>(args, 'events', EVENT_SUBCOMMANDS);
+  if (sub === 'parse-errors') {
+    const limit = positiveIntFlag(args, 'limit') ?? DEFAULT_LOG_LINES;
+    const entries = (await withRuleBook(args, (book) => book.parseErrors(limit))).map(parseErrorToWire);
+    const text = entries.map((e) => `${e.ts} ${e.script}: ${e.error}\n    ${e.line}`).join('\n') || '(no parse errors)';
+    return { exitCode: 0, json: { parse_errors: entries }, text };
+  }
+  const { file, text } = await readInputFile({ ...args, positionals: args.positionals.slice(1) }, 'events ingest', 'JSONL or a JSON array of seed 003 events');
+  const result = await withRuleBook(args, (book) => book.ingestEventText(text, 'cli', EVENTS_CLI_SCRIPT));
+  const report = eventIngestReport(result, isJsonArrayText(text));
+  return { exitCode: report.rejected.length > 0 ? 2 : 0, json: { file, ...report }, text: eventIngestText(file, report) };
+}
+
+/**
+ * `rules list [--category C] [--all]`: active rules (flagged ones marked), every rule with --all;
+ * `rules validate ID` / `rules retire ID`; `rules export [--category C] [--out F]`: seed 003's
+ * export document; `rules import FILE`: verified (every hash and the manifest; a tampered file is
+ * refused with exit 1, naming the first bad rule), ids mapped, duplicates skipped; `rules metrics
+ * [--now ISO]`: seed 003's metrics; `rules guard-log [--limit N]`: newest first (default 20).
+ */
+export async function rulesCommand(args: ParsedArgs): Promise<CommandResult> {
+  const sub = subcommandOf<RuleSubcommand>(args, 'rules', RULE_SUBCOMMANDS);
+  const rawCategory = args.flags.get('category');
+  const category = typeof rawCategory === 'string' ? rawCategory : undefined;
+  const nowMs = nowFlag(args);
+  switch (sub) {
+    case 'list': {
+      const filter = { ...(args.flags.has('all') ? {} : { status: 'active' as const }), ...(category === undefined ? {} : { category }) };
+      const listing = await withRuleBook(args, async (book) => rulesListing(book, filter, nowMs));
+      return { exitCode: 0, json: listing, text: rulesListText(listing) };
+    }
+    case 'validate':
+    case 'retire': {
+      const id = ruleIdArg(args, sub);
+      return withRuleBook(args, async (book) => {
+        const change = sub === 'validate' ? await book.validateRule(id, nowMs) : await book.retireRule(id, nowMs);
+        if (!change.ok) return { exitCode: 1, json: { error: change.message, code: change.code }, text: `rules ${sub}: ${change.message}` };
+        const item = ruleListItem(change.rule, nowMs, book.settings.policy);
+        return { exitCode: 0, json: { rule: item }, text: `${sub === 'validate' ? 'validated' : 'retired'} ${id}\n${ruleLine(item)}` };
+      });
+    }
+    case 'export': {
+      const doc = await withRuleBook(args, async (book, runtime) => book.exportRules({ ...exportOrigin(runtime), nowMs, ...(category === undefined ? {} : { category }) }));
+      const out = args.flags.get('out');
+      if (typeof out !== 'string') return { exitCode: 0, json: doc, text: JSON.stringify(doc, null, 2) };
+      await writeFile(out, `${JSON.stringify(doc, null, 2)}\n`);
+      const m = doc.metadata;
+      return { exitCode: 0, json: { file: out, exported_rules_count: m.exported_rules_count, manifest_hash: m.manifest_hash }, text: `${m.exported_rules_count} of ${m.total_rules_in_source} rules written to ${out}` };
+    }
+    case 'import': {
+      const file = args.positionals[1];
+      if (!file) throw new UsageError('rules import needs a FILE (a seed 003 rules export)');
+      let doc: unknown;
+      try {
+        doc = JSON.parse(await readTextFile(file));
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        throw new UsageError(`${file} is not JSON: ${(error as Error).message}`);
+      }
+      const result = await withRuleBook(args, (book) => book.importRules(doc));
+      if (!result.ok) {
+        const { ok: _ok, ruleId, ...rest } = result;
+        return { exitCode: 1, json: { file, ...(ruleId === undefined ? {} : { rule_id: ruleId }), ...rest }, text: importRefusalText(file, result) };
+      }
+      const mapping = importMapping(result.steps);
+      return { exitCode: 0, json: { file, added: result.added, skipped: result.skipped, mapping }, text: importMappingText(file, mapping) };
+    }
+    case 'metrics': {
+      const metrics = await withRuleBook(args, (book) => book.metrics(nowMs));
+      return { exitCode: 0, json: metrics, text: ruleMetricsText(metrics) };
+    }
+    case 'guard-log': {
+      const limit = positiveIntFlag(args, 'limit') ?? DEFAULT_LOG_LINES;
+      const entries = (await withRuleBook(args, (book) => book.guardLog(limit))).map(guardEntryToWire);
+      return { exitCode: 0, json: { guard_log: entries }, text: guardLogText(entries) };
+    }
+  }
+}

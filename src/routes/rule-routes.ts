@@ -1,0 +1,98 @@
+import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
+import { z } from 'zod';
+import { loadConfig } from '../config';
+import type { RuleBookService, RuleFilter } from '../services/rule-book-service';
+import { eventIngestReport, exportOrigin, isJsonArrayText, rulesListing } from '../services/rule-reports';
+import { RULE_BOOK_SERVICE } from '../services/service-names';
+import { queryParam, readBodyText } from './http-body';
+
+/** What the parse-error log names as the script that read an HTTP body. */
+export const EVENTS_ROUTE_SCRIPT = 'POST /self-improve/events';
+
+function bookOr503(runtime: IAgentRuntime, res: RouteResponse): RuleBookService | null {
+  const book = runtime.getService<RuleBookService>(RULE_BOOK_SERVICE);
+  if (!book) res.status(503).json({ error: 'rule-book service is not running' });
+  return book;
+}
+
+type BookHandler = (book: RuleBookService, req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime) => Promise<void>;
+
+const withBook =
+  (handler: BookHandler) =>
+  async (req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> => {
+    const book = bookOr503(runtime, res);
+    if (book) await handler(book, req, res, runtime);
+  };
+
+/**
+ * POST /self-improve/events: seed 003 events as a JSON array, one object, or JSONL. 200 when every
+ * row was stored or already known; 400 with `rejected: [{ line | index, field, message }]`
+ * otherwise (rows of a JSON array by 0-based `index`, JSONL by 1-based `line`; lines that are not
+ * JSON have field `(line)` and go to the parse-error log) — the good rows are kept, and sending
+ * the batch again is safe; 413 above SELF_IMPROVE_MAX_BODY_BYTES.
+ */
+export const handlePostEvents = withBook(async (book, req, res, runtime) => {
+  const text = readBodyText(req, res, loadConfig(runtime).SELF_IMPROVE_MAX_BODY_BYTES, 'a JSON array of events, one event object, or JSONL (seed 003 event format)');
+  if (text === null) return;
+  const result = await book.ingestEventText(text, 'http', EVENTS_ROUTE_SCRIPT);
+  const report = eventIngestReport(result, isJsonArrayText(text));
+  res.status(report.rejected.length === 0 ? 200 : 400).json(report);
+});
+
+const flagValue = (field: string, values: readonly [string, ...string[]]) =>
+  z.enum(values as [string, ...string[]], { errorMap: (_issue, ctx) => ({ message: `${field} must be one of ${values.join(', ')} (got ${JSON.stringify(ctx.data)})` }) });
+
+/** Query of GET /self-improve/rules. */
+const rulesQuerySchema = z.object({
+  status: flagValue('status', ['active', 'retired', 'all']).default('active'),
+  include_flagged: flagValue('include_flagged', ['true', 'false']).default('true'),
+  category: z.string().max(40, 'category must be at most 40 characters').optional(),
+});
+
+/** The rule filter a query asks for, or the first bad parameter's message. */
+export function parseRulesQuery(query: Record<string, string | undefined>): { ok: true; filter: RuleFilter } | { ok: false; message: string } {
+  const parsed = rulesQuerySchema.safeParse(query);
+  if (!parsed.success) return { ok: false, message: parsed.error.issues[0]?.message ?? 'invalid query' };
+  const q = parsed.data;
+  return {
+    ok: true,
+    filter: {
+      ...(q.status === 'all' ? {} : { status: q.status as RuleFilter['status'] }),
+      ...(q.category === undefined ? {} : { category: q.category }),
+      includeFlagged: q.include_flagged === 'true',
+    },
+  };
+}
+
+/**
+ * GET /self-improve/rules?status=active|retired|all&category=C&include_flagged=true|false: the
+ * rules (default: active ones, flagged included) in seed 003 field names with `conflicts_with`,
+ * `confidence_now` and `injectable`, by type priority (NEVER, MUST, CHECK, PREFER) then id; the
+ * MUST/NEVER conflicts among them; how many are flagged. 400 naming a bad parameter and its values.
+ */
+export const handleGetRules = withBook(async (book, req, res) => {
+  const query = parseRulesQuery({ status: queryParam(req, 'status'), include_flagged: queryParam(req, 'include_flagged'), category: queryParam(req, 'category') });
+  if (!query.ok) {
+    res.status(400).json({ error: query.message });
+    return;
+  }
+  res.status(200).json(rulesListing(book, query.filter, Date.now()));
+});
+
+/** GET /self-improve/rules/metrics: seed 003's metrics format (weekly, from the first event, lesson or rule, and totals). */
+export const handleGetRuleMetrics = withBook(async (book, _req, res) => {
+  res.status(200).json(await book.metrics(Date.now()));
+});
+
+/** GET /self-improve/rules/export?category=C: seed 003's export document (every rule, or those of category C). */
+export const handleExportRules = withBook(async (book, req, res, runtime) => {
+  const category = queryParam(req, 'category');
+  res.status(200).json(book.exportRules({ ...exportOrigin(runtime), ...(category === undefined ? {} : { category }) }));
+});
+
+export const ruleRoutes: Route[] = [
+  { type: 'POST', path: '/events', name: 'self-improve-events', handler: handlePostEvents },
+  { type: 'GET', path: '/rules', name: 'self-improve-rules', handler: handleGetRules },
+  { type: 'GET', path: '/rules/metrics', name: 'self-improve-rules-metrics', handler: handleGetRuleMetrics },
+  { type: 'GET', path: '/rules/export', name: 'self-improve-rules-export', handler: handleExportRules },
+];
