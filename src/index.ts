@@ -1,10 +1,14 @@
 import type { Plugin } from '@elizaos/core';
 import { labelFindingAction } from './actions/label-finding';
 import { loadConfig } from './config';
+import { feedbackExtractor } from './evaluators/feedback-extractor';
 import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
+import { mergePluginEvents } from './events/merge-events';
+import { ruleGuardEvents } from './events/rule-guard-events';
 import { runEvents } from './events/run-events';
 import { highEloContextProvider } from './providers/high-elo-context';
 import { scanLessonsProvider } from './providers/scan-lessons';
+import { topRulesProvider } from './providers/top-rules';
 import { outcomesRoute } from './routes/outcomes-route';
 import { ledgerRoutes } from './routes/ledger-routes';
 import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-routes';
@@ -24,10 +28,10 @@ export const selfImprovePlugin: Plugin = {
   },
   services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService, RuleBookService],
   actions: [labelFindingAction],
-  evaluators: [scanOutcomeExtractor],
-  providers: [scanLessonsProvider, highEloContextProvider],
+  evaluators: [scanOutcomeExtractor, feedbackExtractor],
+  providers: [scanLessonsProvider, highEloContextProvider, topRulesProvider],
   routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes],
-  events: runEvents,
+  events: mergePluginEvents(runEvents, ruleGuardEvents),
 };
 
 export default selfImprovePlugin;
@@ -78,3 +82,7 @@ export { type AppendResult, DEFAULT_LEDGER_CATEGORIES, type LedgerVerification, 
 export { type StoredTrajectory, TRAJECTORY_MEMORY_TYPE, TrajectoryService, trajectoryServiceOf } from './services/trajectory-service';
 export { getTrajectoriesRoute, handleGetTrajectories, handlePostTrajectory, postTrajectoryRoute } from './routes/trajectory-routes';
 export { type EventIngestResult, type EventTextResult, type GuardSettlement, type ImportResult, RULE_BOOK_SERVICE, RULE_KIND, type RuleChange, type RuleFilter, RuleBookService, ruleBookOf } from './services/rule-book-service';
+export { FEEDBACK_EVENT_SOURCE, feedbackExtractor } from './evaluators/feedback-extractor';
+export { topRulesProvider } from './providers/top-rules';
+export { ACTION_EVENT_SOURCE, actionTexts, ruleGuardEvents } from './events/rule-guard-events';
+export { mergePluginEvents } from './events/merge-events';
