@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type Action, type AgentRuntime, EventType, type Memory, type Plugin } from '@elizaos/core';
 import { onActionCompletedGuard, onActionStartedGuard } from '../../src/events/rule-guard-events';
 import { runEvents } from '../../src/events/run-events';
+import { explicitFeedbackEvent } from '../../src/domain/feedback-detect';
 import { RULES_PROMPT_HEADER } from '../../src/domain/rule-prompt';
 import type { LearningEvent } from '../../src/domain/rule-types';
 import { eloBookOf } from '../../src/services/elo-book-service';
 import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
 import { type RuleBookService, ruleBookOf } from '../../src/services/rule-book-service';
 import { chatMessage, emptyState, promptSection, startAgent, type TestAgent } from '../helpers/runtime';
+import { createTestModelsPlugin } from '../helpers/test-models';
 
 const BOOT_MS = 60_000;
 const TEST_MS = 60_000;
@@ -144,5 +146,91 @@ describe('rules from conversation and the guard on a real runtime (no language m
     expect(state.text).not.toContain(RULES_PROMPT_HEADER);
     expect(state.text).not.toContain('R-001');
     expect(state.values.topRuleIds).toEqual([]);
+  }, TEST_MS);
+});
+
+/** The person's message inside a feedback prompt (`buildFeedbackPrompt`), or null for any other prompt. */
+const personMessageIn = (prompt: string) => /<person_message>\n([\s\S]*?)\n<\/person_message>/.exec(prompt)?.[1] ?? null;
+
+const PREFERENCE = "I'd rather you use pnpm instead of npm in this repo.";
+/** Matches the instruction pattern ("next time …"), but teaches nothing: the model says so. */
+const QUESTION = "Next time we meet, let's plan the sprint.";
+const FAILED = "That didn't work.";
+/** The test model fails on this one, as a provider outage would. */
+const OUTAGE = 'You broke the build again.';
+/** What the test model answers for each message of a feedback prompt. */
+const MODEL_ANSWERS: Record<string, string> = {
+  [PREFERENCE]: 'Here is the classification:\n{"type":"Feedback","problem":"ran npm install in a pnpm workspace","solution":"Use pnpm, not npm, in this repository","category":"tooling","tags":["pnpm","npm"],"polarity":"negative"}',
+  [QUESTION]: '{"type":"none"}',
+  [FAILED]: 'Sure! The person seems unhappy with the result.',
+};
+
+describe('FEEDBACK_EXTRACTOR with a language model', () => {
+  let agent: TestAgent;
+  let book: RuleBookService;
+  let calls: ReturnType<typeof createTestModelsPlugin>['calls'];
+  beforeAll(async () => {
+    const models = createTestModelsPlugin({
+      textSmall: (prompt) => {
+        if (personMessageIn(prompt) === OUTAGE) throw new Error('model provider unavailable');
+        return MODEL_ANSWERS[personMessageIn(prompt) ?? ''] ?? 'unexpected prompt';
+      },
+    });
+    calls = models.calls;
+    agent = await startAgent({ plugins: [models.plugin] });
+    book = await ruleBookOf(agent.runtime);
+  }, BOOT_MS);
+  afterAll(async () => {
+    await agent.close();
+  }, BOOT_MS);
+
+  test('the model classifies and extracts what the patterns cannot; the recent conversation is in its prompt', async () => {
+    const earlier = { ...(await chatMessage(agent.runtime, 'I ran npm install for you.')), entityId: agent.runtime.agentId, createdAt: Date.now() - 1000 };
+    await agent.runtime.createMemory(earlier, 'messages');
+    const { message, ran } = await evaluateChat(agent.runtime, PREFERENCE);
+    expect(ran).toContain('FEEDBACK_EXTRACTOR');
+    expect(calls.textSmall).toHaveLength(1);
+    expect(calls.textSmall[0]?.prompt).toContain('agent: I ran npm install for you.');
+    const stored = await events(book);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({
+      type: 'feedback',
+      category: 'tooling',
+      tags: ['negative', 'npm', 'pnpm'],
+      problem: 'ran npm install in a pnpm workspace',
+      solution: 'Use pnpm, not npm, in this repository',
+      feedback: PREFERENCE,
+      source: 'chat',
+      tsMs: message.createdAt,
+    });
+  }, TEST_MS);
+
+  test('a message the model calls none records nothing, though the patterns alone would have', async () => {
+    expect(explicitFeedbackEvent(QUESTION, { nowMs: 0, source: 'chat' })).not.toBeNull();
+    const { ran } = await evaluateChat(agent.runtime, QUESTION);
+    expect(ran).toContain('FEEDBACK_EXTRACTOR');
+    expect(calls.textSmall.map((c) => personMessageIn(c.prompt))).toContain(QUESTION);
+    expect(await events(book)).toHaveLength(1);
+  }, TEST_MS);
+
+  test('an answer that does not parse, or a failed model call, falls back to the explicit patterns', async () => {
+    for (const text of [FAILED, OUTAGE]) {
+      await evaluateChat(agent.runtime, text);
+      expect(calls.textSmall.map((c) => personMessageIn(c.prompt))).toContain(text);
+      expect((await events(book)).find((e) => e.feedback === text)).toMatchObject({ type: 'mistake', problem: text, solution: '' });
+    }
+  }, TEST_MS);
+
+  test('with SELF_IMPROVE_LESSON_MODEL=off the model is not asked', async () => {
+    agent.runtime.setSetting('SELF_IMPROVE_LESSON_MODEL', 'off');
+    try {
+      const asked = calls.textSmall.length;
+      const text = 'Good job, that worked.';
+      await evaluateChat(agent.runtime, text);
+      expect(calls.textSmall).toHaveLength(asked);
+      expect((await events(book)).find((e) => e.feedback === text)).toMatchObject({ type: 'success', tags: expect.arrayContaining(['positive']) });
+    } finally {
+      agent.runtime.setSetting('SELF_IMPROVE_LESSON_MODEL', 'auto');
+    }
   }, TEST_MS);
 });
