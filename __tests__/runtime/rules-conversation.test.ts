@@ -20,7 +20,7 @@ const CONFIRMATIONS = ['I told you: never run rm -rf in deploy scripts!', 'Again
 
 /** Test-only actions: a shell step that succeeds and a deploy that fails. */
 const runShell: Action = { name: 'RUN_SHELL', description: 'runs a shell command', similes: [], examples: [], validate: async () => true, handler: async () => ({ success: true, text: 'done' }) };
-const archiveBuilds: Action = { name: 'ARCHIVE_BUILDS', description: 'moves old builds to the archive', similes: [], examples: [], validate: async () => true, handler: async () => ({ success: true, text: 'moved 3 builds' }) };
+const archiveBuilds: Action = { name: 'ARCHIVE_BUILDS', description: 'moves old builds to the archive', similes: [], examples: [], validate: async () => true, handler: async () => ({ success: true, text: 'moved 3 builds (rm -rf is not allowed in deploy scripts)' }) };
 const deployApp: Action = {
   name: 'DEPLOY_APP',
   description: 'deploys the app',
@@ -117,7 +117,7 @@ describe('rules from conversation and the guard on a real runtime (no language m
     expect(tx?.action).toContain(entry?.id as string);
   }, TEST_MS);
 
-  test('an action in the rule\'s scope that does not do the forbidden thing validates it: a save', async () => {
+  test('an action in the rule\'s scope that does not do the forbidden thing validates it: a save (the request and the tool output naming it do not count)', async () => {
     await runAction(agent.runtime, 'tidy up the deploy scripts, rm -rf is not allowed there', 'ARCHIVE_BUILDS', 'Move the old builds out of the deploy scripts folder into the archive');
     const [entry] = await book.guardLog(1);
     expect(entry).toMatchObject({ matchedRules: ['R-001'], outcome: 'success', saveLogged: true });
@@ -136,6 +136,15 @@ describe('rules from conversation and the guard on a real runtime (no language m
     const failure = stored.find((e) => e.source === 'action');
     expect(failure).toMatchObject({ type: 'mistake', problem: 'The action DEPLOY_APP failed: exit code 1: permission denied on /srv/app', solution: '' });
     expect(book.rule('R-001')).toMatchObject({ violations: 1, validationCount: 1 });
+  }, TEST_MS);
+
+  test('the guard handlers never throw, whatever the payload', async () => {
+    const runtime = agent.runtime;
+    for (const content of [undefined, {}, { actionId: 'unknown-action', actionStatus: 'failed', actionResult: null }]) {
+      const payload = { runtime, source: 'test', roomId: undefined, world: undefined, content } as never;
+      expect(await onActionStartedGuard(payload)).toBeUndefined();
+      expect(await onActionCompletedGuard(payload)).toBeUndefined();
+    }
   }, TEST_MS);
 
   test('a rule flagged for review (decayed below 0.5) is not in composeState', async () => {

@@ -89,7 +89,7 @@ export async function onActionStartedGuard(payload: ActionEventPayload): Promise
   const runtime = payload.runtime;
   try {
     const book = runtime.getService<RuleBookService>(RULE_BOOK_SERVICE);
-    const actionId = asString((payload.content as Record<string, unknown>).actionId);
+    const actionId = asString((payload.content as Record<string, unknown> | undefined)?.actionId);
     if (!book || !actionId) return;
     const texts = await actionTexts(runtime, payload);
     const { entry } = await book.guard(texts.intended);
@@ -103,40 +103,43 @@ export async function onActionStartedGuard(payload: ActionEventPayload): Promise
 
 /**
  * ACTION_COMPLETED: settles the action's guard entry (`settleGuard` with whether it succeeded and
- * what the agent did: `ActionTexts.own` plus ` Result: <the action's result text>`; matched rules
- * are validated or violated as `judgeRuleOnOutcome` says, credited in the ledger and the ELO
- * book; succeeded = neither `actionStatus` failed nor `actionResult.success` false), then, for a failed action
- * only, records a `mistake` event (`actionOutcomeEvent`, source `action`). Successes are not
- * recorded as events: every routine action would add one, and three of the same action would
- * promote a PREFER rule that says only that the action works. Never throws.
+ * `ActionTexts.own`, what the agent set out to do; matched rules are validated or violated as
+ * `judgeRuleOnOutcome` says, credited in the ledger and the ELO book). Succeeded = neither
+ * `actionStatus` is failed nor `actionResult.success` false. The result text is not judged: tool
+ * output (logs, refusals such as "rm -rf is not allowed") names things the agent did not do.
+ * Then, for a failed action only, records a `mistake` event (`actionOutcomeEvent`, source
+ * `action`, problem = `actionResult.error`, else its text). Successes are not recorded as events:
+ * every routine action would add one, and three of the same action would promote a PREFER rule
+ * that says only that the action works. Never throws.
  */
 export async function onActionCompletedGuard(payload: ActionEventPayload): Promise<void> {
   const runtime = payload.runtime;
-  const book = runtime.getService<RuleBookService>(RULE_BOOK_SERVICE);
-  if (!book) return;
-  const content = payload.content as Record<string, unknown>;
-  const result = (content.actionResult ?? {}) as { success?: unknown; error?: unknown; text?: unknown };
-  const succeeded = content.actionStatus !== 'failed' && result.success !== false;
-  const actionId = asString(content.actionId);
-  const pending = actionId === undefined ? undefined : pendingOf(runtime).get(actionId);
-  if (actionId !== undefined && pending) {
-    pendingOf(runtime).delete(actionId);
-    try {
-      const reported = asString(result.text);
-      const actionText = `${pending.own}${reported ? ` Result: ${oneLine(reported)}` : ''}`;
-      const settled = await book.settleGuard(pending.guardId, { succeeded, actionText });
-      if (!settled.ok) runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, guardId: pending.guardId, code: settled.code }, settled.message);
-    } catch (error) {
-      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, guardId: pending.guardId, error: errorText(error) }, 'could not settle the guard entry');
-    }
-  }
-  if (succeeded) return;
   try {
+    const book = runtime.getService<RuleBookService>(RULE_BOOK_SERVICE);
+    if (!book) return;
+    const content = (payload.content ?? {}) as Record<string, unknown>;
+    const result = (content.actionResult ?? {}) as { success?: unknown; error?: unknown; text?: unknown };
+    const succeeded = content.actionStatus !== 'failed' && result.success !== false;
+    await settle(runtime, book, asString(content.actionId), succeeded);
+    if (succeeded) return;
     const error = result.error instanceof Error ? result.error.message : (asString(result.error) ?? asString(result.text));
     const draft = actionOutcomeEvent({ actionName: actionNameOf(content), succeeded: false, nowMs: Date.now(), source: ACTION_EVENT_SOURCE, ...(error === undefined ? {} : { error }) });
     await book.recordDraft(draft, ACTION_EVENT_SOURCE);
   } catch (error) {
-    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, actionId, error: errorText(error) }, 'could not record the failed action as an event');
+    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, 'could not record the failed action as an event');
+  }
+}
+
+/** Settles the guard entry remembered for `actionId`, if any; a refusal (unknown entry, already settled) or a failure is logged. */
+async function settle(runtime: IAgentRuntime, book: RuleBookService, actionId: string | undefined, succeeded: boolean): Promise<void> {
+  const pending = actionId === undefined ? undefined : pendingOf(runtime).get(actionId);
+  if (actionId === undefined || !pending) return;
+  pendingOf(runtime).delete(actionId);
+  try {
+    const settled = await book.settleGuard(pending.guardId, { succeeded, actionText: pending.own });
+    if (!settled.ok) runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, guardId: pending.guardId, code: settled.code }, settled.message);
+  } catch (error) {
+    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, guardId: pending.guardId, error: errorText(error) }, 'could not settle the guard entry');
   }
 }
 
