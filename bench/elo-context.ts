@@ -10,6 +10,7 @@ import { eloBookOf } from '../src/services/elo-book-service';
 import type { EloRow } from '../src/services/elo-store';
 import { chatMessage } from '../__tests__/helpers/runtime';
 import { note, percentile, report, round } from './lib';
+import { textOf } from './synthetic-text';
 
 /**
  * HIGH_ELO_CONTEXT: one provider `get` with N scored items that carry content (goal: p99 under
@@ -21,19 +22,6 @@ import { note, percentile, report, round } from './lib';
 const SIZE = Number(process.argv[2] ?? 100_000);
 const SMALL = 10_000;
 const CALLS = 1_000;
-const VOCABULARY = 4_000;
-const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'po', 'qu', 'da'];
-
-/** Word `i` of a synthetic vocabulary: pronounceable, distinct, no numbers. */
-const word = (i: number) => `${SYLLABLES[i % 12]}${SYLLABLES[Math.floor(i / 12) % 12]}${SYLLABLES[Math.floor(i / 144) % 12]}${i >= 1728 ? 'x' : ''}`;
-
-/** A deterministic Zipf-like draw: small ranks are common, as in text. */
-function draw(seed: number): number {
-  const u = ((Math.imul(seed, 2654435761) >>> 0) % 1_000_003) / 1_000_003;
-  return Math.min(VOCABULARY - 1, Math.floor(VOCABULARY ** u) - 1);
-}
-
-const textOf = (i: number, words: number) => Array.from({ length: words }, (_, w) => word(draw(i * 131 + w * 7 + 1))).join(' ');
 const PATHS = ['LAW/CANON', 'CAPABILITY/SKILLS', 'THOUGHT/LAB', 'src/lib', 'MEMORY/ARCHIVE'];
 
 function heapUsedAfterGc(): number {

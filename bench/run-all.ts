@@ -12,6 +12,7 @@ const BENCHES: string[][] = [
   ['bench/ledger.ts', '10000'],
   ['bench/elo.ts'],
   ['bench/elo-context.ts', '100000'],
+  ['bench/top-rules.ts', '10000'],
 ];
 
 for (const [file, ...args] of BENCHES) {

@@ -2,10 +2,14 @@ import type { Plugin } from '@elizaos/core';
 import { labelFindingAction } from './actions/label-finding';
 import { retireRuleAction, validateRuleAction } from './actions/rule-actions';
 import { loadConfig } from './config';
+import { feedbackExtractor } from './evaluators/feedback-extractor';
 import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
+import { mergePluginEvents } from './events/merge-events';
+import { ruleGuardEvents } from './events/rule-guard-events';
 import { runEvents } from './events/run-events';
 import { highEloContextProvider } from './providers/high-elo-context';
 import { scanLessonsProvider } from './providers/scan-lessons';
+import { topRulesProvider } from './providers/top-rules';
 import { outcomesRoute } from './routes/outcomes-route';
 import { eloRoutes } from './routes/elo-routes';
 import { ledgerRoutes } from './routes/ledger-routes';
@@ -18,19 +22,22 @@ import { RuleBookService } from './services/rule-book-service';
 import { ScanOutcomeService } from './services/scan-outcome-service';
 import { TrajectoryService } from './services/trajectory-service';
 
-/** plugin-self-improve: scan outcomes -> weighted rewards -> deduplicated scan-model-lesson memories. */
+/**
+ * plugin-self-improve: scan outcomes -> weighted rewards -> deduplicated lessons; events -> typed
+ * rules with decaying confidence and a guard; ELO for what the agent knows; a reward ledger.
+ */
 export const selfImprovePlugin: Plugin = {
   name: 'self-improve',
-  description: 'Learns from the outcomes of its own scans: weighted rewards, deduplicated lessons with provenance.',
+  description: 'Learns from the outcomes of its work: weighted rewards, lessons with provenance, typed rules, ELO-ranked context, a tamper-evident reward ledger.',
   init: async (_config, runtime) => {
     loadConfig(runtime);
   },
   services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService, RuleBookService],
   actions: [labelFindingAction, validateRuleAction, retireRuleAction],
-  evaluators: [scanOutcomeExtractor],
-  providers: [scanLessonsProvider, highEloContextProvider],
+  evaluators: [scanOutcomeExtractor, feedbackExtractor],
+  providers: [scanLessonsProvider, highEloContextProvider, topRulesProvider],
   routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes, ...ruleRoutes],
-  events: runEvents,
+  events: mergePluginEvents(runEvents, ruleGuardEvents),
 };
 
 export default selfImprovePlugin;
@@ -87,3 +94,7 @@ export { type EventIngestResult, type EventTextResult, type GuardSettlement, typ
 export { handleExportRules, handleGetRuleMetrics, handleGetRules, handlePostEvents, ruleRoutes } from './routes/rule-routes';
 export { retireRuleAction, validateRuleAction } from './actions/rule-actions';
 export { parseRuleRequest, type RuleRequest } from './domain/rule-request';
+export { FEEDBACK_EVENT_SOURCE, feedbackExtractor } from './evaluators/feedback-extractor';
+export { topRulesProvider } from './providers/top-rules';
+export { ACTION_EVENT_SOURCE, actionTexts, ruleGuardEvents } from './events/rule-guard-events';
+export { mergePluginEvents } from './events/merge-events';
