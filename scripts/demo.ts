@@ -12,6 +12,7 @@ import { ingestText } from '../src/services/ingest-text';
 import { tierOf } from '../src/domain/elo-tiers';
 import { eloBookOf, LESSON_KIND } from '../src/services/elo-book-service';
 import { rewardLedgerOf } from '../src/services/reward-ledger-service';
+import { ruleBookOf } from '../src/services/rule-book-service';
 import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
 
 /**
@@ -19,7 +20,7 @@ import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
  * let the runtime run its evaluators after a message (as it does in production), show what the
  * agent learned with the evidence behind each lesson, the triage prior of new findings, what the
  * prompt shows about one of them, the metrics, the reward ledger, and how ELO moves the lessons that
- * were in the prompt when a finding's outcome came back.
+ * were in the prompt when a finding's outcome came back, and a correction in chat becoming a rule.
  */
 async function main(): Promise<void> {
   routeConsoleToStderr();
@@ -98,6 +99,19 @@ async function main(): Promise<void> {
     const context = await runtime.composeState(asked, ['HIGH_ELO_CONTEXT']);
     for (const line of context.text.split('\n').filter((l) => l.startsWith('#') || l.startsWith('- '))) say(`   ${line.slice(0, 160)}${line.length > 160 ? '…' : ''}`);
     say('   (self-improve elo stats for tiers, top items, convergence and the seed\'s success metrics)');
+
+    say('\n10. Rules: a person corrects the agent three times; the correction becomes a rule in the prompt');
+    const corrections = ['No, never force-push to main, it rewrote history.', 'Again: never force-push to the main branch.', 'Please never force-push to main again.'];
+    for (const [i, words] of corrections.entries()) {
+      const said: Memory = { ...message, id: stringToUuid(`demo-correction-${i}-${Date.now()}`), content: { text: words, channelType: ChannelType.DM }, createdAt: Date.now() + i };
+      await runtime.evaluate(said, { values: {}, data: {}, text: '' }, false);
+    }
+    const rules = await ruleBookOf(runtime);
+    for (const rule of rules.rules()) say(`   ${rule.id} ${rule.type} (${rule.category}; confidence ${rule.confidenceScore.toFixed(2)}; from ${rule.sourceLesson}): ${rule.rule}`);
+    const asking: Memory = { ...message, id: stringToUuid(`demo-push-${Date.now()}`), content: { text: 'can you force-push my fix to main?', channelType: ChannelType.DM } };
+    const ruleState = await runtime.composeState(asking, ['TOP_RULES']);
+    for (const line of ruleState.text.split('\n').filter((l) => l.startsWith('# Rules') || /^- \[R-/.test(l))) say(`   ${line}`);
+    say('   (self-improve rules list | export | metrics; GET /self-improve/rules)');
   } finally {
     await close();
     await rm(dataDir, { recursive: true, force: true });

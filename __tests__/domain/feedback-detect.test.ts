@@ -160,6 +160,8 @@ describe('categories and tags', () => {
     ['post it on moltbook', 'social'],
     ['shorter replies, fewer emojis', 'communication'],
     ['the weather', 'general'],
+    ['never force-push to main', 'git'],
+    ['a pre-commit hook', 'git'],
   ];
   test.each(categories)('%p → %p', (text, category) => {
     expect(categoryOf(text)).toBe(category);

@@ -2,7 +2,7 @@ import { lexicalTokens } from './lexical-vector';
 
 /**
  * Category and tags of an event when no language model chose them: a small keyword table over
- * the text's words (`lexicalTokens`). The category with the most keyword hits wins, ties go to
+ * the text's words (`lexicalTokens`, compound words also by their parts). The category with the most keyword hits wins, ties go to
  * the earlier row (git before shell: "git push in a script" is about git); no hit is `general`.
  */
 export const CATEGORY_KEYWORDS: readonly (readonly [category: string, keywords: readonly string[]])[] = [
@@ -21,7 +21,8 @@ export const FALLBACK_CATEGORY = 'general';
 
 /** The category of a text by keyword hits (see the table); `general` when nothing matches. */
 export function categoryOf(text: string): string {
-  const tokens = lexicalTokens(text);
+  // A compound word counts by its parts too: "force-push" is about git, "pre-commit" too.
+  const tokens = lexicalTokens(text).flatMap((t) => (/[-./]/.test(t) ? [t, ...t.split(/[-./]+/)] : [t]));
   let best = FALLBACK_CATEGORY;
   let bestHits = 0;
   for (const [category, keywords] of CATEGORY_KEYWORDS) {
