@@ -120,6 +120,7 @@ describe('ELO stats on a real runtime: report, route and CLI', () => {
     }
   }, 30_000);
 
+
   test('CLI: elo stats --json prints the report as one JSON document; elo log lists the newest updates', async () => {
     const expected = await eloReport(book, { k: 2, nowMs: T + 5 * MIN });
     await agent.close();
@@ -145,4 +146,24 @@ describe('ELO stats on a real runtime: report, route and CLI', () => {
     expect(badK.code).toBe(1);
     expect(JSON.parse(badK.stdout)).toEqual({ error: '--k must be an integer from 1 to 100 (got "0")' });
   }, 120_000);
+
+});
+
+describe('the ELO report cache', () => {
+  test('a report is reused while the book has not changed, and rebuilt once it has', async () => {
+    const agent = await startAgent();
+    try {
+      const book = await eloBookOf(agent.runtime);
+      book.recordAccess('file', 'src/a.ts', {});
+      const first = await eloReport(book, { k: 3 });
+      expect(await eloReport(book, { k: 3 })).toBe(first);
+      expect(await eloReport(book, { k: 4 })).not.toBe(first);
+      book.recordAccess('file', 'src/b.ts', {});
+      const after = await eloReport(book, { k: 3 });
+      expect(after).not.toBe(first);
+      expect(after.top.file?.map((t) => t.id).sort()).toEqual(['src/a.ts', 'src/b.ts']);
+    } finally {
+      await agent.close();
+    }
+  }, 60_000);
 });

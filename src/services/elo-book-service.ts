@@ -113,6 +113,7 @@ export class EloBookService extends Service {
   private writing: Promise<void> = Promise.resolve();
   private timer: ReturnType<typeof setInterval> | undefined;
   private flushScheduled = false;
+  private entriesQueued = 0;
 
   static override async start(runtime: IAgentRuntime): Promise<EloBookService> {
     const service = new EloBookService(runtime);
@@ -132,7 +133,7 @@ export class EloBookService extends Service {
 
   override async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    this.logs[SESSION_LOG_TABLE].push(...this.sessions.endIdle(Date.now(), true));
+    this.queue(SESSION_LOG_TABLE, ...this.sessions.endIdle(Date.now(), true));
     await this.flush();
   }
 
@@ -152,6 +153,11 @@ export class EloBookService extends Service {
     return [...this.items.values()].map((item) => ({ ...item, elo: this.drifted(item, nowMs) }));
   }
 
+  /** Log entries queued since start: changes whenever the book does, so reports can be cached by it. */
+  get version(): number {
+    return this.entriesQueued;
+  }
+
   /** Changes not yet written to the database. */
   get pendingChanges(): number {
     return this.logs[ELO_LOG_TABLE].length + this.logs[SEARCH_LOG_TABLE].length + this.logs[SESSION_LOG_TABLE].length;
@@ -166,7 +172,7 @@ export class EloBookService extends Service {
     }
     const timestamp = new Date(atMs).toISOString();
     const sessionId = retrieval.sessionId ?? this.runtime.agentId;
-    this.logs[SEARCH_LOG_TABLE].push({
+    this.queue(SEARCH_LOG_TABLE, {
       session_id: sessionId,
       timestamp,
       tool: retrieval.tool,
@@ -271,7 +277,7 @@ export class EloBookService extends Service {
   /** Ends a session and queues its audit entry (seed 002 §2). */
   endSession(sessionId: string, atMs = Date.now()): void {
     const entry = this.sessions.end(sessionId, atMs);
-    if (entry) this.logs[SESSION_LOG_TABLE].push(entry);
+    if (entry) this.queue(SESSION_LOG_TABLE, entry);
   }
 
   /** Writes every pending change now, in one database transaction. */
@@ -321,7 +327,7 @@ export class EloBookService extends Service {
   }
 
   private tick(nowMs: number): void {
-    this.logs[SESSION_LOG_TABLE].push(...this.sessions.endIdle(nowMs));
+    this.queue(SESSION_LOG_TABLE, ...this.sessions.endIdle(nowMs));
     void this.flush();
   }
 
@@ -351,8 +357,13 @@ export class EloBookService extends Service {
     return item;
   }
 
+  private queue(table: EloLogTable, ...entries: object[]): void {
+    this.logs[table].push(...entries);
+    this.entriesQueued += entries.length;
+  }
+
   private change(item: EloRow, elo: number, updates: number, reason: string, timestamp: string): void {
-    this.logs[ELO_LOG_TABLE].push({ timestamp, entity_type: item.kind, entity_id: item.id, elo_old: item.elo, elo_new: elo, delta: elo - item.elo, reason });
+    this.queue(ELO_LOG_TABLE, { timestamp, entity_type: item.kind, entity_id: item.id, elo_old: item.elo, elo_new: elo, delta: elo - item.elo, reason });
     item.elo = elo;
     item.updates = updates;
     this.dirty.add(keyOf(item.kind, item.id));

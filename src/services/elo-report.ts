@@ -44,6 +44,23 @@ export interface EloReport extends EloStatsReport {
  * `logLimit` entries of the update, search and session logs, checked with zod, through `eloStats`.
  */
 export async function eloReport(book: EloBookService, options: EloReportOptions = {}): Promise<EloReport> {
+  const key = `${book.version}:${options.k ?? DEFAULT_TOP_K}:${options.logLimit ?? DEFAULT_LOG_LIMIT}:${options.bucketWidth ?? ''}`;
+  const cached = recentReports.get(book);
+  if (options.nowMs === undefined && cached && cached.key === key && Date.now() - cached.atMs < REPORT_REUSE_MS) return cached.report;
+  const report = await buildReport(book, options);
+  if (options.nowMs === undefined) recentReports.set(book, { key, atMs: Date.now(), report });
+  return report;
+}
+
+/**
+ * A report is reused while the book has not changed and it is younger than this (only drift, a
+ * slow function of time, could move it meanwhile): the dashboard asks every 5 s, and each report
+ * reads three logs.
+ */
+const REPORT_REUSE_MS = 60_000;
+const recentReports = new WeakMap<EloBookService, { key: string; atMs: number; report: EloReport }>();
+
+async function buildReport(book: EloBookService, options: EloReportOptions): Promise<EloReport> {
   const nowMs = options.nowMs ?? Date.now();
   const logLimit = options.logLimit ?? DEFAULT_LOG_LIMIT;
   if (!Number.isSafeInteger(logLimit) || logLimit < 1) throw new RangeError(`logLimit must be an integer >= 1, got ${logLimit}`);
