@@ -11,6 +11,7 @@ import type { StoredLesson } from '../../src/services/rule-rows';
 import { RULE_TABLES } from '../../src/services/rule-schema';
 import { RuleStore } from '../../src/services/rule-store';
 import { type Db, dbOf, queryRows } from '../../src/services/sql';
+import { makeRule } from '../helpers/rule-fixtures';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
 const T0 = Date.parse('2026-02-11T10:30:00.000Z');
@@ -50,25 +51,18 @@ const lesson = (id: string, extra: Partial<RuleLesson> = {}): RuleLesson => ({
   ...extra,
 });
 
-const rule = (id: string, extra: Partial<Rule> = {}): Rule => ({
-  id,
-  type: 'NEVER',
-  category: 'shell',
-  tags: ['rm'],
-  rule: 'Never use rm -rf in scripts',
-  reason: 'It deleted the wrong folder twice',
-  createdMs: T0,
-  sourceLesson: 'L-001',
-  violations: 0,
-  lastCheckedMs: T0,
-  lastValidatedMs: T0,
-  validationCount: 0,
-  confidenceScore: 0.9,
-  reviewFlagged: false,
-  status: 'active',
-  conflictsWith: [],
-  ...extra,
-});
+const rule = (id: string, extra: Partial<Rule> = {}): Rule =>
+  makeRule({
+    id,
+    type: 'NEVER',
+    tags: ['rm'],
+    rule: 'Never use rm -rf in scripts',
+    reason: 'It deleted the wrong folder twice',
+    createdMs: T0,
+    lastCheckedMs: T0,
+    lastValidatedMs: T0,
+    ...extra,
+  });
 
 const guard = (n: number, extra: Partial<GuardEntry> = {}): GuardEntry => ({
   id: `g-${n}`,

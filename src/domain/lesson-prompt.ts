@@ -3,6 +3,7 @@ import { describeGroup, type GroupKey } from './grouping';
 import { LESSON_CATEGORIES, type LessonDraft } from './lesson';
 import { extractJson } from './model-json';
 import type { OutcomeLabel } from './outcome';
+import { clipText } from './prompt-text';
 import type { GroupStats } from './stats';
 
 export const MAX_SUMMARY_CHARS = 300;
@@ -19,8 +20,7 @@ export interface FindingSample {
  * `<` and `>` escaped, so it can neither close the data block nor open a new prompt section.
  */
 export function quoteUntrusted(text: string, maxChars: number): string {
-  const bounded = text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
-  return JSON.stringify(bounded).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+  return JSON.stringify(clipText(text, maxChars)).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
 }
 
 /** The TEXT_SMALL prompt for one group: statistics computed in code, a bounded sample of summaries as data. */

@@ -1,5 +1,6 @@
 import { type ActionEventPayload, EventType, type IAgentRuntime, type PluginEvents, type UUID } from '@elizaos/core';
 import { actionOutcomeEvent } from '../domain/feedback-detect';
+import { clipText } from '../domain/prompt-text';
 import type { RuleBookService } from '../services/rule-book-service';
 import { RULE_BOOK_SERVICE } from '../services/service-names';
 
@@ -31,10 +32,7 @@ function pendingOf(runtime: IAgentRuntime): Map<string, PendingGuard> {
   return pending;
 }
 
-const oneLine = (text: string) => {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > MAX_PART_CHARS ? `${line.slice(0, MAX_PART_CHARS - 1)}…` : line;
-};
+const oneLine = (text: string) => clipText(text.replace(/\s+/g, ' ').trim(), MAX_PART_CHARS);
 const asString = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 const actionNameOf = (content: Record<string, unknown>) => (Array.isArray(content.actions) && typeof content.actions[0] === 'string' ? content.actions[0] : 'action');
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));

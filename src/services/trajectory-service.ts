@@ -2,6 +2,7 @@ import { type ActionEventPayload, type IAgentRuntime, type Memory, type ModelEve
 import { loadConfig, type SelfImproveConfig } from '../config';
 import { messageContext } from '../domain/elo-exposures';
 import { stableId } from '../domain/ids';
+import { clipText } from '../domain/prompt-text';
 import { trajectoryLedgerEntry } from '../domain/ledger-entries';
 import { type RedactionLevel, redact } from '../domain/redaction';
 import { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } from '../domain/trajectory-evaluation';
@@ -43,7 +44,7 @@ function transcriptOf(trajectory: TrajectoryInput): string {
 }
 
 /** Cut after redaction, so a secret is never cut short of the pattern that would have caught it. */
-const bounded = (text: string) => (text.length > MAX_TRANSCRIPT_CHARS ? `${text.slice(0, MAX_TRANSCRIPT_CHARS - 1)}…` : text);
+const bounded = (text: string) => clipText(text, MAX_TRANSCRIPT_CHARS);
 
 export function trajectoryPolicy(settings: SelfImproveConfig): TrajectoryPolicy {
   return {
