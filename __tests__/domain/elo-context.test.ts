@@ -82,6 +82,27 @@ describe('Exposures', () => {
     expect(e.claim('finding:f', EXPOSURE_HORIZON_MS + 1, false)).toEqual([]);
     expect(e.contexts).toBe(0);
   });
+  test('changed contexts are handed out once with their state; a stored context can be restored within the horizon', () => {
+    const e = new Exposures();
+    e.add(['finding:f', 'message:1'], [{ kind: 'lesson', id: 'a', boost: 16 }], 100);
+    expect(e.takeChanges()).toEqual([
+      { context: 'finding:f', exposure: { atMs: 100, items: [{ kind: 'lesson', id: 'a', boost: 16 }] } },
+      { context: 'message:1', exposure: { atMs: 100, items: [{ kind: 'lesson', id: 'a', boost: 16 }] } },
+    ]);
+    expect(e.takeChanges()).toEqual([]);
+    e.claim('message:1', 200, true);
+    e.claim('finding:f', 200, false);
+    expect(e.takeChanges()).toEqual([
+      { context: 'message:1', exposure: null },
+      { context: 'finding:f', exposure: { atMs: 100, items: [{ kind: 'lesson', id: 'a', boost: 0 }] } },
+    ]);
+    const restored = new Exposures();
+    restored.restore('finding:g', 0, [{ kind: 'rule', id: 'R-001', boost: 8 }], EXPOSURE_HORIZON_MS);
+    restored.restore('finding:old', 0, [{ kind: 'rule', id: 'R-002', boost: 8 }], EXPOSURE_HORIZON_MS + 1);
+    expect(restored.claim('finding:g', EXPOSURE_HORIZON_MS, false)).toEqual([{ kind: 'rule', id: 'R-001', boost: 8 }]);
+    expect(restored.claim('finding:old', EXPOSURE_HORIZON_MS, false)).toEqual([]);
+  });
+
   test('a context holds at most MAX_ITEMS_PER_CONTEXT items', () => {
     const e = new Exposures();
     e.add(['c'], Array.from({ length: MAX_ITEMS_PER_CONTEXT + 5 }, (_, i) => ({ kind: 'k', id: String(i) })), 0);

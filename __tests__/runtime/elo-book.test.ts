@@ -95,4 +95,25 @@ describe('the ELO book on a real runtime', () => {
     expect(book.rating('file', 'LAW/CANON/constitution.md')).toMatchObject({ title: 'Constitution', body: 'The canon. It rules.', startElo: 1600 });
     expect(book.searchContent('canon', 5).map((m) => m.item.id)).toEqual(['LAW/CANON/constitution.md']);
   });
+
+  test('what was shown under a finding survives a restart: its later penalty still takes back the boost and counts a loss', async () => {
+    const t0 = Date.now();
+    book.recordRetrieval({ tool: 'scan_lessons', query: 'finding k-restart', results: [{ kind: 'lesson', id: 'L-restart', rank: 1 }], exposeUnder: ['finding:k-restart'] }, t0);
+    const shown = book.rating('lesson', 'L-restart')?.elo as number;
+    expect(shown).toBe(1216);
+    await agent.close();
+    agent = await startAgent({ dataDir: dir });
+    book = await eloBookOf(agent.runtime);
+    expect(book.settle('finding:k-restart', -1, 'finding_rejected_fp', { atMs: t0 + 1 })).toEqual([{ kind: 'lesson', id: 'L-restart' }]);
+    // boost taken back (1216 -> 1200), then a loss from 1200: 16 × (0 − 0.5) = −8
+    expect(book.rating('lesson', 'L-restart')?.elo).toBeCloseTo(1192, 6);
+    // settled: the boost cannot be taken back twice, even after another restart
+    await agent.close();
+    agent = await startAgent({ dataDir: dir });
+    book = await eloBookOf(agent.runtime);
+    book.settle('finding:k-restart', -1, 'finding_rejected_fp', { atMs: t0 + 2 });
+    const [last] = await book.updateLogEntries(1);
+    expect(last).toMatchObject({ entity_id: 'L-restart', reason: 'finding_rejected_fp' });
+    expect((await book.updateLogEntries(10)).filter((u) => u.reason === 'finding_rejected_fp_boost_revoked')).toHaveLength(1);
+  }, 60_000);
 });

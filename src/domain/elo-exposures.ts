@@ -31,14 +31,23 @@ interface Exposure {
   atMs: number;
 }
 
+/** A context's state to store: its items and time, or `null` once it is forgotten. */
+export interface ExposureChange {
+  context: string;
+  exposure: { atMs: number; items: ExposedItem[] } | null;
+}
+
 /**
  * Which items were in the agent's prompt for which context (a message, a finding), so that when
- * that context's outcome comes back the items can be credited (reward) or blamed (penalty). Held in
- * memory, bounded: contexts older than `EXPOSURE_HORIZON_MS` or beyond `MAX_EXPOSURE_CONTEXTS`
- * are forgotten, so a late outcome moves nothing rather than the wrong items.
+ * that context's outcome comes back the items can be credited (reward) or blamed (penalty).
+ * Bounded: contexts older than `EXPOSURE_HORIZON_MS` or beyond `MAX_EXPOSURE_CONTEXTS` are
+ * forgotten, so a late outcome moves nothing rather than the wrong items. Contexts changed since
+ * the last `takeChanges()` are tracked, so the owner can store them (outcomes often come back
+ * days later, after a restart) and `restore` them on start.
  */
 export class Exposures {
   private readonly byContext = new Map<string, Exposure>();
+  private readonly changed = new Set<string>();
 
   get contexts(): number {
     return this.byContext.size;
@@ -58,8 +67,29 @@ export class Exposures {
         else if (exposure.items.size < MAX_ITEMS_PER_CONTEXT) exposure.items.set(key, { kind, id, boost });
       }
       this.byContext.set(context, exposure);
+      this.changed.add(context);
     }
-    while (this.byContext.size > MAX_EXPOSURE_CONTEXTS) this.byContext.delete(this.byContext.keys().next().value as string);
+    while (this.byContext.size > MAX_EXPOSURE_CONTEXTS) {
+      const oldest = this.byContext.keys().next().value as string;
+      this.byContext.delete(oldest);
+      this.changed.add(oldest);
+    }
+  }
+
+  /** Puts back a stored context (at start), unless it is past the horizon at `nowMs`. */
+  restore(context: string, atMs: number, items: readonly ExposedItem[], nowMs: number): void {
+    if (nowMs - atMs > EXPOSURE_HORIZON_MS) return;
+    this.byContext.set(context, { atMs, items: new Map(items.slice(0, MAX_ITEMS_PER_CONTEXT).map((i) => [`${i.kind}\u0000${i.id}`, { ...i }])) });
+  }
+
+  /** The contexts changed since the last call, each with its current state (null: forgotten). */
+  takeChanges(): ExposureChange[] {
+    const changes = [...this.changed].map((context) => {
+      const exposure = this.byContext.get(context);
+      return { context, exposure: exposure ? { atMs: exposure.atMs, items: [...exposure.items.values()].map((i) => ({ ...i })) } : null };
+    });
+    this.changed.clear();
+    return changes;
   }
 
   /**
@@ -72,6 +102,7 @@ export class Exposures {
     if (!exposure) return [];
     const expired = nowMs - exposure.atMs > EXPOSURE_HORIZON_MS;
     if (forget || expired) this.byContext.delete(context);
+    this.changed.add(context);
     if (expired) return [];
     return [...exposure.items.values()].map((item) => {
       const claimed = { ...item };

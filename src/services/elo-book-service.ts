@@ -3,7 +3,7 @@ import { loadConfig } from '../config';
 import { type ContextItem, ContextIndex, type ContextMatch } from '../domain/context-index';
 import { DRIFT_REASON } from '../domain/elo-convergence';
 import { applyRankBoost, type BlendWeights, driftTowardStart, INITIAL_ELO_BY_TIER, updateElo } from '../domain/elo';
-import { Exposures, type ItemRef } from '../domain/elo-exposures';
+import { EXPOSURE_HORIZON_MS, Exposures, type ItemRef } from '../domain/elo-exposures';
 import { SessionAudits } from '../domain/elo-sessions';
 import { initialTierFor, parseTierMap, type TierRule } from '../domain/elo-tier-map';
 import { ELO_LOG_TABLE, type EloLogTable, type EloRow, EloStore, SEARCH_LOG_TABLE, SESSION_LOG_TABLE } from './elo-store';
@@ -94,7 +94,8 @@ export function eloBookSettings(runtime: Pick<IAgentRuntime, 'getSetting'>): Elo
  * Every change is logged in the seed's ELO update format, every retrieval in the search-log
  * format, every finished session in the session-audit format. Changes are kept in memory and
  * written in batches, one database transaction each; a crash loses at most the last unwritten
- * batch and never leaves a half-written one.
+ * batch and never leaves a half-written one. Which items were shown under which context is stored
+ * with the batches too, so an outcome that comes back after a restart still finds them.
  */
 export class EloBookService extends Service {
   static override serviceType = ELO_BOOK_SERVICE;
@@ -121,6 +122,8 @@ export class EloBookService extends Service {
     service.sessions = new SessionAudits(runtime.agentId);
     service.store = new EloStore(dbOf(runtime), runtime.agentId);
     await service.store.ensureSchema();
+    const nowMs = Date.now();
+    for (const stored of await service.store.loadExposures(nowMs - EXPOSURE_HORIZON_MS)) service.exposures.restore(stored.context, stored.atMs, stored.items, nowMs);
     for (const row of await service.store.load()) {
       service.items.set(keyOf(row.kind, row.id), row);
       if (row.body !== undefined) service.content.put({ kind: row.kind, id: row.id, title: row.title ?? row.id, text: row.body });
@@ -286,8 +289,9 @@ export class EloBookService extends Service {
     const logs = this.logs;
     this.dirty.clear();
     this.logs = { [ELO_LOG_TABLE]: [], [SEARCH_LOG_TABLE]: [], [SESSION_LOG_TABLE]: [] };
-    const empty = items.length === 0 && Object.values(logs).every((l) => l.length === 0);
-    const write = this.writing.then(() => (empty ? undefined : this.store.write(items, logs)));
+    const exposures = this.exposures.takeChanges();
+    const empty = items.length === 0 && exposures.length === 0 && Object.values(logs).every((l) => l.length === 0);
+    const write = this.writing.then(() => (empty ? undefined : this.store.write(items, logs, exposures)));
     this.writing = write.catch((error: unknown) => {
       this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO batch not written');
     });

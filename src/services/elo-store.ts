@@ -1,5 +1,6 @@
 import type { UUID } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
+import type { ExposedItem, ExposureChange } from '../domain/elo-exposures';
 import { chunks, type Db, ensureSchema, queryRows } from './sql';
 
 export const ELO_TABLE = 'self_improve_elo';
@@ -9,6 +10,8 @@ export const ELO_LOG_TABLE = 'self_improve_elo_log';
 export const SEARCH_LOG_TABLE = 'self_improve_search_log';
 /** Seed 002 §2: the append-only session audit log. */
 export const SESSION_LOG_TABLE = 'self_improve_session_log';
+/** Which items were shown under which context, until the context's outcome settles them. */
+export const EXPOSURE_TABLE = 'self_improve_elo_exposures';
 export type EloLogTable = typeof ELO_LOG_TABLE | typeof SEARCH_LOG_TABLE | typeof SESSION_LOG_TABLE;
 
 const SCHEMA = [
@@ -28,6 +31,15 @@ const SCHEMA = [
   `ALTER TABLE ${ELO_TABLE} ADD COLUMN IF NOT EXISTS body text`,
   `CREATE TABLE IF NOT EXISTS ${ELO_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
   `CREATE TABLE IF NOT EXISTS ${SEARCH_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
+  `CREATE TABLE IF NOT EXISTS ${EXPOSURE_TABLE} (
+    agent_id uuid NOT NULL,
+    context text NOT NULL,
+    kind text NOT NULL,
+    item_id text NOT NULL,
+    boost double precision NOT NULL,
+    exposed_at timestamptz NOT NULL,
+    PRIMARY KEY (agent_id, context, kind, item_id)
+  )`,
   `CREATE TABLE IF NOT EXISTS ${SESSION_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
 ];
 
@@ -74,9 +86,45 @@ export class EloStore {
     }));
   }
 
-  /** Writes item states and log entries in one database transaction: a crash loses the batch, never half of it. */
-  async write(items: readonly EloRow[], logs: Readonly<Record<EloLogTable, readonly object[]>>): Promise<void> {
+  /** Exposures stored since `sinceMs` (older ones are deleted), grouped by context. */
+  async loadExposures(sinceMs: number): Promise<{ context: string; atMs: number; items: ExposedItem[] }[]> {
+    const since = new Date(sinceMs).toISOString();
+    await this.db.execute(sql`DELETE FROM ${sql.raw(EXPOSURE_TABLE)} WHERE agent_id = ${this.agentId}::uuid AND exposed_at < ${since}::timestamptz`);
+    const rows = await queryRows<{ context: string; kind: string; item_id: string; boost: number; at_ms: number }>(
+      this.db,
+      sql`SELECT context, kind, item_id, boost, (extract(epoch from exposed_at) * 1000)::float8 AS at_ms FROM ${sql.raw(EXPOSURE_TABLE)}
+          WHERE agent_id = ${this.agentId}::uuid ORDER BY exposed_at, context, kind, item_id`,
+    );
+    const byContext = new Map<string, { context: string; atMs: number; items: ExposedItem[] }>();
+    for (const r of rows) {
+      const entry = byContext.get(r.context) ?? { context: r.context, atMs: Number(r.at_ms), items: [] };
+      entry.items.push({ kind: r.kind, id: r.item_id, boost: Number(r.boost) });
+      byContext.set(r.context, entry);
+    }
+    return [...byContext.values()];
+  }
+
+  /**
+   * Writes item states, log entries and changed exposures in one database transaction: a crash
+   * loses the batch, never half of it.
+   */
+  async write(items: readonly EloRow[], logs: Readonly<Record<EloLogTable, readonly object[]>>, exposures: readonly ExposureChange[] = []): Promise<void> {
     await this.db.transaction(async (t) => {
+      for (const batch of chunks(exposures, BATCH)) {
+        const contexts = sql.join(
+          batch.map((c) => sql`${c.context}`),
+          sql`, `,
+        );
+        await t.execute(sql`DELETE FROM ${sql.raw(EXPOSURE_TABLE)} WHERE agent_id = ${this.agentId}::uuid AND context IN (${contexts})`);
+        const rows = batch.flatMap((c) => (c.exposure ? c.exposure.items.map((i) => ({ context: c.context, atMs: c.exposure?.atMs as number, ...i })) : []));
+        for (const part of chunks(rows, BATCH)) {
+          const values = sql.join(
+            part.map((r) => sql`(${this.agentId}::uuid, ${r.context}, ${r.kind}, ${r.id}, ${r.boost}, ${new Date(r.atMs).toISOString()}::timestamptz)`),
+            sql`, `,
+          );
+          await t.execute(sql`INSERT INTO ${sql.raw(EXPOSURE_TABLE)} (agent_id, context, kind, item_id, boost, exposed_at) VALUES ${values}`);
+        }
+      }
       for (const batch of chunks(items, BATCH)) {
         const values = sql.join(
           batch.map((i) => sql`(${this.agentId}::uuid, ${i.kind}, ${i.id}, ${i.elo}, ${i.startElo}, ${i.updates}, ${new Date(i.lastUsedMs).toISOString()}::timestamptz, ${i.title ?? null}, ${i.body ?? null})`),
