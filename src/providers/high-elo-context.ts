@@ -1,11 +1,9 @@
 import type { IAgentRuntime, Memory, Provider, ProviderResult } from '@elizaos/core';
 import { blendWithElo } from '../domain/elo-blend';
 import { HIGH_ELO_CONTEXT_HEADER, packRatedContent } from '../domain/elo-context-text';
-import { outcomeContextsOf } from '../domain/elo-exposures';
 import type { EloBookService } from '../services/elo-book-service';
-import type { ScanOutcomeService } from '../services/scan-outcome-service';
-import { ELO_BOOK_SERVICE, SCAN_OUTCOME_SERVICE } from '../services/service-names';
-import { MAX_LOGGED_QUERY } from './scan-lessons';
+import { ELO_BOOK_SERVICE } from '../services/service-names';
+import { recordShownInPrompt } from './prompt-retrieval';
 
 /** Candidates taken by similarity before the ELO blend orders them. */
 const CANDIDATES = 24;
@@ -42,18 +40,7 @@ export const highEloContextProvider: Provider = {
     );
     if (packed.lines.length === 0) return EMPTY;
     const shown = packed.shown.map((s) => ({ kind: s.item.kind, id: s.item.id, form: s.form, elo: Math.round(s.item.elo) }));
-    if (message.id) {
-      const finding = await runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE)?.findingNamedBy(message);
-      book.recordRetrieval({
-        tool: 'high_elo_context',
-        query: query.slice(0, MAX_LOGGED_QUERY),
-        results: shown.map((s, i) => ({ kind: s.kind, id: s.id, rank: i + 1 })),
-        sessionId: message.roomId,
-        onceKey: `high_elo_context:${message.id}`,
-        exposeUnder: outcomeContextsOf(message.id, finding?.finding_key),
-        logExtras: { tokens_full: packed.fullTokens, tokens_packed: packed.packedTokens },
-      });
-    }
+    await recordShownInPrompt(runtime, message, { tool: 'high_elo_context', items: shown, logExtras: { tokens_full: packed.fullTokens, tokens_packed: packed.packedTokens } });
     return {
       text: [HIGH_ELO_CONTEXT_HEADER, ...packed.lines].join('\n'),
       values: { highEloContextIds: shown.map((s) => `${s.kind}:${s.id}`) },

@@ -1,10 +1,7 @@
 import type { IAgentRuntime, Memory, Provider, ProviderResult } from '@elizaos/core';
-import { outcomeContextsOf } from '../domain/elo-exposures';
-import type { EloBookService } from '../services/elo-book-service';
 import { RULE_KIND, type RuleBookService } from '../services/rule-book-service';
-import type { ScanOutcomeService } from '../services/scan-outcome-service';
-import { ELO_BOOK_SERVICE, RULE_BOOK_SERVICE, SCAN_OUTCOME_SERVICE } from '../services/service-names';
-import { MAX_LOGGED_QUERY } from './scan-lessons';
+import { RULE_BOOK_SERVICE } from '../services/service-names';
+import { recordShownInPrompt } from './prompt-retrieval';
 
 const LOG_SRC = 'plugin:self-improve:rules';
 const EMPTY: ProviderResult = { text: '', values: { topRuleIds: [] } };
@@ -31,7 +28,7 @@ export const topRulesProvider: Provider = {
       const prompt = book.promptRules({ text, nowMs: Date.now() });
       if (prompt.selected.length === 0) return EMPTY;
       const ids = prompt.selected.map((s) => s.rule.id);
-      await recordShown(runtime, message, ids);
+      await recordShownInPrompt(runtime, message, { tool: 'top_rules', items: ids.map((id) => ({ kind: RULE_KIND, id })) });
       return {
         text: prompt.text,
         values: { topRuleIds: ids },
@@ -44,17 +41,3 @@ export const topRulesProvider: Provider = {
   },
 };
 
-/** The ELO book's retrieval for the rules shown (once per message: the provider runs several times). */
-async function recordShown(runtime: IAgentRuntime, message: Memory, ids: readonly string[]): Promise<void> {
-  const elo = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
-  if (!elo || !message.id) return;
-  const finding = await runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE)?.findingNamedBy(message);
-  elo.recordRetrieval({
-    tool: 'top_rules',
-    query: (message.content.text ?? '').slice(0, MAX_LOGGED_QUERY),
-    results: ids.map((id, i) => ({ kind: RULE_KIND, id, rank: i + 1 })),
-    sessionId: message.roomId,
-    onceKey: `top_rules:${message.id}`,
-    exposeUnder: outcomeContextsOf(message.id, finding?.finding_key),
-  });
-}
