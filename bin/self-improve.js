@@ -1,17 +1,15 @@
 #!/usr/bin/env node
-// The `self-improve` command. The plugin runs on Bun (a devDependency from the npm registry, or
-// one on PATH); this shim finds it and runs the TypeScript CLI with the same arguments.
-import { spawnSync } from 'node:child_process';
+// The `self-improve` command: runs the built CLI (dist/cli/main.js) on Node alone.
 import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const local = path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'bun.cmd' : 'bun');
-const bun = existsSync(local) ? local : 'bun';
-const result = spawnSync(bun, ['run', path.join(root, 'src', 'cli', 'main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' });
-if (result.error) {
-  process.stderr.write(`self-improve: cannot start Bun (${result.error.message}); run npm install in ${root}\n`);
+// Before the CLI is loaded: the runtime's logger reads LOG_LEVEL when it loads, and a command line tool
+// shows warnings and errors only unless the user asks for more.
+process.env.LOG_LEVEL ??= 'warn';
+
+const cli = new URL('../dist/cli/main.js', import.meta.url);
+if (!existsSync(cli)) {
+  process.stderr.write(`self-improve: ${cli.pathname} is missing; run npm run build in the package first\n`);
   process.exit(1);
 }
-process.exit(result.status ?? 1);
+const { runCli } = await import(cli.href);
+process.exit(await runCli(process.argv.slice(2)));

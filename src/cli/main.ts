@@ -1,4 +1,7 @@
 import './quiet';
+import { existsSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type ParsedArgs, parseArgs } from './args';
 import { eloCommand } from './elo-commands';
 import { ledgerCommand } from './ledger-commands';
@@ -99,6 +102,17 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) {
+/**
+ * True when this file is the program (`bun run src/cli/main.ts`, `node dist/cli/main.js`), false when
+ * it is imported (the `self-improve` bin, tests). Not `import.meta.main`: Node 20 lacks it, and Bun.build
+ * rewrites it into a check that holds for every ES module under Node.
+ */
+function isProgramEntry(): boolean {
+  const program = process.argv[1];
+  if (program === undefined || !existsSync(program)) return false;
+  return realpathSync(path.resolve(program)) === realpathSync(fileURLToPath(import.meta.url));
+}
+
+if (isProgramEntry()) {
   process.exit(await runCli(process.argv.slice(2)));
 }
