@@ -146,7 +146,8 @@ export function parseConfig(read: SettingSource): SelfImproveConfig {
   const raw: Record<string, unknown> = {};
   for (const name of SETTING_NAMES) {
     const value = read(name);
-    const text = typeof value === 'string' ? value.trim() : value;
+    // core's getSetting turns the strings "true"/"false" into booleans: read them back as written.
+    const text = typeof value === 'string' ? value.trim() : typeof value === 'boolean' ? String(value) : value;
     if (text !== undefined && text !== null && text !== '') raw[name] = text;
   }
   const parsed = settingsSchema.safeParse(raw);

@@ -14,6 +14,7 @@ import { outcomesRoute } from './routes/outcomes-route';
 import { eloRoutes } from './routes/elo-routes';
 import { ledgerRoutes } from './routes/ledger-routes';
 import { ruleRoutes } from './routes/rule-routes';
+import { guardedRoute } from './routes/guarded-route';
 import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-routes';
 import { metricsRoute, triageRoute } from './routes/triage-routes';
 import { EloBookService } from './services/elo-book-service';
@@ -36,7 +37,7 @@ export const selfImprovePlugin: Plugin = {
   actions: [labelFindingAction, validateRuleAction, retireRuleAction],
   evaluators: [scanOutcomeExtractor, feedbackExtractor],
   providers: [scanLessonsProvider, highEloContextProvider, topRulesProvider],
-  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes, ...ruleRoutes],
+  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes, ...ruleRoutes].map(guardedRoute),
   events: mergePluginEvents(runEvents, ruleGuardEvents),
 };
 

@@ -90,6 +90,9 @@ describe('parseConfig', () => {
     ['SELF_IMPROVE_ELO_DRIFT_PER_DAY', '0', 0],
     ['SELF_IMPROVE_RULE_MATCH_THRESHOLD', '1.25', 1.25],
     ['SELF_IMPROVE_SCAN_RULE_PROMOTION', 'off', 'off'],
+    // core's getSetting hands "true"/"false" from a character file over as booleans
+    ['SELF_IMPROVE_TRAJECTORY_REQUIRE_CI', true, 'true'],
+    ['SELF_IMPROVE_TRAJECTORY_REQUIRE_CI', false, 'false'],
   ];
   test.each(coerced)('%s=%p => %p', (name, value, expected) => {
     expect<Record<string, unknown>>(parseConfig(from({ [name]: value }))).toEqual({ ...DEFAULTS, [name]: expected });

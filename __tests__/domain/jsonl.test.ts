@@ -11,7 +11,11 @@ describe('parseJsonLines', () => {
       { line: 6, value: [3] },
     ]);
     expect(parsed.errors.map((e) => e.line)).toEqual([4]);
-    expect(parsed.errors[0]?.message).toStartWith('not valid JSON: ');
+    expect(parsed.errors[0]?.message).toStartWith('not valid JSON at column 1: ');
+  });
+
+  test('the column of a bad line counts its leading spaces', () => {
+    expect(parseJsonLines('{"a":1}\n   {"a": NaN}').errors).toEqual([{ line: 2, message: expect.stringMatching(/^not valid JSON at column 10: /) }]);
   });
 
   test('empty text is nothing', () => {
@@ -50,6 +54,11 @@ describe('parseRowsText', () => {
     expect(parsed.values).toEqual([]);
     expect(parsed.errors).toHaveLength(1);
     expect(parsed.errors[0]?.line).toBe(1);
+  });
+
+  test('a broken multi-line JSON array names the line and column of the error', () => {
+    const parsed = parseRowsText('[\n  {"a": 1},\n  {"b": 2,}\n]');
+    expect(parsed.errors).toEqual([{ line: 3, message: expect.stringContaining('syntax error at line 3, column 11') }]);
   });
 
   test('JSONL', () => {

@@ -1,3 +1,5 @@
+import { jsonErrorPosition } from './json-error';
+
 /** One line of a JSONL text that did not parse, with its 1-based line number. */
 export interface LineError {
   line: number;
@@ -10,6 +12,8 @@ export interface ParsedLines {
   errors: LineError[];
 }
 
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /** Parses JSONL: one JSON value per line, blank lines ignored, bad lines reported by number. */
 export function parseJsonLines(text: string): ParsedLines {
   const result: ParsedLines = { values: [], errors: [] };
@@ -20,7 +24,8 @@ export function parseJsonLines(text: string): ParsedLines {
     try {
       result.values.push({ line: i + 1, value: JSON.parse(line) });
     } catch (error) {
-      result.errors.push({ line: i + 1, message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
+      const column = jsonErrorPosition(line)?.column;
+      result.errors.push({ line: i + 1, message: `not valid JSON${column === undefined ? '' : ` at column ${column + raw.indexOf(line)}`}: ${errorText(error)}` });
     }
   });
   return result;
@@ -42,7 +47,9 @@ export function parseRowsText(text: string): ParsedLines {
       const parsed: unknown = JSON.parse(trimmed);
       if (Array.isArray(parsed)) return { values: parsed.map((value, i) => ({ line: i + 1, value })), errors: [] };
     } catch (error) {
-      return { values: [], errors: [{ line: 1, message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` }] };
+      const at = jsonErrorPosition(text);
+      const where = at ? ` at line ${at.line}, column ${at.column}` : '';
+      return { values: [], errors: [{ line: at?.line ?? 1, message: `the body is not one valid JSON array: syntax error${where}: ${errorText(error)}` }] };
     }
   }
   return parseJsonLines(text);

@@ -3,7 +3,7 @@ import { ingestText } from '../services/ingest-text';
 import { ingestSarif, parseSarifText } from '../services/sarif-ingest';
 import type { ScanOutcomeService } from '../services/scan-outcome-service';
 import { SCAN_OUTCOME_SERVICE } from '../services/service-names';
-import { header, queryParam, readBodyText } from './http-body';
+import { header, queryParam, readRequestBody } from './http-body';
 
 /** The running service, or null after answering 503. */
 export function serviceOr503(runtime: IAgentRuntime, res: RouteResponse): ScanOutcomeService | null {
@@ -13,12 +13,12 @@ export function serviceOr503(runtime: IAgentRuntime, res: RouteResponse): ScanOu
 }
 
 async function handleSarif(req: RouteRequest, res: RouteResponse, service: ScanOutcomeService): Promise<void> {
-  const text = readBodyText(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a SARIF 2.1.0 log');
-  if (text === null) return;
-  let doc: unknown = req.body;
-  if (typeof doc === 'string' || doc instanceof Uint8Array) {
+  const body = await readRequestBody(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a SARIF 2.1.0 log');
+  if (body === null) return;
+  let doc: unknown = body.parsed;
+  if (doc === undefined) {
     try {
-      doc = parseSarifText(text);
+      doc = parseSarifText(body.text);
     } catch (error) {
       res.status(400).json({ error: (error as Error).message });
       return;
@@ -53,9 +53,9 @@ export async function handlePostOutcomes(req: RouteRequest, res: RouteResponse, 
     await handleSarif(req, res, service);
     return;
   }
-  const text = readBodyText(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a JSON array of outcome rows, one row object, or JSONL');
-  if (text === null) return;
-  const result = await ingestText(service, text);
+  const body = await readRequestBody(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a JSON array of outcome rows, one row object, or JSONL');
+  if (body === null) return;
+  const result = await ingestText(service, body.text);
   res.status(result.rejected.length === 0 ? 200 : 400).json(result);
 }
 

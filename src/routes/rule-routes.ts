@@ -4,7 +4,7 @@ import { loadConfig } from '../config';
 import type { RuleBookService, RuleFilter } from '../services/rule-book-service';
 import { eventIngestReport, exportOrigin, isJsonArrayText, rulesListing } from '../services/rule-reports';
 import { RULE_BOOK_SERVICE } from '../services/service-names';
-import { queryParam, readBodyText } from './http-body';
+import { queryParam, readRequestBody } from './http-body';
 
 /** What the parse-error log names as the script that read an HTTP body. */
 export const EVENTS_ROUTE_SCRIPT = 'POST /self-improve/events';
@@ -32,10 +32,10 @@ const withBook =
  * the batch again is safe; 413 above SELF_IMPROVE_MAX_BODY_BYTES.
  */
 export const handlePostEvents = withBook(async (book, req, res, runtime) => {
-  const text = readBodyText(req, res, loadConfig(runtime).SELF_IMPROVE_MAX_BODY_BYTES, 'a JSON array of events, one event object, or JSONL (seed 003 event format)');
-  if (text === null) return;
-  const result = await book.ingestEventText(text, 'http', EVENTS_ROUTE_SCRIPT);
-  const report = eventIngestReport(result, isJsonArrayText(text));
+  const body = await readRequestBody(req, res, loadConfig(runtime).SELF_IMPROVE_MAX_BODY_BYTES, 'a JSON array of events, one event object, or JSONL (seed 003 event format)');
+  if (body === null) return;
+  const result = await book.ingestEventText(body.text, 'http', EVENTS_ROUTE_SCRIPT);
+  const report = eventIngestReport(result, isJsonArrayText(body.text));
   res.status(report.rejected.length === 0 ? 200 : 400).json(report);
 });
 

@@ -1,11 +1,11 @@
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import type { TrajectoryService } from '../services/trajectory-service';
 import { TRAJECTORY_SERVICE } from '../services/service-names';
-import { queryParam, readBodyText } from './http-body';
+import { queryParam, type RequestBody, readRequestBody } from './http-body';
 
 /** A JSON array body (parsed by the server) is a list of steps: one JSONL line each. */
-function trajectoryText(body: unknown, text: string): string {
-  return Array.isArray(body) ? body.map((step) => JSON.stringify(step)).join('\n') : text;
+function trajectoryText(body: RequestBody): string {
+  return Array.isArray(body.parsed) ? body.parsed.map((step) => JSON.stringify(step)).join('\n') : body.text;
 }
 
 /**
@@ -20,9 +20,9 @@ export async function handlePostTrajectory(req: RouteRequest, res: RouteResponse
     res.status(503).json({ error: 'trajectories service is not running' });
     return;
   }
-  const text = readBodyText(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a session log, JSONL of steps, or a JSON array of steps');
-  if (text === null) return;
-  const { stored, errors } = await service.submit(trajectoryText(req.body, text), 'http', queryParam(req, 'id'));
+  const body = await readRequestBody(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a session log, JSONL of steps, or a JSON array of steps');
+  if (body === null) return;
+  const { stored, errors } = await service.submit(trajectoryText(body), 'http', queryParam(req, 'id'));
   res.status(errors.length === 0 ? 200 : 400).json({ trajectory: stored, errors });
 }
 

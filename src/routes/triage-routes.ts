@@ -1,6 +1,6 @@
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { predictText } from '../services/predict-text';
-import { queryParam, readBodyText } from './http-body';
+import { queryParam, readRequestBody } from './http-body';
 import { serviceOr503 } from './outcomes-route';
 
 /**
@@ -11,9 +11,9 @@ import { serviceOr503 } from './outcomes-route';
 export async function handlePostTriage(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
   const service = serviceOr503(runtime, res);
   if (!service) return;
-  const text = readBodyText(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a JSON array of findings, one finding object, or JSONL');
-  if (text === null) return;
-  const { predictions, rejected } = predictText(service, text);
+  const body = await readRequestBody(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a JSON array of findings, one finding object, or JSONL');
+  if (body === null) return;
+  const { predictions, rejected } = predictText(service, body.text);
   res.status(rejected.length === 0 ? 200 : 400).json({ predictions, rejected });
 }
 

@@ -1,3 +1,4 @@
+import { jsonErrorWhere } from '../domain/json-error';
 import type { FindingRow } from '../domain/outcome';
 import { type SarifDefaults, type SarifError, parseSarif } from '../domain/sarif';
 import type { ScanOutcomeService } from './scan-outcome-service';
@@ -24,7 +25,8 @@ export function parseSarifText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SyntaxError(`SARIF must be one JSON document: ${(error as Error).message}`);
+    const where = jsonErrorWhere(text);
+    throw new SyntaxError(`SARIF must be one JSON document: syntax error${where ? ` at ${where}` : ''}: ${(error as Error).message}`);
   }
 }
 
