@@ -46,9 +46,16 @@ describe('checkOutcomeRow: valid rows', () => {
     });
   });
 
-  test('null optional fields are treated as absent', () => {
-    const checked = checkOutcomeRow({ ...VALID, category: null, cwe: null, confidence: null, summary: null }, 0);
+  test('null optional text fields are treated as absent', () => {
+    const checked = checkOutcomeRow({ ...VALID, category: null, severity: null, summary: null, notes: null }, 0);
     expect(checked).toEqual({ ok: true, row: { ...VALID, ts: '2026-11-02T14:03:00.000Z' } });
+  });
+
+  test('null in a number field is refused, not read as absent', () => {
+    expect(rejectionsOf({ ...VALID, cwe: null, confidence: null })).toEqual([
+      { index: 0, field: 'cwe', message: 'cwe must be an integer, got null' },
+      { index: 0, field: 'confidence', message: 'confidence must be a number in [0,1], got null' },
+    ]);
   });
 
   test.each([0, 1])('confidence %d (a boundary) is accepted', (confidence) => {
@@ -95,7 +102,7 @@ describe('checkOutcomeRow: field values', () => {
 
   const badCwe: [unknown, string][] = [
     [79.5, 'cwe must be an integer'],
-    ['79', 'cwe must be an integer'],
+    ['79', 'cwe must be an integer, got "79"'],
     [-1, 'cwe must not be negative'],
   ];
   test.each(badCwe)('cwe %p is rejected: %s', (cwe, message) => {

@@ -61,9 +61,15 @@ describe('parseTrajectoryText: JSONL', () => {
     expect(trajectory.token_count).toBe(3);
   });
 
-  test('null optional fields are absent and unknown fields are dropped', () => {
-    const { trajectory, errors } = parseTrajectoryText(jsonl({ kind: 'model', text: 'x', tokens: null, extra: 1 }));
+  test('null optional text fields are absent and unknown fields are dropped', () => {
+    const { trajectory, errors } = parseTrajectoryText(jsonl({ kind: 'model', text: 'x', name: null, ts: null, extra: 1 }));
     expect([errors, trajectory.steps]).toEqual([[], [{ kind: 'model', text: 'x' }]]);
+  });
+
+  test('null tokens (a number field) refuses the line', () => {
+    const { trajectory, errors } = parseTrajectoryText(jsonl({ kind: 'model', text: 'x', tokens: null }, { kind: 'model', text: 'y' }));
+    expect(errors).toEqual([{ line: 1, field: 'tokens', message: 'tokens must be a non-negative integer, got null' }]);
+    expect(trajectory.steps).toEqual([{ kind: 'model', text: 'y' }]);
   });
 
   test('bad lines are reported by line number and field, and skipped; good lines are kept', () => {

@@ -55,6 +55,7 @@ export async function learnCommand(args: ParsedArgs): Promise<CommandResult> {
     `  lessons created ${report.lessons_created}, reinforced ${report.lessons_reinforced}`,
     `  skipped: ${report.skipped_low_sample} windows below the minimum sample, ${report.skipped_low_confidence} lessons below the minimum confidence`,
     `  model: ${report.model_errors} errors, ${report.malformed_model_outputs} malformed answers`,
+    ...(report.failed_groups.length > 0 ? [`  failed groups (left pending, reason in the log): ${report.failed_groups.join(', ')}`] : []),
   ].join('\n');
   return { exitCode: 0, json: report, text };
 }

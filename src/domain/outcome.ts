@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isWireTimeMs, pathText, wireNumber, wireProblems, wireTimeRangeMessage } from './wire-text';
 
 /** Every label a finding can be given, in the order the seed lists them. */
 export const OUTCOME_LABELS = ['fixed', 'accepted', 'ignored', 'rejected_fp', 'reopened'] as const;
@@ -40,6 +41,18 @@ export function isIsoDateTime(text: string): boolean {
 }
 
 /**
+ * An ISO-8601 date-time with a zone (`isIsoDateTime`) between 1970-01-01 and 2100-12-31 UTC,
+ * normalised to UTC ISO-8601. Messages name the field, the format and the range.
+ */
+export function isoDateTimeField(field: string, params: { required_error?: string } = {}) {
+  return z
+    .string({ ...params, invalid_type_error: `${field} must be an ISO-8601 string` })
+    .refine(isIsoDateTime, { message: `${field} must be an ISO-8601 date-time with a time zone, e.g. 2026-11-02T14:03:00Z` })
+    .refine((v) => !isIsoDateTime(v) || isWireTimeMs(Date.parse(v)), (v) => ({ message: wireTimeRangeMessage(field, v) }))
+    .transform((v) => new Date(v).toISOString());
+}
+
+/**
  * The outcome row on the wire (JSONL line, HTTP body item, service call item): the contract in
  * DESIGN.md. Unknown fields are ignored; `ts` is normalised to UTC ISO-8601.
  */
@@ -53,27 +66,14 @@ export const outcomeRowSchema = z.object({
           : `label must be one of ${OUTCOME_LABELS.join(', ')} (got ${JSON.stringify(ctx.data)})`,
     }),
   }),
-  ts: z
-    .string({ required_error: 'ts is required (ISO-8601 date-time)', invalid_type_error: 'ts must be an ISO-8601 string' })
-    .refine(isIsoDateTime, {
-      message: 'ts must be an ISO-8601 date-time with a time zone, e.g. 2026-11-02T14:03:00Z',
-    })
-    .transform((v) => new Date(v).toISOString()),
+  ts: isoDateTimeField('ts', { required_error: 'ts is required (ISO-8601 date-time)' }),
   project: requiredString('project'),
   scanner: requiredString('scanner'),
   model_provider: requiredString('model_provider'),
   model_name: requiredString('model_name'),
   category: requiredString('category').optional(),
-  cwe: z
-    .number({ invalid_type_error: 'cwe must be an integer' })
-    .int('cwe must be an integer')
-    .nonnegative('cwe must not be negative')
-    .optional(),
-  confidence: z
-    .number({ invalid_type_error: 'confidence must be a number in [0,1]' })
-    .min(0, 'confidence must be a number in [0,1]')
-    .max(1, 'confidence must be a number in [0,1]')
-    .optional(),
+  cwe: wireNumber('cwe', 'an integer', z.number().int('cwe must be an integer').nonnegative('cwe must not be negative')).optional(),
+  confidence: wireNumber('confidence', 'a number in [0,1]', z.number().min(0, 'confidence must be a number in [0,1]').max(1, 'confidence must be a number in [0,1]')).optional(),
   severity: optionalText('severity'),
   prompt_version: optionalText('prompt_version'),
   strategy_version: optionalText('strategy_version'),
@@ -98,22 +98,26 @@ export type RowCheck<T = OutcomeRow> = { ok: true; row: T } | { ok: false; rejec
 /** A finding on the wire: an outcome row without its label (triage input, findings awaiting labels). */
 export const findingRowSchema = outcomeRowSchema.omit({ label: true });
 
+/** Fields whose JSON null is a bad value rather than "absent". */
+const NUMBER_FIELDS: ReadonlySet<string> = new Set(['cwe', 'confidence']);
+
+/**
+ * Checks one row: first what no field may carry (`wireProblems`: U+0000, unpaired surrogates, nesting
+ * deeper than 64, anywhere in the row, unknown fields included), then the schema; every bad field is
+ * reported once.
+ */
 function checkRow<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, raw: unknown, index: number): RowCheck<T> {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, rejections: [{ index, field: '(row)', message: 'row must be a JSON object' }] };
   }
-  // JSON null means "absent" for optional fields.
-  const cleaned = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
+  // JSON null means "absent" for text fields; a number field given as null is refused by its schema.
+  const cleaned = Object.fromEntries(Object.entries(raw).filter(([k, v]) => v !== null || NUMBER_FIELDS.has(k)));
+  const unstorable = wireProblems(raw).map((p) => ({ index, field: pathText(p.path), message: p.message }));
   const parsed = schema.safeParse(cleaned);
-  if (parsed.success) return { ok: true, row: parsed.data };
-  return {
-    ok: false,
-    rejections: parsed.error.issues.map((issue) => ({
-      index,
-      field: issue.path.join('.') || '(row)',
-      message: issue.message,
-    })),
-  };
+  if (parsed.success && unstorable.length === 0) return { ok: true, row: parsed.data };
+  const named = new Set(unstorable.map((r) => r.field));
+  const invalid = parsed.success ? [] : parsed.error.issues.map((issue) => ({ index, field: issue.path.join('.') || '(row)', message: issue.message }));
+  return { ok: false, rejections: [...unstorable, ...invalid.filter((r) => !named.has(r.field))] };
 }
 
 /** Validates one wire row; every bad field is reported, each with its own message. */

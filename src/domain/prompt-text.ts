@@ -8,9 +8,14 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-/** The text cut to at most `maxChars` characters, the last one `…` when it was cut. */
+/**
+ * The text cut to at most `maxChars` characters, the last one `…` when it was cut. A cut never
+ * splits a surrogate pair (half of one is text the database refuses in jsonb).
+ */
 export function clipText(text: string, maxChars: number): string {
-  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+  if (text.length <= maxChars) return text;
+  const cut = text.slice(0, maxChars - 1);
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
 }
 
 /**

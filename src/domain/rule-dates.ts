@@ -25,7 +25,8 @@ export function parseWireTimeMs(text: string): number | null {
   const day = ISO_DAY.exec(text);
   if (day) {
     const [year, month, date] = [Number(day[1]), Number(day[2]), Number(day[3])];
-    const ms = Date.UTC(year, month - 1, date);
+    // setUTCFullYear, not Date.UTC, which reads years 0..99 as 1900..1999.
+    const ms = new Date(0).setUTCFullYear(year, month - 1, date);
     const back = new Date(ms);
     return back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === date ? ms : null;
   }

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { stableId } from './ids';
 import { parseWireTimeMs } from './rule-dates';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type LearningEvent } from './rule-types';
+import { wireTimeInRange } from './rule-wire-fields';
+import { pathText, wireProblems, wireTimeRangeMessage } from './wire-text';
 
 /**
  * Seed 003 events on the wire: checking one row, its stable id, and writing it back. Field names
@@ -22,7 +24,7 @@ export const EVENT_LIMITS = {
   sourceChars: 64,
 } as const;
 
-export type EventRejectionCode = 'not_an_object' | 'missing' | 'invalid_type' | 'invalid_value' | 'too_long' | 'too_many' | 'empty';
+export type EventRejectionCode = 'not_an_object' | 'missing' | 'invalid_type' | 'invalid_value' | 'too_long' | 'too_many' | 'empty' | 'unstorable' | 'refused_by_database';
 
 /** Why one row was refused; `index` is its 0-based place in its batch, `field` a wire path like `tags.2`. */
 export interface EventRejection {
@@ -83,6 +85,7 @@ const eventRowSchema = z
       .refine((v) => parseWireTimeMs(v) !== null, {
         message: 'ts must be an ISO-8601 date-time, e.g. 2026-02-11T10:30:00Z (no zone means UTC)',
       })
+      .refine(wireTimeInRange, (v) => ({ message: wireTimeRangeMessage('ts', v) }))
       .transform((v) => parseWireTimeMs(v) as number)
       .optional(),
     type: oneOf('type', EVENT_TYPES),
@@ -145,8 +148,9 @@ export function eventId(event: Omit<LearningEvent, 'id'>): string {
 }
 
 /**
- * Checks one wire event and returns the event or the FIRST problem (fields in the order of the
- * seed's event format). JSON null means absent. Normalised: category lower-cased; tags trimmed,
+ * Checks one wire event and returns the event or the FIRST problem: text that cannot be stored
+ * anywhere in the row (`wireProblems`, code `unstorable`), then the fields in the order of the
+ * seed's event format; `ts` must lie in 1970-01-01 .. 2100-12-31. JSON null means absent. Normalised: category lower-cased; tags trimmed,
  * lower-cased, inner spaces as `-`, deduplicated and sorted; texts trimmed; `ts` to epoch ms
  * (`defaults.nowMs` when absent); `confidence` defaults to testing, `source` to `defaults.source`;
  * an empty `greg_feedback` is absent. Unknown fields are ignored.
@@ -155,6 +159,8 @@ export function checkEventRow(raw: unknown, index: number, defaults: EventDefaul
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, rejection: { index, field: '(row)', code: 'not_an_object', message: 'an event must be a JSON object with ts, type, category, tags, problem, solution' } };
   }
+  const [unstorable] = wireProblems(raw);
+  if (unstorable) return { ok: false, rejection: { index, field: pathText(unstorable.path), code: 'unstorable', message: unstorable.message } };
   const cleaned = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
   const parsed = eventRowSchema.safeParse(cleaned);
   if (!parsed.success) {

@@ -6,6 +6,7 @@ import { nextId } from './rule-lessons';
 import { firstIssue, wireCount, wireDay, wireText } from './rule-wire-fields';
 import { RULE_STATUSES, RULE_TYPES, type Rule, type RuleType } from './rule-types';
 import { cosineSimilarity } from './similarity';
+import { pathText, wireProblems } from './wire-text';
 
 /**
  * Seed 003's rule export (v1.4.0): rules carried from one agent to another with a hash per rule
@@ -239,7 +240,8 @@ function fromWire(w: z.output<typeof exportedRuleSchema>): Rule {
 
 /**
  * Checks an export document and names the first problem, in this order: the document's shape
- * (`invalid_document`); each rule's shape in order (`invalid_rule`, with its field); each rule's
+ * (`invalid_document`); each rule's shape in order (`invalid_rule`, with its field: text that cannot
+ * be stored (`wireProblems`), then the schema; dates in 1970-01-01 .. 2100-12-31); each rule's
  * `_hash` against `ruleHash` (`bad_hash`: a field was changed); ids unique (`duplicate_id`);
  * `manifest_hash` against `manifestHash` of the rules' hashes in order (`bad_manifest`: a rule
  * was added, removed, replaced or moved); `exported_rules_count` = number of rules (`count_mismatch`).
@@ -253,6 +255,10 @@ export function verifyImport(doc: unknown): ImportCheck {
   for (const [index, raw] of shape.data.rules.entries()) {
     const rawId = raw !== null && typeof raw === 'object' && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : undefined;
     const at = { index, ...(rawId !== undefined ? { ruleId: rawId } : {}) };
+    const [unstorable] = wireProblems(raw);
+    if (unstorable) {
+      return { ok: false, code: 'invalid_rule', ...at, field: pathText(unstorable.path, '(rule)'), message: `rule ${rawId ?? `#${index}`}: ${unstorable.message}` };
+    }
     const rule = exportedRuleSchema.safeParse(raw);
     if (!rule.success) {
       const { field, message } = firstIssue(rule.error, '(rule)');

@@ -3,6 +3,7 @@ import { isoDay } from './rule-dates';
 import { emptyEventTypeCounts } from './rule-lessons';
 import { firstIssue, wireCount, wireDayMs, wireText } from './rule-wire-fields';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type EventType, type RuleLesson } from './rule-types';
+import { pathText, wireProblems } from './wire-text';
 
 /**
  * Seed 003's lesson format (v1.4.0) and back. Dates are `YYYY-MM-DD` (UTC day), so times keep
@@ -91,11 +92,13 @@ const lessonWireSchema = z.object({
 
 export type LessonFromWire = { ok: true; lesson: RuleLesson } | { ok: false; code: 'not_an_object' | 'invalid_field'; field: string; message: string };
 
-/** Reads one wire lesson back (zod); the first bad field is named. JSON null means absent. */
+/** Reads one wire lesson back (`wireProblems`, then zod); the first bad field is named. JSON null means absent. */
 export function lessonFromWire(raw: unknown): LessonFromWire {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, code: 'not_an_object', field: '(lesson)', message: 'a lesson must be a JSON object' };
   }
+  const [unstorable] = wireProblems(raw);
+  if (unstorable) return { ok: false, code: 'invalid_field', field: pathText(unstorable.path, '(lesson)'), message: unstorable.message };
   const parsed = lessonWireSchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null)));
   if (!parsed.success) {
     return { ok: false, code: 'invalid_field', ...firstIssue(parsed.error, '(lesson)') };

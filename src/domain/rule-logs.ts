@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { clipText } from './prompt-text';
 import { isoSeconds, parseWireTimeMs } from './rule-dates';
+import { toStorableText } from './wire-text';
 
 /**
  * Seed 003's two append-only logs of the rules system: the guard log (which rules matched an
@@ -48,7 +49,8 @@ export const GUARD_ACTION_CHARS = 500;
 
 /**
  * A guard entry at `nowMs` (floored to the second, the wire's precision) for the matches, in
- * their order, scores rounded to 2 decimals, outcome `pending` unless given. `randomHex` must be 6
+ * their order, scores rounded to 2 decimals, outcome `pending` unless given; a U+0000 or unpaired
+ * surrogate in the action text becomes U+FFFD (`toStorableText`). `randomHex` must be 6
  * lower-case hex digits (the caller's randomness; anything else is a programmer error and throws).
  */
 export function guardLogEntry(input: {
@@ -64,7 +66,7 @@ export function guardLogEntry(input: {
   return {
     id: `g-${ts.slice(11, 19).replace(/:/g, '')}-${input.randomHex}`,
     tsMs: Math.floor(input.nowMs / 1000) * 1000,
-    action: clipText(input.action, GUARD_ACTION_CHARS),
+    action: toStorableText(clipText(input.action, GUARD_ACTION_CHARS)),
     matchedRules: input.matches.map((m) => m.rule.id),
     scores: Object.fromEntries(input.matches.map((m) => [m.rule.id, Math.round(m.score * 100) / 100])),
     saveLogged: input.saveLogged ?? false,
@@ -121,14 +123,14 @@ export interface ParseErrorWire {
   script: string;
 }
 
-/** One parse-error entry at `nowMs`; `error`, `line` and `script` are cut to `PARSE_ERROR_LINE_CHARS`. */
+/**
+ * One parse-error entry at `nowMs`; `error`, `line` and `script` are cut to `PARSE_ERROR_LINE_CHARS`,
+ * and a U+0000 or unpaired surrogate in them becomes U+FFFD (`toStorableText`): the log keeps what
+ * arrived, as far as the database can hold it.
+ */
 export function parseErrorEntry(input: { nowMs: number; error: string; line: string; script: string }): ParseErrorEntry {
-  return {
-    tsMs: input.nowMs,
-    error: clipText(input.error, PARSE_ERROR_LINE_CHARS),
-    line: clipText(input.line, PARSE_ERROR_LINE_CHARS),
-    script: clipText(input.script, PARSE_ERROR_LINE_CHARS),
-  };
+  const kept = (text: string) => toStorableText(clipText(text, PARSE_ERROR_LINE_CHARS));
+  return { tsMs: input.nowMs, error: kept(input.error), line: kept(input.line), script: kept(input.script) };
 }
 
 /** `ts` is ISO-8601 UTC with milliseconds. */

@@ -15,11 +15,13 @@ import {
   summaryOf,
   text,
 } from './sarif-fields';
+import { pathText, wireProblems } from './wire-text';
 
 /**
  * SARIF 2.1.0 log → raw finding rows for the outcome pipeline. Rows are not validated against the
- * outcome schema here (the service does that); only structural problems are reported, each with a
- * path such as "runs[0].results[3]". In every fallback chain a value counts as present when it is a
+ * outcome schema here (the service does that); only structural problems, and row fields holding
+ * text the database cannot store (`wireProblems`: U+0000, an unpaired surrogate), are reported, each
+ * with a path such as "runs[0].results[3]". In every fallback chain a value counts as present when it is a
  * non-blank string (numbers where stated); anything else falls through to the next source.
  */
 
@@ -212,5 +214,7 @@ function mapResult(result: Json, context: RunContext): Mapped {
     notes: decided.notes,
   };
   const compact = Object.fromEntries(Object.entries(row).filter(([, v]) => v !== undefined));
+  const unstorable = wireProblems(compact);
+  if (unstorable.length > 0) return { errors: unstorable.map((p) => ({ field: pathText(p.path), message: p.message })) };
   return { row: compact, label: decided.label, labelReason: decided.reason };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { lineRejections, parseJsonLines } from './jsonl';
-import { isIsoDateTime } from './outcome';
+import { isoDateTimeField } from './outcome';
+import { pathText, unstorableTextMessage, wireNumber, wireProblems } from './wire-text';
 
 /** What one step of an agent run was. */
 export const STEP_KINDS = ['message', 'model', 'action', 'tool', 'output'] as const;
@@ -43,11 +44,8 @@ export interface ParsedTrajectory {
   errors: TrajectoryLineError[];
 }
 
-const isoTs = (field: string) =>
-  z
-    .string({ invalid_type_error: `${field} must be an ISO-8601 string` })
-    .refine(isIsoDateTime, { message: `${field} must be an ISO-8601 date-time with a time zone, e.g. 2026-11-02T14:03:00Z` })
-    .transform((v) => new Date(v).toISOString());
+/** An ISO-8601 date-time with a zone in 1970-01-01 .. 2100-12-31, normalised to UTC. */
+const isoTs = (field: string) => isoDateTimeField(field);
 
 const nameField = (field: string) =>
   z
@@ -56,7 +54,10 @@ const nameField = (field: string) =>
     .min(1, `${field} must not be empty`)
     .max(MAX_NAME_CHARS, `${field} must be at most ${MAX_NAME_CHARS} characters`);
 
-/** One JSONL step line. Unknown fields are ignored; JSON null means absent; `ts` is normalised to UTC. */
+/**
+ * One JSONL step line. Unknown fields are ignored; JSON null means absent, except for `tokens` (a
+ * number field: null is refused); `ts` is normalised to UTC.
+ */
 export const trajectoryStepSchema = z.object({
   kind: z.enum(STEP_KINDS, {
     errorMap: (issue, ctx) => ({
@@ -69,11 +70,7 @@ export const trajectoryStepSchema = z.object({
   text: z
     .string({ required_error: 'text is required', invalid_type_error: 'text must be a string' })
     .max(MAX_STEP_TEXT_CHARS, `text must be at most ${MAX_STEP_TEXT_CHARS} characters`),
-  tokens: z
-    .number({ invalid_type_error: 'tokens must be a non-negative integer' })
-    .int('tokens must be a non-negative integer')
-    .nonnegative('tokens must be a non-negative integer')
-    .optional(),
+  tokens: wireNumber('tokens', 'a non-negative integer', z.number().int('tokens must be a non-negative integer').nonnegative('tokens must be a non-negative integer')).optional(),
   name: nameField('name').optional(),
   ok: z.boolean({ invalid_type_error: 'ok must be true or false' }).optional(),
   ts: isoTs('ts').optional(),
@@ -105,7 +102,8 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-const dropNulls = (raw: object) => Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
+/** JSON null means absent, except in the number field `tokens`, where it is refused. */
+const dropNulls = (raw: object) => Object.fromEntries(Object.entries(raw).filter(([k, v]) => v !== null || k === 'tokens'));
 
 function issuesOf(error: z.ZodError, line: number): TrajectoryLineError[] {
   return error.issues.map((issue) => ({ line, field: issue.path.join('.') || '(line)', message: issue.message }));
@@ -125,6 +123,11 @@ function parseJsonlSteps(text: string, steps: TrajectoryStep[], errors: Trajecto
   for (const { line, value } of parsed.values) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       errors.push({ line, field: '(line)', message: 'line must be a JSON object' });
+      continue;
+    }
+    const unstorable = wireProblems(value);
+    if (unstorable.length > 0) {
+      errors.push(...unstorable.map((p) => ({ line, field: pathText(p.path, '(line)'), message: p.message })));
       continue;
     }
     const raw = dropNulls(value);
@@ -155,6 +158,11 @@ function parseLogSteps(lines: string[], steps: TrajectoryStep[], errors: Traject
       errors.push({ line: i + 1, field: 'text', message: `text must be at most ${MAX_STEP_TEXT_CHARS} characters` });
       return;
     }
+    const unstorable = unstorableTextMessage('text', line);
+    if (unstorable !== null) {
+      errors.push({ line: i + 1, field: 'text', message: unstorable });
+      return;
+    }
     const command = PROMPT_LINE.exec(line)?.[1]?.trim();
     if (command === undefined) {
       steps.push({ kind: 'output', text: line });
@@ -183,6 +191,11 @@ function parseLogSteps(lines: string[], steps: TrajectoryStep[], errors: Traject
  * `ended_at` or a `session_end` marker was given, or (plain log) the last non-empty line is a prompt
  * running `exit`/`logout`, a bare `exit`/`logout`, or starts with `Session ended` or `Script done`
  * (the `script(1)` footer). `options.id` wins over a session line's id. Empty input is a `(body)` error.
+ *
+ * Text the database cannot store (U+0000, an unpaired UTF-16 surrogate, anywhere in a JSONL line,
+ * nesting deeper than 64) refuses its line, named by field; in a plain log the line (`text`); in
+ * `options.id` the id (line 0, field `id`), which is then not used. Times must lie in
+ * 1970-01-01 .. 2100-12-31.
  */
 export function parseTrajectoryText(text: string, options: { id?: string } = {}): ParsedTrajectory {
   const steps: TrajectoryStep[] = [];
@@ -202,7 +215,9 @@ export function parseTrajectoryText(text: string, options: { id?: string } = {})
     given.length > 0
       ? given.reduce((sum, step) => sum + (step.tokens ?? 0), 0)
       : estimateTokens(steps.map((step) => step.text).join(''));
-  const id = options.id ?? session.id;
+  const idProblem = options.id === undefined ? null : unstorableTextMessage('id', options.id);
+  if (idProblem !== null) errors.push({ line: 0, field: 'id', message: `${idProblem}; the id is ignored` });
+  const id = (idProblem === null ? options.id : undefined) ?? session.id;
   const trajectory: TrajectoryInput = {
     ...(id !== undefined ? { id } : {}),
     steps,

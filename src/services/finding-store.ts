@@ -2,8 +2,9 @@ import type { UUID } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import { groupId, groupKeyOf } from '../domain/grouping';
 import type { FindingRow, OutcomeLabel } from '../domain/outcome';
+import { isStorableText } from '../domain/wire-text';
 import { OUTCOMES_TABLE } from './outcome-store';
-import { chunks, type Db, ensureSchema, queryRows } from './sql';
+import { chunks, type Db, ensureSchema, queryRows, writeIsolatingRefusals } from './sql';
 
 /** Findings seen without a label (SARIF results nobody has triaged yet): they await an outcome. */
 export const FINDINGS_TABLE = 'self_improve_findings';
@@ -49,34 +50,47 @@ export class FindingStore {
     await ensureSchema(this.db, SCHEMA);
   }
 
-  /** Records findings in one transaction; a finding already recorded keeps its first sighting. Returns how many were new. */
-  async record(findings: readonly FindingRow[]): Promise<number> {
-    let inserted = 0;
-    if (findings.length === 0) return inserted;
+  /**
+   * Records findings in one transaction; a finding already recorded keeps its first sighting. A
+   * finding the database refuses (its content) is left out alone (`writeIsolatingRefusals`),
+   * reported by position in `findings` with the database's reason. Returns how many were new.
+   * Throws (`DatabaseFailure`, nothing written) when the database refuses every row of a statement.
+   */
+  async record(findings: readonly FindingRow[]): Promise<{ inserted: number; refused: { position: number; reason: string }[] }> {
+    const result = { inserted: 0, refused: [] as { position: number; reason: string }[] };
+    if (findings.length === 0) return result;
     await this.db.transaction(async (tx) => {
-      for (const batch of chunks(findings, INSERT_BATCH)) {
-        const values = sql.join(
-          batch.map((f) => sql`(${this.agentId}::uuid, ${f.finding_key}, ${groupId(groupKeyOf(f))}, ${f.ts}::timestamptz, ${JSON.stringify(f)}::jsonb)`),
-          sql`, `,
-        );
-        const rows = await queryRows<{ finding_key: string }>(
-          tx,
-          sql`INSERT INTO ${sql.raw(FINDINGS_TABLE)} (agent_id, finding_key, group_id, first_seen, row_json)
-              VALUES ${values} ON CONFLICT DO NOTHING RETURNING finding_key`,
-        );
-        inserted += rows.length;
+      for (const [n, batch] of chunks(findings, INSERT_BATCH).entries()) {
+        const { written, refused } = await writeIsolatingRefusals(tx, batch, (db, part) => this.insertRows(db, part));
+        result.inserted += written.length;
+        for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
       }
     });
-    return inserted;
+    return result;
+  }
+
+  /** One INSERT of `part`; returns the keys that were new. */
+  private async insertRows(db: Db, part: readonly FindingRow[]): Promise<string[]> {
+    const values = sql.join(
+      part.map((f) => sql`(${this.agentId}::uuid, ${f.finding_key}, ${groupId(groupKeyOf(f))}, ${f.ts}::timestamptz, ${JSON.stringify(f)}::jsonb)`),
+      sql`, `,
+    );
+    const rows = await queryRows<{ finding_key: string }>(
+      db,
+      sql`INSERT INTO ${sql.raw(FINDINGS_TABLE)} (agent_id, finding_key, group_id, first_seen, row_json)
+          VALUES ${values} ON CONFLICT DO NOTHING RETURNING finding_key`,
+    );
+    return rows.map((r) => r.finding_key);
   }
 
   /**
    * The findings with these keys, from the agent's outcomes (latest one wins) or, for findings
-   * without an outcome, from the findings awaiting labels. Unknown keys are absent from the map.
+   * without an outcome, from the findings awaiting labels. Unknown keys are absent from the map; a
+   * key the database could not hold (U+0000, an unpaired surrogate) is unknown without a query.
    */
   async lookup(keys: readonly string[]): Promise<Map<string, KnownFinding>> {
     const found = new Map<string, KnownFinding>();
-    for (const batch of chunks([...new Set(keys)], LOOKUP_BATCH)) {
+    for (const batch of chunks([...new Set(keys)].filter(isStorableText), LOOKUP_BATCH)) {
       const list = sql.join(
         batch.map((k) => sql`${k}`),
         sql`, `,

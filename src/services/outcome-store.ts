@@ -5,7 +5,7 @@ import { stableId } from '../domain/ids';
 import type { OutcomeRow } from '../domain/outcome';
 import { weightedReward } from '../domain/reward';
 import type { MetricOutcome } from '../domain/scan-metrics';
-import { chunks, type Db, ensureSchema, queryRows } from './sql';
+import { chunks, type Db, ensureSchema, queryRows, writeIsolatingRefusals } from './sql';
 
 export const OUTCOMES_TABLE = 'self_improve_outcomes';
 export const EVIDENCE_TABLE = 'self_improve_lesson_evidence';
@@ -52,6 +52,12 @@ export interface StoredOutcome {
   tsMs: number;
 }
 
+/** What `insert` did: the ids that were new, and the outcomes the database refused (position in the input, its reason). */
+export interface OutcomeInsert {
+  inserted: Set<UUID>;
+  refused: { position: number; reason: string }[];
+}
+
 /** The id of an outcome: one per (agent, finding, label), so re-ingesting finds the same row. */
 export function outcomeId(agentId: UUID, row: Pick<OutcomeRow, 'finding_key' | 'label'>): UUID {
   return stableId('outcome', agentId, row.finding_key, row.label);
@@ -79,30 +85,40 @@ export class OutcomeStore {
   }
 
   /**
-   * Inserts outcomes in one transaction: all of them or none. Rows whose (finding_key, label) is
-   * already stored are skipped. Returns the ids that were new.
+   * Inserts outcomes in one transaction. Rows whose (finding_key, label) is already stored are
+   * skipped. A row the database refuses (its content) is left out alone, with the database's
+   * reason, by its position in `outcomes` (`writeIsolatingRefusals`); the others are stored.
+   * Returns the ids that were new and the refusals. Throws (`DatabaseFailure`, nothing written)
+   * when the database refuses every row of a statement, alone as well as together.
    */
-  async insert(outcomes: readonly StoredOutcome[]): Promise<Set<UUID>> {
-    const inserted = new Set<UUID>();
-    if (outcomes.length === 0) return inserted;
+  async insert(outcomes: readonly StoredOutcome[]): Promise<OutcomeInsert> {
+    const result: OutcomeInsert = { inserted: new Set<UUID>(), refused: [] };
+    if (outcomes.length === 0) return result;
     await this.db.transaction(async (tx) => {
-      for (const batch of chunks(outcomes, INSERT_BATCH)) {
-        const values = sql.join(
-          batch.map(
-            (o) =>
-              sql`(${o.id}::uuid, ${this.agentId}::uuid, ${o.row.finding_key}, ${o.row.label}, ${o.row.ts}::timestamptz, ${o.groupId}, ${o.reward}, ${JSON.stringify(o.row)}::jsonb)`,
-          ),
-          sql`, `,
-        );
-        const rows = await queryRows<{ id: UUID }>(
-          tx,
-          sql`INSERT INTO ${sql.raw(OUTCOMES_TABLE)} (id, agent_id, finding_key, label, ts, group_id, reward, row_json)
-              VALUES ${values} ON CONFLICT DO NOTHING RETURNING id`,
-        );
-        for (const r of rows) inserted.add(r.id);
+      for (const [n, batch] of chunks(outcomes, INSERT_BATCH).entries()) {
+        const { written, refused } = await writeIsolatingRefusals(tx, batch, (db, part) => this.insertRows(db, part));
+        for (const id of written) result.inserted.add(id);
+        for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
       }
     });
-    return inserted;
+    return result;
+  }
+
+  /** One INSERT of `part`; returns the ids that were new. */
+  private async insertRows(db: Db, part: readonly StoredOutcome[]): Promise<UUID[]> {
+    const values = sql.join(
+      part.map(
+        (o) =>
+          sql`(${o.id}::uuid, ${this.agentId}::uuid, ${o.row.finding_key}, ${o.row.label}, ${o.row.ts}::timestamptz, ${o.groupId}, ${o.reward}, ${JSON.stringify(o.row)}::jsonb)`,
+      ),
+      sql`, `,
+    );
+    const rows = await queryRows<{ id: UUID }>(
+      db,
+      sql`INSERT INTO ${sql.raw(OUTCOMES_TABLE)} (id, agent_id, finding_key, label, ts, group_id, reward, row_json)
+          VALUES ${values} ON CONFLICT DO NOTHING RETURNING id`,
+    );
+    return rows.map((r) => r.id);
   }
 
   async countPending(): Promise<number> {

@@ -14,7 +14,7 @@ import { type GuardEntry, guardLogEntry, type ParseErrorEntry, parseErrorEntry, 
 import { type RuleMetrics, weeklyRuleMetrics } from '../domain/rule-metrics';
 import { ruleFromScanLesson, scanLessonPromotion } from '../domain/rule-promotion';
 import { type PreparedRule, prepareRule, type SelectedRule, selectRulesForPrompt } from '../domain/rule-prompt';
-import { RULE_TYPE_PRIORITY, type Rule, type RuleLesson, type RuleStatus } from '../domain/rule-types';
+import { type LearningEvent, RULE_TYPE_PRIORITY, type Rule, type RuleLesson, type RuleStatus } from '../domain/rule-types';
 import { ensureRuleDecayTask } from '../tasks/rule-decay-task';
 import type { EloBookService } from './elo-book-service';
 import { vectorizerFor, type Vectorizer } from './lesson-store';
@@ -25,7 +25,7 @@ import type { Loaded } from './rule-rows';
 import { GuardOutcomeConflict, type LearningBatch, RuleStore } from './rule-store';
 import { scanOutcomeServiceOf } from './scan-outcome-service';
 import { ELO_BOOK_SERVICE, REWARD_LEDGER_SERVICE, RULE_BOOK_SERVICE } from './service-names';
-import { dbOf } from './sql';
+import { databaseReason, dbOf } from './sql';
 
 export { RULE_BOOK_SERVICE };
 
@@ -143,7 +143,11 @@ export class RuleBookService extends Service {
   /**
    * Validates rows (seed 003 event format), stores the new ones (an id already stored is a
    * duplicate and changes nothing), clusters each into a lesson, promotes lessons that meet the
-   * promotion settings and marks MUST/NEVER conflicts, all in one transaction.
+   * promotion settings and marks MUST/NEVER conflicts, all in one transaction. When the database
+   * refuses that transaction, each new event is stored in its own (with its lesson and rule
+   * changes), so an event it refuses is reported (field `(row)`, code `refused_by_database`, the
+   * database's reason) and the others are kept. When it refuses every new event, alone as well as
+   * together, the database failed, not the rows: the call rejects with its error, nothing written.
    */
   ingestEvents(rows: readonly unknown[], source: string, options: { nowMs?: number } = {}): Promise<EventIngestResult> {
     return this.serial(() => this.ingestNow(rows, source, options.nowMs ?? Date.now(), []));
@@ -181,18 +185,57 @@ export class RuleBookService extends Service {
   private async ingestNow(rows: readonly unknown[], source: string, nowMs: number, parseErrors: ParseErrorEntry[]): Promise<EventIngestResult> {
     const checked = checkEventRows(rows, { nowMs, source });
     const known = await this.store.knownEventIds(checked.valid.map((v) => v.event.id));
-    const result: EventIngestResult = { accepted: 0, duplicate: 0, rejected: checked.rejected, events: [], lessonsCreated: 0, lessonsUpdated: 0, rulesPromoted: [] };
-    const fresh = [];
+    const fresh: { index: number; event: LearningEvent }[] = [];
+    const seen: { index: number; id: string; isNew: boolean }[] = [];
     for (const { index, event } of checked.valid) {
       const isNew = !known.has(event.id);
       known.add(event.id);
-      result.events.push({ index, id: event.id, status: isNew ? 'accepted' : 'duplicate' });
-      if (isNew) fresh.push(event);
+      seen.push({ index, id: event.id, isNew });
+      if (isNew) fresh.push({ index, event });
     }
-    result.accepted = fresh.length;
-    result.duplicate = checked.valid.length - fresh.length;
+    const totals = { lessonsCreated: 0, lessonsUpdated: 0, rulesPromoted: [] as string[] };
+    const refused: EventRejection[] = [];
+    const whole = await this.learn(fresh.map((f) => f.event), nowMs, parseErrors, totals);
+    if (!whole.ok && fresh.length <= 1) throw whole.error;
+    if (!whole.ok) {
+      // One event the database will not store fails the whole commit: each event gets its own, so only those refused are left out.
+      this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, events: fresh.length, reason: databaseReason(whole.error) }, 'the database refused an event batch; storing its events one by one');
+      for (const { index, event } of fresh) {
+        const one = await this.learn([event], nowMs, [], totals);
+        if (!one.ok) refused.push({ index, field: '(row)', code: 'refused_by_database', message: `the database refused the row: ${databaseReason(one.error)}` });
+      }
+      // Not one event stored, alone or together: the database failed, not the content of some rows.
+      if (refused.length === fresh.length) throw whole.error;
+      // A later copy of a refused event (same id) was counted as its duplicate: it is refused with it.
+      const refusedIds = new Map(refused.map((r) => [seen.find((e) => e.index === r.index)?.id, r.message]));
+      for (const e of seen) if (!e.isNew && refusedIds.has(e.id)) refused.push({ index: e.index, field: '(row)', code: 'refused_by_database', message: refusedIds.get(e.id) as string });
+      const logged = parseErrors.length === 0 ? ({ ok: true } as const) : await this.learn([], nowMs, parseErrors, totals);
+      if (!logged.ok) this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, reason: databaseReason(logged.error) }, 'could not write the parse-error log entries of an event batch');
+    }
+    const refusedAt = new Set(refused.map((r) => r.index));
+    const events = seen.filter((e) => !refusedAt.has(e.index)).map((e) => ({ index: e.index, id: e.id, status: e.isNew ? ('accepted' as const) : ('duplicate' as const) }));
+    return {
+      accepted: events.filter((e) => e.status === 'accepted').length,
+      duplicate: events.filter((e) => e.status === 'duplicate').length,
+      rejected: [...checked.rejected, ...refused].sort((a, b) => a.index - b.index),
+      events,
+      ...totals,
+    };
+  }
+
+  /**
+   * Plans what `events` teach, commits them with the plan and `parseErrors` in one transaction,
+   * then takes the new state and adds to `totals`. A refused commit changes nothing and is
+   * returned with its error; a failure while planning (the embedding model) is thrown.
+   */
+  private async learn(
+    events: readonly LearningEvent[],
+    nowMs: number,
+    parseErrors: readonly ParseErrorEntry[],
+    totals: { lessonsCreated: number; lessonsUpdated: number; rulesPromoted: string[] },
+  ): Promise<{ ok: true } | { ok: false; error: unknown }> {
     const plan = await planLearning({
-      events: fresh,
+      events,
       lessons: this.lessonMap,
       rules: this.ruleMap,
       vectorizer: this.vectorizer,
@@ -200,11 +243,18 @@ export class RuleBookService extends Service {
       criteria: this.settings.criteria,
       nowMs,
     });
-    await this.store.commitLearning({ events: fresh, lessons: plan.lessons.map((l) => storedLesson(l, this.vectorizer.source)), rules: plan.rules, parseErrors });
-    this.eventTotal += fresh.length;
+    try {
+      await this.store.commitLearning({ events, lessons: plan.lessons.map((l) => storedLesson(l, this.vectorizer.source)), rules: plan.rules, parseErrors });
+    } catch (error) {
+      return { ok: false, error };
+    }
+    this.eventTotal += events.length;
     for (const l of plan.lessons) this.lessonMap.set(l.lesson.id, l);
     this.adoptRules(plan.rules);
-    return { ...result, lessonsCreated: plan.lessonsCreated, lessonsUpdated: plan.lessonsUpdated, rulesPromoted: plan.rulesPromoted };
+    totals.lessonsCreated += plan.lessonsCreated;
+    totals.lessonsUpdated += plan.lessonsUpdated;
+    totals.rulesPromoted.push(...plan.rulesPromoted);
+    return { ok: true };
   }
 
   // ---- reading ----

@@ -21,6 +21,8 @@ export interface LearnReport {
   skipped_low_confidence: number;
   malformed_model_outputs: number;
   model_errors: number;
+  /** Groups whose learning failed in this pass (logged); their outcomes stay pending for the next pass. */
+  failed_groups: string[];
   lesson_ids: UUID[];
 }
 
@@ -40,6 +42,7 @@ function emptyReport(asOfMs: number): LearnReport {
     skipped_low_confidence: 0,
     malformed_model_outputs: 0,
     model_errors: 0,
+    failed_groups: [],
     lesson_ids: [],
   };
 }
@@ -51,7 +54,8 @@ const scored = (outcomes: readonly EvidenceOutcome[]) => outcomes.map((o) => ({ 
  * statistics in code, lessons from the model or from the statistics, the confidence and sample
  * guardrails, then dedupe against the group's lessons: reinforce a near duplicate, insert the rest.
  * A group's pending outcomes are marked learned only after its lessons are stored; re-running a
- * group (after a crash) only re-links the same evidence, so each outcome counts once.
+ * group (after a crash) only re-links the same evidence, so each outcome counts once. A group that
+ * fails (whatever the cause) is logged with its id and named in `failed_groups`; the pass goes on.
  */
 export class ScanLearner {
   constructor(
@@ -76,19 +80,35 @@ export class ScanLearner {
     const windowMs = this.config.SELF_IMPROVE_WINDOW_DAYS * DAY_MS;
     let done = 0;
     for (const group of groups) {
-      const groupPending = byGroup.get(group) ?? [];
-      const ends = coveringWindowEnds(groupPending.map((p) => p.tsMs), windowMs).reverse();
-      const first = ends[0] as number;
-      const rows = await this.outcomes.inGroup(group, first - windowMs, ends[ends.length - 1] as number, maxSeq);
-      for (const end of ends) {
-        const windowRows = rows.filter((r) => r.tsMs > end - windowMs && r.tsMs <= end);
-        report.windows++;
-        await this.learnWindow({ key: parseGroupId(group), group, rows: windowRows, startMs: end - windowMs, endMs: end, asOfMs, maxSeq }, report);
+      try {
+        await this.learnGroup(group, byGroup.get(group) ?? [], { asOfMs, maxSeq, windowMs }, report);
+      } catch (error) {
+        report.failed_groups.push(group);
+        this.runtime.logger.warn(
+          { src: LOG_SRC, agentId: this.runtime.agentId, group, error: error instanceof Error ? error.message : String(error) },
+          'learning failed for one group; its outcomes stay pending and the pass goes on with the other groups',
+        );
       }
-      await this.outcomes.markGroupLearned(group, asOfMs, maxSeq);
       onProgress?.(++done, groups.length);
     }
     return report;
+  }
+
+  /**
+   * Learns one group's windows, then marks its pending outcomes learned. Throws on any failure
+   * before the mark, so a failed group's outcomes stay pending (a retry re-links the same evidence).
+   */
+  private async learnGroup(group: string, pending: readonly { tsMs: number }[], pass: { asOfMs: number; maxSeq: number; windowMs: number }, report: LearnReport): Promise<void> {
+    const { asOfMs, maxSeq, windowMs } = pass;
+    const ends = coveringWindowEnds(pending.map((p) => p.tsMs), windowMs).reverse();
+    const first = ends[0] as number;
+    const rows = await this.outcomes.inGroup(group, first - windowMs, ends[ends.length - 1] as number, maxSeq);
+    for (const end of ends) {
+      const windowRows = rows.filter((r) => r.tsMs > end - windowMs && r.tsMs <= end);
+      report.windows++;
+      await this.learnWindow({ key: parseGroupId(group), group, rows: windowRows, startMs: end - windowMs, endMs: end, asOfMs, maxSeq }, report);
+    }
+    await this.outcomes.markGroupLearned(group, asOfMs, maxSeq);
   }
 
   private async learnWindow(w: LearningWindow, report: LearnReport): Promise<void> {

@@ -90,16 +90,23 @@ export class ScanOutcomeService extends Service {
 
   /**
    * Validates and stores a batch of outcome rows in one transaction. Bad rows are reported (index,
-   * field, message) and never stop the good ones; a row whose (finding_key, label) is already
-   * stored is a duplicate and changes nothing.
+   * field, message) and never stop the good ones: a row the database still refuses after
+   * validation is reported with field `(row)` and the database's reason, and only it is left out.
+   * A row whose (finding_key, label) is already stored is a duplicate and changes nothing.
    */
   async ingest(rows: readonly unknown[]): Promise<IngestResult> {
     const checked = checkOutcomeRows(rows);
     const stored = checked.valid.map(({ index, row }) => ({ index, outcome: toStoredOutcome(this.runtime.agentId, row) }));
-    const inserted = await this.outcomes.insert(stored.map((s) => s.outcome));
-    const result: IngestResult = { accepted: 0, duplicate: 0, rejected: checked.rejected, outcomes: [] };
+    const { inserted, refused } = await this.outcomes.insert(stored.map((s) => s.outcome));
+    const refusedRows = refused.map((r) => ({ index: stored[r.position]?.index ?? -1, field: '(row)', message: `the database refused the row: ${r.reason}` }));
+    if (refusedRows.length > 0) {
+      this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, refused: refusedRows.length, first: refusedRows[0] }, 'the database refused outcome rows that passed validation; the others were stored');
+    }
+    const result: IngestResult = { accepted: 0, duplicate: 0, rejected: [...checked.rejected, ...refusedRows].sort((a, b) => a.index - b.index), outcomes: [] };
     const fresh: StoredOutcome[] = [];
-    for (const { index, outcome } of stored) {
+    const refusedAt = new Set(refused.map((r) => r.position));
+    for (const [position, { index, outcome }] of stored.entries()) {
+      if (refusedAt.has(position)) continue;
       const isNew = inserted.delete(outcome.id);
       result.outcomes.push({ index, id: outcome.id, status: isNew ? 'accepted' : 'duplicate' });
       if (isNew) {
@@ -191,17 +198,21 @@ export class ScanOutcomeService extends Service {
     };
   }
 
-  /** Validates and records findings that have no label yet (e.g. untriaged SARIF results). */
+  /**
+   * Validates and records findings that have no label yet (e.g. untriaged SARIF results); a finding
+   * the database refuses after validation is reported like a bad row (field `(row)`, its reason).
+   */
   async recordFindings(rows: readonly unknown[]): Promise<{ recorded: number; known: number; rejected: RowRejection[] }> {
-    const valid: FindingRow[] = [];
+    const valid: { index: number; row: FindingRow }[] = [];
     const rejected: RowRejection[] = [];
     rows.forEach((raw, index) => {
       const checked = checkFindingRow(raw, index);
-      if (checked.ok) valid.push(checked.row);
+      if (checked.ok) valid.push({ index, row: checked.row });
       else rejected.push(...checked.rejections);
     });
-    const recorded = await this.findings.record(valid);
-    return { recorded, known: valid.length - recorded, rejected };
+    const { inserted, refused } = await this.findings.record(valid.map((v) => v.row));
+    for (const r of refused) rejected.push({ index: valid[r.position]?.index ?? -1, field: '(row)', message: `the database refused the row: ${r.reason}` });
+    return { recorded: inserted, known: valid.length - inserted - refused.length, rejected: rejected.sort((a, b) => a.index - b.index) };
   }
 
   /**

@@ -7,6 +7,7 @@ import { trajectoryLedgerEntry } from '../domain/ledger-entries';
 import { type RedactionLevel, redact } from '../domain/redaction';
 import { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } from '../domain/trajectory-evaluation';
 import { parseTrajectoryText, type TrajectoryInput } from '../domain/trajectory-input';
+import { toStorableText } from '../domain/wire-text';
 import { agentMemory } from './agent-memory';
 import { RunRecorder } from './run-recorder';
 import type { RewardLedgerService } from './reward-ledger-service';
@@ -43,8 +44,13 @@ function transcriptOf(trajectory: TrajectoryInput): string {
   return trajectory.steps.map((s) => `[${s.kind}${s.name ? ` ${s.name}` : ''}${s.ok === false ? ' failed' : ''}] ${s.text.replace(/\r?\n/g, ' ⏎ ')}`).join('\n');
 }
 
-/** Cut after redaction, so a secret is never cut short of the pattern that would have caught it. */
-const bounded = (text: string) => clipText(text, MAX_TRANSCRIPT_CHARS);
+/**
+ * Cut after redaction, so a secret is never cut short of the pattern that would have caught it. A
+ * run recorded from the runtime's own events (a tool's output) may hold U+0000 or an unpaired
+ * surrogate, which the memories table refuses: they become U+FFFD. (External trajectories are
+ * checked line by line first: a line holding one is refused.)
+ */
+const bounded = (text: string) => toStorableText(clipText(text, MAX_TRANSCRIPT_CHARS));
 
 export function trajectoryPolicy(settings: SelfImproveConfig): TrajectoryPolicy {
   return {
