@@ -1,6 +1,3 @@
-/** Deepest nesting of arrays and objects a request body may have (a row is 2–4 levels deep). */
-export const MAX_JSON_NESTING_DEPTH = 64;
-
 /**
  * True when `value` nests arrays/objects deeper than `maxDepth` (a scalar is depth 0, `[]` depth 1).
  * Iterative, so a 100,000-level body costs a loop, not the stack; stops at the first too-deep path.

@@ -1,5 +1,6 @@
 import type { RouteRequest, RouteResponse } from '@elizaos/core';
-import { jsonNestingDepthExceeds, MAX_JSON_NESTING_DEPTH } from '../domain/json-depth';
+import { jsonNestingDepthExceeds } from '../domain/json-depth';
+import { MAX_WIRE_DEPTH } from '../domain/wire-text';
 
 export function header(req: RouteRequest, name: string): string | undefined {
   const value = req.headers?.[name] ?? req.headers?.[name.toLowerCase()];
@@ -63,8 +64,8 @@ function badRequest(res: RouteResponse, message: string): null {
 
 /** A body the server already parsed as JSON: an array as it is, one object as a one-row array; the plugin's limit applies to it as sent. */
 function parsedBody(value: unknown, res: RouteResponse, maxBytes: number, what: string): RequestBody | null {
-  if (jsonNestingDepthExceeds(value, MAX_JSON_NESTING_DEPTH)) {
-    return badRequest(res, `body is nested deeper than ${MAX_JSON_NESTING_DEPTH} levels; expected ${what}`);
+  if (jsonNestingDepthExceeds(value, MAX_WIRE_DEPTH)) {
+    return badRequest(res, `body is nested deeper than ${MAX_WIRE_DEPTH} levels; expected ${what}`);
   }
   if (value === null || typeof value !== 'object') return badRequest(res, `body must be ${what} (got JSON ${value === null ? 'null' : typeof value})`);
   if (isEmptyObject(value)) return badRequest(res, `body must be ${what} (got an empty JSON object)`);
