@@ -123,10 +123,22 @@ export const settingsSchema = z.object({
   SELF_IMPROVE_SCAN_RULE_MIN_SPAN_DAYS: int(0, 3650, DEFAULT_SCAN_PROMOTION_CRITERIA.minSpanDays),
   /** ... most days since the lesson was last seen. */
   SELF_IMPROVE_SCAN_RULE_MAX_IDLE_DAYS: int(0, 3650, DEFAULT_SCAN_PROMOTION_CRITERIA.maxIdleDays),
+  /**
+   * Token (sensitive) a caller may present to the plugin's write routes, as `X-API-KEY` or
+   * `Authorization: Bearer …`, besides the server's own ELIZA_SERVER_AUTH_TOKEN. When either is
+   * configured, every write route asks for one of them at every path the server exposes.
+   */
+  SELF_IMPROVE_API_TOKEN: z.string().min(16, 'must be at least 16 characters (a random token, e.g. from `openssl rand -hex 32`)').max(1024, 'must be at most 1024 characters').optional(),
+  /** `true`: the read routes (scores, rules, ELO, metrics, dashboard) answer without a key; `false`: they ask for one too whenever a key is configured. */
+  SELF_IMPROVE_PUBLIC_READS: z.enum(['true', 'false'], { errorMap: () => ({ message: 'must be one of true, false' }) }).default('true'),
+  /** Most sats that submitted trajectories (HTTP with a key, CLI) may earn per UTC day; 0: submitted trajectories never pay. */
+  SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY: int(0, 100_000_000, 5_000),
 });
 
 export type SelfImproveConfig = z.output<typeof settingsSchema>;
 export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof SelfImproveConfig)[];
+/** Settings whose value is never printed (errors say how long it is instead). */
+export const SENSITIVE_SETTINGS: ReadonlySet<string> = new Set(['SELF_IMPROVE_API_TOKEN']);
 
 export class ConfigError extends Error {
   constructor(
@@ -154,7 +166,8 @@ export function parseConfig(read: SettingSource): SelfImproveConfig {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const setting = String(issue?.path[0] ?? '(settings)');
-  throw new ConfigError(setting, raw[setting], issue?.message ?? 'invalid');
+  const shown = SENSITIVE_SETTINGS.has(setting) ? `(${String(raw[setting]).length} characters, hidden)` : raw[setting];
+  throw new ConfigError(setting, shown, issue?.message ?? 'invalid');
 }
 
 /** The plugin's settings for a runtime: character settings first, then the process environment. */

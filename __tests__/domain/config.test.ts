@@ -47,7 +47,12 @@ const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_SCAN_RULE_MIN_REINFORCEMENTS: 3,
   SELF_IMPROVE_SCAN_RULE_MIN_SPAN_DAYS: 14,
   SELF_IMPROVE_SCAN_RULE_MAX_IDLE_DAYS: 30,
+  SELF_IMPROVE_PUBLIC_READS: 'true',
+  SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY: 5_000,
 };
+
+/** Settings without a default: unset unless configured (secrets, keys). */
+const UNSET_BY_DEFAULT = ['SELF_IMPROVE_API_TOKEN'];
 
 const from = (settings: Record<string, unknown>) => (name: string) => settings[name];
 
@@ -71,7 +76,7 @@ describe('parseConfig', () => {
   });
 
   test('SETTING_NAMES lists every setting', () => {
-    expect<string[]>([...SETTING_NAMES].sort()).toEqual(Object.keys(DEFAULTS).sort());
+    expect<string[]>([...SETTING_NAMES].sort()).toEqual([...Object.keys(DEFAULTS), ...UNSET_BY_DEFAULT].sort());
   });
 
   const coerced: [string, unknown, unknown][] = [

@@ -3,6 +3,7 @@
 import { expect, test } from 'bun:test';
 import { z } from 'zod';
 import manifest from '../../package.json';
+import { SENSITIVE_SETTINGS } from '../../src/config';
 import { settingsSchema } from '../../src/index';
 
 interface PluginParameter {
@@ -31,7 +32,7 @@ test('pluginParameters lists exactly the settings of settingsSchema', () => {
   expect(Object.keys(parameters).sort()).toEqual(Object.keys(settingsSchema.shape).sort());
 });
 
-test.each(Object.entries(settingsSchema.shape))('%s: type, default, one-line description, optional, not sensitive', (name, schema) => {
+test.each(Object.entries(settingsSchema.shape))('%s: type, default, one-line description, optional, sensitive only when it is a secret', (name, schema) => {
   const parameter = parameters[name];
   expect(parameter).toBeDefined();
   const stated = parameter?.default;
@@ -41,5 +42,5 @@ test.each(Object.entries(settingsSchema.shape))('%s: type, default, one-line des
   expect(parameter?.description.trim().length).toBeGreaterThan(10);
   expect(parameter?.description).not.toContain('\n');
   expect(parameter?.required).toBe(false);
-  expect(parameter?.sensitive).toBe(false);
+  expect(parameter?.sensitive).toBe(SENSITIVE_SETTINGS.has(name));
 });

@@ -3,7 +3,7 @@ import { describeGroup, type GroupKey } from './grouping';
 import { LESSON_CATEGORIES, type LessonDraft } from './lesson';
 import { extractJson } from './model-json';
 import type { OutcomeLabel } from './outcome';
-import { clipText } from './prompt-text';
+import { clipText, escapeForPrompt } from './prompt-text';
 import type { GroupStats } from './stats';
 
 export const MAX_SUMMARY_CHARS = 300;
@@ -17,10 +17,14 @@ export interface FindingSample {
 
 /**
  * Text from outside (finding summaries) goes into the prompt only as JSON string literals with
- * `<` and `>` escaped, so it can neither close the data block nor open a new prompt section.
+ * `<` and `>` escaped, and the line breaks JSON leaves raw (U+0085, U+2028, U+2029) escaped too, so it
+ * can neither close the data block nor start a line that opens a new prompt section.
  */
 export function quoteUntrusted(text: string, maxChars: number): string {
-  return JSON.stringify(clipText(text, maxChars)).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+  return JSON.stringify(clipText(text, maxChars))
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/[\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The TEXT_SMALL prompt for one group: statistics computed in code, a bounded sample of summaries as data. */
@@ -31,7 +35,7 @@ export function buildLessonPrompt(key: GroupKey, stats: GroupStats, samples: rea
   return [
     'You review how a code scanner\'s findings were judged by the people who received them, and write short, reusable lessons for the scanner\'s next runs.',
     '',
-    `Scope: ${describeGroup(key)}`,
+    `Scope: ${escapeForPrompt(describeGroup(key), 600)}`,
     `Outcomes in window: n=${stats.n}; fixed=${c.fixed}, accepted=${c.accepted}, ignored=${c.ignored}, rejected_fp=${c.rejected_fp}, reopened=${c.reopened}`,
     `Average weighted reward: ${stats.avgReward.toFixed(3)} (fixed +1.00, accepted +0.50, ignored 0, rejected_fp -0.70, reopened -1.00)`,
     `False-positive rate: ${(stats.falsePositiveRate * 100).toFixed(1)}% (95% CI ${(stats.falsePositiveInterval.low * 100).toFixed(1)}-${(stats.falsePositiveInterval.high * 100).toFixed(1)}%)`,

@@ -19,13 +19,13 @@ export function clipText(text: string, maxChars: number): string {
 }
 
 /**
- * One line of inert text: newlines and tabs become spaces, characters that could open or close a
+ * One line of inert text: every line break (\n, \r, \v, \f, U+0085, U+2028, U+2029) and tab becomes a space, characters that could open or close a
  * section (`<`, `>`, backticks, `#` at the start, `[`/`]` pairs used by headers) are replaced,
  * and the result is cut to `maxChars`.
  */
 export function escapeForPrompt(text: string, maxChars = 400): string {
   const flat = text
-    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/[\r\n\t\v\f\u0085\u2028\u2029]+/g, ' ')
     .replace(/</g, '‹')
     .replace(/>/g, '›')
     .replace(/`/g, "'")
@@ -33,7 +33,7 @@ export function escapeForPrompt(text: string, maxChars = 400): string {
     .replace(/\]/g, ')')
     .replace(/\s{2,}/g, ' ')
     .trim()
-    .replace(/^#+\s*/, '');
+    .replace(/^(#+\s*)+/, '');
   return clipText(flat, maxChars);
 }
 

@@ -1,4 +1,5 @@
 import { type ActionEventPayload, type IAgentRuntime, type Memory, type ModelEventPayload, type RunEventPayload, Service, type UUID } from '@elizaos/core';
+import { sql } from 'drizzle-orm';
 import { loadConfig, type SelfImproveConfig } from '../config';
 import { messageContext } from '../domain/elo-exposures';
 import { stableId } from '../domain/ids';
@@ -13,6 +14,7 @@ import { RunRecorder } from './run-recorder';
 import type { RewardLedgerService } from './reward-ledger-service';
 import type { EloBookService } from './elo-book-service';
 import { ELO_BOOK_SERVICE, REWARD_LEDGER_SERVICE, TRAJECTORY_SERVICE } from './service-names';
+import { dbOf, queryRows } from './sql';
 
 export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
 /**
@@ -37,6 +39,13 @@ export interface StoredTrajectory {
   redaction: { level: RedactionLevel; counts: Record<string, number> };
   /** The redacted transcript, one step per line. */
   transcript: string;
+  /** Sats the ledger was asked to pay for it: 0 when not accepted, not paid (an unauthenticated submission) or over the day's cap. */
+  paid_sats: number;
+}
+
+/** Whether a recorded trajectory may pay: the agent's own runs and the operator's CLI do; an HTTP submission only with a key. */
+export interface RecordOptions {
+  pay: boolean;
 }
 
 /** One step per line: `[kind name] text`, newlines inside a step flattened. */
@@ -81,6 +90,7 @@ export class TrajectoryService extends Service {
   settings!: SelfImproveConfig;
   readonly recorder = new RunRecorder();
   private pending: Promise<unknown> = Promise.resolve();
+  private recording: Promise<unknown> = Promise.resolve();
 
   static override async start(runtime: IAgentRuntime): Promise<TrajectoryService> {
     const service = new TrajectoryService(runtime);
@@ -89,7 +99,7 @@ export class TrajectoryService extends Service {
   }
 
   override async stop(): Promise<void> {
-    await this.pending.catch(() => undefined);
+    await Promise.all([this.pending.catch(() => undefined), this.recording.catch(() => undefined)]);
   }
 
   get policy(): TrajectoryPolicy {
@@ -104,46 +114,71 @@ export class TrajectoryService extends Service {
 
   /**
    * Scores a trajectory, redacts it at SELF_IMPROVE_TRAJECTORY_REDACTION and stores it as a memory.
-   * The id is derived from the run id (or the transcript), so storing the same trajectory again
-   * returns the stored one.
+   * The agent's own runs are identified by their run id; submitted ones (HTTP, CLI) by what they
+   * contain, so submitting the same log under a new id returns the stored one and pays nothing
+   * again. A submitted trajectory pays at most what is left of SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY
+   * (UTC day); records are taken one at a time, so two submissions cannot both spend the same sats.
    */
-  async record(trajectory: TrajectoryInput, source: TrajectorySource): Promise<StoredTrajectory> {
+  record(trajectory: TrajectoryInput, source: TrajectorySource, options: RecordOptions = { pay: true }): Promise<StoredTrajectory> {
+    const work = this.recording.catch(() => undefined).then(() => this.recordNow(trajectory, source, options));
+    this.recording = work;
+    return work;
+  }
+
+  private async recordNow(trajectory: TrajectoryInput, source: TrajectorySource, options: RecordOptions): Promise<StoredTrajectory> {
     const raw = transcriptOf(trajectory);
-    const id = stableId('trajectory', this.runtime.agentId, trajectory.id ?? raw);
+    const id = stableId('trajectory', this.runtime.agentId, source === 'runtime' ? (trajectory.id ?? raw) : raw);
     const existing = await this.runtime.getMemoryById(id);
     const known = existing ? storedFrom(existing) : null;
     if (known) return known;
     const level = this.settings.SELF_IMPROVE_TRAJECTORY_REDACTION;
     const redacted = redact(raw, level);
+    const evaluation = evaluateTrajectory(trajectory, this.policy);
+    const earned = evaluation.accepted ? Math.max(0, evaluation.reward.total_sats) : 0;
+    const createdAt = Date.now();
+    const paid = !options.pay || earned === 0 ? 0 : source === 'runtime' ? earned : Math.min(earned, await this.submittedSatsLeft(createdAt));
     const stored: StoredTrajectory = {
       id,
       source,
       run_id: trajectory.id ?? null,
       started_at: trajectory.started_at ?? null,
       ended_at: trajectory.ended_at ?? null,
-      evaluation: evaluateTrajectory(trajectory, this.policy),
+      evaluation,
       redaction: { level, counts: redacted.counts },
       transcript: bounded(redacted.text),
+      paid_sats: paid,
     };
-    const memory = agentMemory(this.runtime, id, stored.transcript, { type: TRAJECTORY_MEMORY_TYPE, ...metadataOf(stored) }, { createdAt: Date.now(), unique: false });
+    const memory = agentMemory(this.runtime, id, stored.transcript, { type: TRAJECTORY_MEMORY_TYPE, ...metadataOf(stored) }, { createdAt, unique: false });
     await this.runtime.createMemory(memory, TRAJECTORIES_TABLE);
     await this.recordReward(stored);
     return stored;
   }
 
-  /** An accepted trajectory's reward goes into the reward ledger, when it runs; a ledger failure is logged, never thrown. */
+  /** What submitted trajectories (HTTP, CLI) may still earn on the UTC day of `nowMs`. */
+  private async submittedSatsLeft(nowMs: number): Promise<number> {
+    const dayStart = new Date(Math.floor(nowMs / 86_400_000) * 86_400_000);
+    const [row] = await queryRows<{ paid: string | number | null }>(
+      dbOf(this.runtime),
+      sql`SELECT COALESCE(SUM((metadata->>'paid_sats')::numeric), 0) AS paid FROM memories
+          WHERE agent_id = ${this.runtime.agentId}::uuid AND type = ${TRAJECTORIES_TABLE}
+            AND metadata->>'source' IN ('http', 'cli') AND created_at >= ${dayStart.toISOString()}::timestamptz`,
+    );
+    return Math.max(0, this.settings.SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY - Number(row?.paid ?? 0));
+  }
+
+  /** What the trajectory was granted goes into the reward ledger, when it runs; a ledger failure is logged, never thrown. */
   private async recordReward(t: StoredTrajectory): Promise<void> {
     const ledger = this.runtime.getService<RewardLedgerService>(REWARD_LEDGER_SERVICE);
-    const entry = trajectoryLedgerEntry({ id: t.id, accepted: t.evaluation.accepted, totalSats: t.evaluation.reward.total_sats, quality: t.evaluation.quality.quality });
+    const entry = trajectoryLedgerEntry({ id: t.id, accepted: t.evaluation.accepted, totalSats: t.paid_sats, quality: t.evaluation.quality.quality });
     if (!ledger || !entry) return;
     const result = await ledger.append(entry).catch((error: unknown) => ({ ok: false as const, code: 'error', field: '', message: error instanceof Error ? error.message : String(error) }));
     if (!result.ok) this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, trajectoryId: t.id, problem: result }, 'ledger refused the trajectory reward');
   }
 
   /** Parses, scores and stores an external trajectory. */
-  async submit(text: string, source: TrajectorySource, id?: string): Promise<{ stored: StoredTrajectory; errors: { line: number; field: string; message: string }[] }> {
+  async submit(text: string, source: TrajectorySource, id?: string, options: RecordOptions = { pay: true }): Promise<{ stored: StoredTrajectory; errors: { line: number; field: string; message: string }[] }> {
     const { trajectory, errors } = parseTrajectoryText(text, id === undefined ? {} : { id });
-    return { stored: await this.record(trajectory, source), errors };
+    return { stored: await this.record(trajectory, source, options), errors };
   }
 
   /** Every stored trajectory of the agent, newest first. */
