@@ -1,8 +1,10 @@
 import '../src/cli/quiet';
+import { generateKeyPairSync } from 'node:crypto';
 import type { Memory, UUID } from '@elizaos/core';
 import { routeConsoleToStderr } from '../src/cli/output';
 import { stableId } from '../src/domain/ids';
 import { exportRules } from '../src/domain/rule-export';
+import { signDocument } from '../src/domain/rule-signing';
 import { RULE_TYPES, type Rule } from '../src/domain/rule-types';
 import selfImprovePlugin from '../src/index';
 import { topRulesProvider } from '../src/providers/top-rules';
@@ -17,8 +19,8 @@ import { draw, textOf, word } from './synthetic-text';
  * TOP_RULES: one provider `get` with N rules in the rule book (goal: p99 under 2 ms at 10k), and
  * at 1k in the same run, so the ratio shows how the cost grows. No model: lexical vectors, as the
  * rule index always uses. Rules come in the way another agent's would: an export document
- * (`exportRules`, hashes and manifest) imported with `importRules` (verified, deduplicated,
- * conflicts marked). They are spread over 12 categories, the 4 types, tags and validation dates
+ * (`exportRules`, hashes and manifest, signed with the agent's own key so they import as active
+ * rules) imported with `importRules` (verified, deduplicated, conflicts marked). They are spread over 12 categories, the 4 types, tags and validation dates
  * (0–44 days ago: about a quarter have decayed below 0.5 and are skipped), with texts drawn from
  * a Zipf-like vocabulary; every third message names a category, as chat about work does. Between
  * timed calls the event loop turns (`Bun.sleep(0)`), so the ELO book's batched writes of the
@@ -31,6 +33,8 @@ const DAY = 86_400_000;
 const NOW = Date.now();
 const CATEGORIES = ['shell', 'git', 'auth', 'config', 'deploy', 'memory', 'cron', 'social', 'communication', 'testing', 'database', 'network'];
 const VERBS: Record<Rule['type'], string> = { NEVER: 'Never', MUST: 'Always', CHECK: 'Check', PREFER: 'Prefer' };
+/** Signs the imported export; the agent runs with it as SELF_IMPROVE_RULE_SIGNING_KEY, so it trusts the file. */
+const SIGNING_KEY = generateKeyPairSync('ed25519').privateKey;
 
 function syntheticRule(i: number): Rule {
   const type = RULE_TYPES[i % RULE_TYPES.length] as Rule['type'];
@@ -53,14 +57,19 @@ function syntheticRule(i: number): Rule {
 
 async function importRange(book: RuleBookService, from: number, to: number): Promise<void> {
   const rules = Array.from({ length: to - from }, (_, k) => syntheticRule(from + k));
-  const doc = exportRules(rules, { agentHandle: 'bench-source', sourceWorkspace: '/bench', nowMs: NOW });
+  const doc = signDocument(exportRules(rules, { agentHandle: 'bench-source', sourceWorkspace: '/bench', nowMs: NOW }), SIGNING_KEY);
   const result = await book.importRules(JSON.parse(JSON.stringify(doc)));
   if (!result.ok) throw new Error(`import refused: ${result.message}`);
+  if (result.trust !== 'trusted') throw new Error(`import was not trusted (${result.trust}): its rules would be candidates, not measured`);
   note(`imported ${result.added.length} rules (${result.skipped} duplicates skipped); ${book.rules().length} in the book`);
 }
 
 routeConsoleToStderr();
-const { runtime, close } = await bootRuntime({ dataDir: 'memory://', plugins: [selfImprovePlugin] });
+const { runtime, close } = await bootRuntime({
+  dataDir: 'memory://',
+  plugins: [selfImprovePlugin],
+  settings: { SELF_IMPROVE_RULE_SIGNING_KEY: SIGNING_KEY.export({ format: 'der', type: 'pkcs8' }).toString('base64') },
+});
 try {
   const book = await ruleBookOf(runtime);
   const messages: Memory[] = [];

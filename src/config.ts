@@ -5,6 +5,8 @@ import { DEFAULT_DECAY_POLICY } from './domain/rule-confidence';
 import { DEFAULT_GUARD_THRESHOLD } from './domain/rule-guard';
 import { DEFAULT_LESSON_MATCH_THRESHOLD } from './domain/rule-lessons';
 import { DEFAULT_PROMOTION_CRITERIA, DEFAULT_SCAN_PROMOTION_CRITERIA } from './domain/rule-promotion';
+import { parsePrivateKey, parseTrustedKeys } from './domain/rule-signing';
+import { parseEntityList } from './domain/trust';
 
 const int = (min: number, max: number, dflt: number) =>
   z.coerce
@@ -124,6 +126,15 @@ export const settingsSchema = z.object({
   /** ... most days since the lesson was last seen. */
   SELF_IMPROVE_SCAN_RULE_MAX_IDLE_DAYS: int(0, 3650, DEFAULT_SCAN_PROMOTION_CRITERIA.maxIdleDays),
   /**
+   * Reward ledger key (sensitive): set, new transactions are chained with HMAC-SHA256 under it and
+   * signed checkpoints can be made; unset, the chain is plain SHA-256 (detects accidental corruption only).
+   */
+  SELF_IMPROVE_LEDGER_SECRET: z
+    .string()
+    .min(16, 'must be at least 16 characters (a random secret, e.g. from `openssl rand -hex 32`)')
+    .max(1024, 'must be at most 1024 characters')
+    .optional(),
+  /**
    * Token (sensitive) a caller may present to the plugin's write routes, as `X-API-KEY` or
    * `Authorization: Bearer …`, besides the server's own ELIZA_SERVER_AUTH_TOKEN. When either is
    * configured, every write route asks for one of them at every path the server exposes.
@@ -133,12 +144,39 @@ export const settingsSchema = z.object({
   SELF_IMPROVE_PUBLIC_READS: z.enum(['true', 'false'], { errorMap: () => ({ message: 'must be one of true, false' }) }).default('true'),
   /** Most sats that submitted trajectories (HTTP with a key, CLI) may earn per UTC day; 0: submitted trajectories never pay. */
   SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY: int(0, 100_000_000, 5_000),
+  /** Who may teach, validate, retire and approve rules and label findings besides a world's OWNER and ADMINs: comma-separated entity UUIDs. */
+  SELF_IMPROVE_TRUSTED_ENTITIES: z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parseEntityList(text);
+      if (!parsed.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.message });
+      return parsed.ok ? parsed.ids : [];
+    })
+    .default(''),
+  /** Ed25519 private key (sensitive; PEM or base64 PKCS#8 DER) that signs rule exports; unset: exports are unsigned and say so. */
+  SELF_IMPROVE_RULE_SIGNING_KEY: z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parsePrivateKey(text);
+      if (!parsed.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.message });
+      return parsed.ok ? parsed.key : z.NEVER;
+    })
+    .optional(),
+  /** Public keys (PEM or base64 SPKI DER) or key ids whose signed rule exports import as active rules, comma-separated; the agent's own signing key is always trusted. */
+  SELF_IMPROVE_RULE_TRUSTED_KEYS: z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parseTrustedKeys(text);
+      if (!parsed.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.message });
+      return parsed.ok ? parsed.keyIds : [];
+    })
+    .default(''),
 });
 
 export type SelfImproveConfig = z.output<typeof settingsSchema>;
 export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof SelfImproveConfig)[];
 /** Settings whose value is never printed (errors say how long it is instead). */
-export const SENSITIVE_SETTINGS: ReadonlySet<string> = new Set(['SELF_IMPROVE_API_TOKEN']);
+export const SENSITIVE_SETTINGS: ReadonlySet<string> = new Set(['SELF_IMPROVE_API_TOKEN', 'SELF_IMPROVE_LEDGER_SECRET', 'SELF_IMPROVE_RULE_SIGNING_KEY']);
 
 export class ConfigError extends Error {
   constructor(

@@ -1,11 +1,11 @@
 import type { Plugin } from '@elizaos/core';
 import { labelFindingAction } from './actions/label-finding';
-import { retireRuleAction, validateRuleAction } from './actions/rule-actions';
+import { approveRuleAction, rejectRuleAction, retireRuleAction, validateRuleAction } from './actions/rule-actions';
 import { loadConfig } from './config';
 import { feedbackExtractor } from './evaluators/feedback-extractor';
 import { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
 import { mergePluginEvents } from './events/merge-events';
-import { ruleGuardEvents } from './events/rule-guard-events';
+import { ruleAuditEvents } from './events/rule-audit-events';
 import { runEvents } from './events/run-events';
 import { highEloContextProvider } from './providers/high-elo-context';
 import { scanLessonsProvider } from './providers/scan-lessons';
@@ -25,7 +25,7 @@ import { TrajectoryService } from './services/trajectory-service';
 
 /**
  * plugin-self-improve: scan outcomes -> weighted rewards -> deduplicated lessons; events -> typed
- * rules with decaying confidence and a guard; ELO for what the agent knows; a reward ledger.
+ * rules with decaying confidence and an action audit; ELO for what the agent knows; a reward ledger.
  */
 export const selfImprovePlugin: Plugin = {
   name: 'self-improve',
@@ -34,11 +34,11 @@ export const selfImprovePlugin: Plugin = {
     loadConfig(runtime);
   },
   services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService, RuleBookService],
-  actions: [labelFindingAction, validateRuleAction, retireRuleAction],
+  actions: [labelFindingAction, validateRuleAction, retireRuleAction, approveRuleAction, rejectRuleAction],
   evaluators: [scanOutcomeExtractor, feedbackExtractor],
   providers: [scanLessonsProvider, highEloContextProvider, topRulesProvider],
   routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes, ...ruleRoutes].map(guardedRoute),
-  events: mergePluginEvents(runEvents, ruleGuardEvents),
+  events: mergePluginEvents(runEvents, ruleAuditEvents),
 };
 
 export default selfImprovePlugin;
@@ -85,17 +85,21 @@ export { ContextIndex, type ContextItem } from './domain/context-index';
 export { initialTierFor, parseTierMap, SEED_INITIAL_TIERS } from './domain/elo-tier-map';
 export * as elo from './domain/elo';
 export { checkEntry, type LedgerEntryInput, type LedgerTransaction, nextTransaction, transactionHash, verifyChain } from './domain/ledger-chain';
+export { checkpointSchema, type LedgerCheckpoint, makeCheckpoint, verifyAgainstCheckpoint } from './domain/ledger-checkpoint';
 export { ledgerMetrics, ledgerTotals } from './domain/ledger-totals';
 export { buildProgressJson, PROGRESS_JSON_SCHEMA } from './domain/progress-json';
 export { ledgerRoutes } from './routes/ledger-routes';
-export { type AppendResult, DEFAULT_LEDGER_CATEGORIES, type LedgerVerification, RewardLedgerService, rewardLedgerOf } from './services/reward-ledger-service';
+export { type AppendResult, DEFAULT_LEDGER_CATEGORIES, type LedgerVerification, RewardLedgerService, rewardLedgerOf, type SourceCheck } from './services/reward-ledger-service';
 export { type StoredTrajectory, TRAJECTORY_MEMORY_TYPE, TrajectoryService, trajectoryServiceOf } from './services/trajectory-service';
 export { getTrajectoriesRoute, handleGetTrajectories, handlePostTrajectory, postTrajectoryRoute } from './routes/trajectory-routes';
 export { type EventIngestResult, type EventTextResult, type GuardSettlement, type ImportResult, RULE_BOOK_SERVICE, RULE_KIND, type RuleChange, type RuleFilter, RuleBookService, ruleBookOf } from './services/rule-book-service';
-export { handleExportRules, handleGetRuleMetrics, handleGetRules, handlePostEvents, ruleRoutes } from './routes/rule-routes';
-export { retireRuleAction, validateRuleAction } from './actions/rule-actions';
+export { handleApproveRule, handleExportRules, handleGetRuleMetrics, handleGetRules, handlePostEvents, handleRejectRule, ruleRoutes } from './routes/rule-routes';
+export { approveRuleAction, rejectRuleAction, retireRuleAction, validateRuleAction } from './actions/rule-actions';
 export { parseRuleRequest, type RuleRequest } from './domain/rule-request';
 export { FEEDBACK_EVENT_SOURCE, feedbackExtractor } from './evaluators/feedback-extractor';
 export { topRulesProvider } from './providers/top-rules';
-export { ACTION_EVENT_SOURCE, actionTexts, ruleGuardEvents } from './events/rule-guard-events';
+export { ACTION_EVENT_SOURCE, actionTexts, ruleAuditEvents } from './events/rule-audit-events';
+export { decideTrust, parseEntityList, type Trust, type TrustBasis } from './domain/trust';
+export { isTrusted, trustOf } from './services/speaker-trust';
+export { checkSignature, keyIdOf, parsePrivateKey, parsePublicKey, signDocument } from './domain/rule-signing';
 export { mergePluginEvents } from './events/merge-events';

@@ -49,10 +49,12 @@ const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_SCAN_RULE_MAX_IDLE_DAYS: 30,
   SELF_IMPROVE_PUBLIC_READS: 'true',
   SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY: 5_000,
+  SELF_IMPROVE_TRUSTED_ENTITIES: [],
+  SELF_IMPROVE_RULE_TRUSTED_KEYS: [],
 };
 
 /** Settings without a default: unset unless configured (secrets, keys). */
-const UNSET_BY_DEFAULT = ['SELF_IMPROVE_API_TOKEN'];
+const UNSET_BY_DEFAULT = ['SELF_IMPROVE_API_TOKEN', 'SELF_IMPROVE_LEDGER_SECRET', 'SELF_IMPROVE_RULE_SIGNING_KEY'];
 
 const from = (settings: Record<string, unknown>) => (name: string) => settings[name];
 

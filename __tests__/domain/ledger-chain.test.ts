@@ -87,8 +87,8 @@ describe('transactionHash', () => {
     expect(transactionHash({ ...body, extra: 'ignored' } as typeof body)).toBe(tx.hash);
   });
 
-  test('HASHED_FIELD_ORDER is every field of a transaction but hash, in printed order', () => {
-    expect(HASHED_FIELD_ORDER).toEqual(Object.keys(tx).filter((k) => k !== 'hash') as typeof HASHED_FIELD_ORDER);
+  test('HASHED_FIELD_ORDER is every field of a transaction but hash, in printed order, then hash_alg (absent from SHA-256 rows)', () => {
+    expect(HASHED_FIELD_ORDER).toEqual([...Object.keys(tx).filter((k) => k !== 'hash'), 'hash_alg'] as typeof HASHED_FIELD_ORDER);
   });
 });
 
@@ -193,11 +193,11 @@ describe('checkEntry', () => {
 
 describe('verifyChain', () => {
   test('an empty ledger verifies with total 0', () => {
-    expect(verifyChain([])).toEqual({ ok: true, count: 0, total: 0 });
+    expect(verifyChain([])).toEqual({ ok: true, count: 0, total: 0, keyed: 0 });
   });
 
   test('golden: the five-transaction ledger verifies, total 25 - 10 + 40 - 5 + 15 = 65', () => {
-    expect(verifyChain(FIVE)).toEqual({ ok: true, count: 5, total: 65 });
+    expect(verifyChain(FIVE)).toEqual({ ok: true, count: 5, total: 65, keyed: 0 });
   });
 
   const replace = (index: number, tx: LedgerTransaction) => FIVE.map((t, i) => (i === index ? tx : t));
@@ -237,7 +237,7 @@ describe('verifyChain', () => {
 
   test('the head is the caller’s anchor: an edited, rehashed last row verifies but changes the last hash', () => {
     const edited = FIVE.map((t, i) => (i === 4 ? rehashed(t, { action: 'rewritten' }) : t));
-    expect(verifyChain(edited)).toEqual({ ok: true, count: 5, total: 65 });
+    expect(verifyChain(edited)).toEqual({ ok: true, count: 5, total: 65, keyed: 0 });
     expect(at(edited, 4).hash).not.toBe(at(FIVE, 4).hash);
   });
 
@@ -246,7 +246,7 @@ describe('verifyChain', () => {
       fc.property(chainArb(0), (chain) => {
         const prefixSums = chain.map((_, i) => chain.slice(0, i + 1).reduce((sum, tx) => sum + tx.points, 0));
         expect(chain.map((tx) => tx.running_total)).toEqual(prefixSums);
-        expect(verifyChain(chain)).toEqual({ ok: true, count: chain.length, total: prefixSums.at(-1) ?? 0 });
+        expect(verifyChain(chain)).toEqual({ ok: true, count: chain.length, total: prefixSums.at(-1) ?? 0, keyed: 0 });
       }),
     );
   });
@@ -265,6 +265,7 @@ describe('verifyChain', () => {
     running_total: (tx) => ({ running_total: tx.running_total + 1 }),
     verified: (tx) => ({ verified: !tx.verified }),
     prev_hash: (tx) => ({ prev_hash: flipLastHex(tx.prev_hash) }),
+    hash_alg: () => ({ hash_alg: 'hmac-sha256' }),
     hash: (tx) => ({ hash: flipLastHex(tx.hash) }),
   };
   function flipLastHex(hex: string): string {
@@ -285,11 +286,12 @@ describe('verifyChain', () => {
     running_total: 'bad_hash',
     verified: 'bad_hash',
     prev_hash: 'bad_hash',
+    hash_alg: 'key_required',
     hash: 'bad_hash',
   };
 
   /** Where an edit is caught after its hash is recomputed: offset 0 = the edited row, 1 = the next. */
-  const REHASHED_EDIT: Record<Exclude<keyof LedgerTransaction, 'hash'>, [0 | 1, ChainProblemCode]> = {
+  const REHASHED_EDIT: Record<Exclude<keyof LedgerTransaction, 'hash' | 'hash_alg'>, [0 | 1, ChainProblemCode]> = {
     id: [0, 'bad_id'],
     sequence: [0, 'bad_id'],
     timestamp: [1, 'broken_link'],

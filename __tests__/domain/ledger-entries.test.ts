@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { checkEntry } from '../../src/domain/ledger-chain';
-import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, trajectoryLedgerEntry } from '../../src/domain/ledger-entries';
+import { claimKeyOf } from '../../src/domain/ledger-claims';
+import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, ruleIdOfVerdictRef, ruleLedgerEntry, ruleVerdictRef, trajectoryLedgerEntry } from '../../src/domain/ledger-entries';
 import { OUTCOME_LABELS } from '../../src/domain/outcome';
 import { weightedReward } from '../../src/domain/reward';
 import { DEFAULT_LEDGER_CATEGORIES } from '../../src/services/reward-ledger-service';
@@ -45,5 +46,31 @@ describe('ledger entries from outcomes and trajectories', () => {
       source_ref: 't-1',
     });
     expect(trajectoryLedgerEntry({ id: 't-2', accepted: false, totalSats: 410, quality: 0.4 })).toBeNull();
+  });
+
+  test('a rule verdict is its own source record: the n-th validation or violation of the rule', () => {
+    expect(ruleLedgerEntry({ ruleId: 'R-007', verdict: 'validated', occurrence: 3, context: 'guard G-1' })).toEqual({
+      type: 'reward',
+      category: 'rule_validated',
+      points: 10,
+      action: 'rule R-007 validated (guard G-1)',
+      source: 'rule',
+      source_ref: 'R-007#3',
+    });
+    expect(ruleLedgerEntry({ ruleId: 'R-007', verdict: 'violated', occurrence: 1, context: 'reported' })).toMatchObject({ type: 'penalty', category: 'rule_violated', points: -20, source_ref: 'R-007#1' });
+    const [second, third] = [2, 3].map((n) => ruleLedgerEntry({ ruleId: 'R-007', verdict: 'validated', occurrence: n, context: 'x' }));
+    expect(claimKeyOf(second as NonNullable<typeof second>)).not.toBe(claimKeyOf(third as NonNullable<typeof third>));
+  });
+
+  test.each([
+    ['R-007', 2, 'R-007'],
+    ['rule#with#hashes', 5, 'rule#with#hashes'],
+  ])('ruleIdOfVerdictRef(ruleVerdictRef(%p, %p)) = %p; a bare id names itself', (id, n, back) => {
+    expect(ruleIdOfVerdictRef(ruleVerdictRef(id, n))).toBe(back);
+    expect(ruleIdOfVerdictRef('R-001')).toBe('R-001');
+  });
+
+  test('claim keys tell apart texts that a separator would confuse', () => {
+    expect(claimKeyOf({ source: 'a', source_ref: 'b","c', category: 'x' })).not.toBe(claimKeyOf({ source: 'a","b', source_ref: 'c', category: 'x' }));
   });
 });

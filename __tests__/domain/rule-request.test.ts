@@ -12,6 +12,12 @@ test.each([
   ['please drop r-2.', { verb: 'retire', ruleId: 'R-002' }],
   ['R-002 is no longer needed', { verb: 'retire', ruleId: 'R-002' }],
   ['R-1234 is obsolete', { verb: 'retire', ruleId: 'R-1234' }],
+  ['approve rule R-004', { verb: 'approve', ruleId: 'R-004' }],
+  ['approve candidate R-004', { verb: 'approve', ruleId: 'R-004' }],
+  ['Please approve the candidate rule r-4.', { verb: 'approve', ruleId: 'R-004' }],
+  ['R-004 is approved', { verb: 'approve', ruleId: 'R-004' }],
+  ['reject candidate R-005', { verb: 'reject', ruleId: 'R-005' }],
+  ['reject rule R-5', { verb: 'reject', ruleId: 'R-005' }],
   // negated: nothing
   ["don't retire R-002", null],
   ['do not drop R-002', null],
@@ -22,6 +28,9 @@ test.each([
   // unclear: nothing
   ['retire R-002 and R-003', null],
   ['validate R-3 then retire it', null],
+  ['approve R-4, or reject it', null],
+  ["don't approve R-004", null],
+  ['never accept R-004', null],
   ['what is R-003?', null],
   ['validate the rule', null],
   ['R-003 is wrong', null],

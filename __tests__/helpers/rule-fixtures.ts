@@ -42,8 +42,12 @@ export function makeEvent(patch: Partial<Omit<LearningEvent, 'id'>> = {}): Learn
   return { id: eventId(body), ...body };
 }
 
+/** A lesson; unless given, its trusted confirmations are its events (as events from the operator count). */
 export function makeLesson(patch: Partial<RuleLesson> & Pick<RuleLesson, 'id'>): RuleLesson {
   return {
+    trustedConfirmations: (patch.sourceEventIds ?? []).map((id) => `event:${id}`),
+    untrustedConfirmations: [],
+    authorTrusted: true,
     createdMs: T0,
     category: 'shell',
     tags: [],

@@ -1,4 +1,4 @@
-import type { AgentRuntime, Memory, Plugin } from '@elizaos/core';
+import type { AgentRuntime, Memory, Plugin, Role, UUID } from '@elizaos/core';
 import { ChannelType, stringToUuid } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
 import { bootRuntime, type BootedRuntime } from '../../src/runtime/boot';
@@ -21,21 +21,42 @@ export async function startAgent(options: { plugins?: Plugin[]; settings?: Recor
 
 let counter = 0;
 
-const USER = stringToUuid('test-user');
+/** The person `chatMessage` speaks as unless told otherwise. */
+export const TEST_USER = stringToUuid('test-user');
 const DM_ROOM = stringToUuid('test-dm-room');
 
-/** A chat message from a person in a DM room, as a connector hands it to the runtime (entity and room exist). */
-export async function chatMessage(runtime: AgentRuntime, text: string): Promise<Memory> {
+async function connect(runtime: AgentRuntime, entityId: UUID): Promise<void> {
+  await runtime.ensureConnection({ entityId, roomId: DM_ROOM, worldId: runtime.agentId, userName: 'tester', source: 'test', type: ChannelType.DM, channelId: 'test-dm' });
+}
+
+/**
+ * A chat message from a person (`TEST_USER` unless `from` is given) in a DM room of the test
+ * world (whose id is the agent id), as a connector hands it to the runtime (entity and room exist).
+ */
+export async function chatMessage(runtime: AgentRuntime, text: string, options: { from?: UUID; createdAt?: number } = {}): Promise<Memory> {
   counter++;
-  await runtime.ensureConnection({ entityId: USER, roomId: DM_ROOM, worldId: runtime.agentId, userName: 'tester', source: 'test', type: ChannelType.DM, channelId: 'test-dm' });
+  const entityId = options.from ?? TEST_USER;
+  await connect(runtime, entityId);
   return {
     id: stringToUuid(`test-message-${counter}-${text}`),
-    entityId: USER,
+    entityId,
     agentId: runtime.agentId,
     roomId: DM_ROOM,
     content: { text, channelType: ChannelType.DM },
-    createdAt: Date.now(),
+    createdAt: options.createdAt ?? Date.now(),
   };
+}
+
+/**
+ * Gives `entityId` a role in the test world (`metadata.roles`, ElizaOS's own roles: OWNER, ADMIN or
+ * NONE), as a connector does for a server's owner and admins.
+ */
+export async function grantRole(runtime: AgentRuntime, entityId: UUID, role: 'OWNER' | 'ADMIN' | 'NONE'): Promise<void> {
+  await connect(runtime, entityId);
+  const world = await runtime.getWorld(runtime.agentId);
+  if (!world) throw new Error('the test world was not created');
+  const roles = { ...(world.metadata?.roles ?? {}), [entityId]: role as Role };
+  await runtime.updateWorld({ ...world, metadata: { ...(world.metadata ?? {}), roles } });
 }
 
 export const emptyState = () => ({ values: {}, data: {}, text: '' });

@@ -95,7 +95,7 @@ test('triage, metrics and replay: one JSON document each, with the exit codes of
   // the 40 outcomes recorded 30 penalties of -70 and 10 rewards of +100 in the reward ledger
   const verify = await run('ledger', 'verify', '--db', db, '--json');
   expect(verify.code).toBe(0);
-  expect(JSON.parse(verify.stdout)).toEqual({ verification: { ok: true, count: 40, total: 10 * 100 - 30 * 70 } });
+  expect(JSON.parse(verify.stdout)).toEqual({ verification: { ok: true, count: 40, total: 10 * 100 - 30 * 70, keyed: 0, integrity: 'unkeyed', note: expect.stringContaining('unkeyed: detects accidental corruption only') } });
   const progress = await run('ledger', 'export', '--format', 'progress.json', '--db', db, '--json');
   expect(JSON.parse(progress.stdout)).toMatchObject({ schema_version: '1.0.0', reinforcement_learning_ledger: { total_score: -1_100 } });
   const badFormat = await run('ledger', 'export', '--db', db);

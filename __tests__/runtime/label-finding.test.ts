@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { ActionResult, Content, Memory } from '@elizaos/core';
+import { type ActionResult, type Content, type Memory, stringToUuid, type UUID } from '@elizaos/core';
 import { labelFindingAction } from '../../src/actions/label-finding';
 import { escapeForPrompt } from '../../src/domain/prompt-text';
 import { makeRows } from '../helpers/rows';
-import { chatMessage, emptyState, startAgent, type TestAgent } from '../helpers/runtime';
+import { chatMessage, emptyState, grantRole, startAgent, TEST_USER, type TestAgent } from '../helpers/runtime';
 import { storedOutcomes } from '../helpers/stored-outcomes';
 import { createTestModelsPlugin } from '../helpers/test-models';
 
@@ -27,8 +27,9 @@ const awaiting = (finding_key: string) => ({
 describe('LABEL_FINDING on a real runtime', () => {
   let agent: TestAgent;
 
-  async function say(text: string, content: Record<string, unknown> = {}): Promise<Memory> {
-    const message = await chatMessage(agent.runtime, text);
+  /** A message from the test world's owner (`TEST_USER`), or from `from`. */
+  async function say(text: string, content: Record<string, unknown> = {}, from?: UUID): Promise<Memory> {
+    const message = await chatMessage(agent.runtime, text, from ? { from } : {});
     return { ...message, createdAt: SAID_AT, content: { ...message.content, ...content } };
   }
 
@@ -49,9 +50,23 @@ describe('LABEL_FINDING on a real runtime', () => {
     expect(ingested.accepted).toBe(3);
     const recorded = await agent.service.recordFindings(['lf-await-1', 'lf-await-2', 'lf-await-3', EVIL_KEY].map(awaiting));
     expect(recorded).toEqual({ recorded: 4, known: 0, rejected: [] });
+    // Labels mint outcome rewards: only the owner and admins (ElizaOS roles) or listed people may label.
+    await grantRole(agent.runtime, TEST_USER, 'OWNER');
   });
   afterAll(async () => {
     await agent.close();
+  });
+
+  test('a label from someone who may not label is refused, saying who may; nothing is recorded', async () => {
+    const stranger = stringToUuid('label-stranger');
+    const message = await say('finding lf-await-1 is a false positive', {}, stranger);
+    const before = await agent.service.counts();
+    const { result, replies } = await handle(message);
+    const refusal = "Only the agent's owner or admins (or people its operator lists as trusted) can label findings; nothing changed.";
+    expect(result).toMatchObject({ success: false, text: refusal, values: { refused: 'not_trusted' } });
+    expect(replies).toEqual([{ text: refusal, actions: ['LABEL_FINDING'] }]);
+    expect(await agent.service.counts()).toEqual(before);
+    expect((await agent.service.lookupFindings(['lf-await-1'])).get('lf-await-1')?.labels).toEqual([]);
   });
 
   test('the action is registered with the runtime', () => {

@@ -42,7 +42,7 @@ describe('RewardLedgerService on a real runtime', () => {
     ]);
     // re-ingesting the same rows records nothing new
     await agent.service.ingest(makeRows({ n: 3, labels: ['fixed', 'rejected_fp', 'accepted'], keyPrefix: 'ledger' }));
-    expect(await ledger.verify()).toEqual({ ok: true, count: 3, total: 80 });
+    expect(await ledger.verify()).toMatchObject({ ok: true, count: 3, total: 80, keyed: 0, integrity: 'unkeyed', note: expect.stringContaining('unkeyed: detects accidental corruption only') });
   });
 
   test('bad entries are refused with the field and what is allowed; nothing is written', async () => {
@@ -52,25 +52,34 @@ describe('RewardLedgerService on a real runtime', () => {
     expect(await ledger.append({ ...reward(outcomeIds[0] as string), points: -5 })).toMatchObject({ ok: false, code: 'sign_mismatch', field: 'points' });
     expect(await ledger.append({ ...reward(outcomeIds[0] as string), source: 'rumour' })).toMatchObject({ ok: false, code: 'unknown_source', field: 'source' });
     expect(await ledger.append(reward('00000000-0000-0000-0000-000000000000'))).toMatchObject({ ok: false, code: 'source_not_found', field: 'source_ref' });
-    expect(await ledger.verify()).toEqual({ ok: true, count: 3, total: 80 });
+    expect(await ledger.verify()).toMatchObject({ ok: true, count: 3, total: 80 });
+  });
+
+  test('a second entry for the same outcome and category is a duplicate: reported, nothing written', async () => {
+    const again = await ledger.append({ ...reward(outcomeIds[0] as string, 100), action: 'paid again?' });
+    expect(again).toMatchObject({ ok: true, status: 'duplicate', transaction: { id: 'tx-1', source_ref: outcomeIds[0] } });
+    const [a, b] = await ledger.appendMany([reward(outcomeIds[0] as string, 7), reward(outcomeIds[0] as string, 8)]);
+    expect([a, b]).toMatchObject([{ ok: true, status: 'duplicate' }, { ok: true, status: 'duplicate' }]);
+    expect(await ledger.verify()).toMatchObject({ ok: true, count: 3, total: 80 });
   });
 
   test('1,000 concurrent appends: 1,000 transactions, consecutive ids, the right total, an unbroken chain', async () => {
+    ledger.registerSource('test_event', async (refs) => new Set(refs));
     const results = await Promise.all(
       Array.from({ length: 1_000 }, (_, i) =>
         ledger.append(
           i % 4 === 0
-            ? { type: 'penalty', category: 'false_positive', points: -7, action: `fp ${i}`, source: 'scan_outcome', source_ref: outcomeIds[1] }
-            : reward(outcomeIds[i % 3 === 0 ? 2 : 0] as string, 10),
+            ? { type: 'penalty', category: 'false_positive', points: -7, action: `fp ${i}`, source: 'test_event', source_ref: `e-${i}` }
+            : { ...reward(`e-${i}`, 10), source: 'test_event' },
           new Date(Date.UTC(2026, 10, 22, 0, 0, i % 60)).toISOString(),
         ),
       ),
     );
-    expect(results.every((r) => r.ok)).toBe(true);
+    expect(results.every((r) => r.ok && r.status === 'appended')).toBe(true);
     const ids = results.map((r) => (r.ok ? r.transaction.id : ''));
     expect(new Set(ids).size).toBe(1_000);
     // 250 penalties of -7, 750 rewards of +10, after the 3 outcome transactions worth 80
-    expect(await ledger.verify()).toEqual({ ok: true, count: 1_003, total: 80 + 750 * 10 - 250 * 7 });
+    expect(await ledger.verify()).toMatchObject({ ok: true, count: 1_003, total: 80 + 750 * 10 - 250 * 7 });
     const totals = await ledger.totals();
     expect(totals.total_score).toBe(5_830);
     expect(totals.checksum).toMatchObject({ calculated_total: 5_830, stored_total: 5_830, is_valid: true });
@@ -83,9 +92,10 @@ describe('RewardLedgerService on a real runtime', () => {
     await agent.close();
     agent = await startAgent({ dataDir: dir });
     ledger = await rewardLedgerOf(agent.runtime);
-    expect(await ledger.verify()).toEqual({ ok: true, count: 1_003, total: 5_830 });
-    const next = await ledger.append(reward(outcomeIds[0] as string, 5));
-    expect(next).toMatchObject({ ok: true, transaction: { id: 'tx-1004', running_total: 5_835 } });
+    expect(await ledger.verify()).toMatchObject({ ok: true, count: 1_003, total: 5_830 });
+    ledger.registerSource('test_event', async (refs) => new Set(refs));
+    const next = await ledger.append({ ...reward('after-restart', 5), source: 'test_event' });
+    expect(next).toMatchObject({ ok: true, status: 'appended', transaction: { id: 'tx-1004', running_total: 5_835 } });
   }, 60_000);
 
   test('HTTP: score, categories, metrics, history, verify and progress.json', async () => {

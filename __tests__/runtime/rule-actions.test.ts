@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Action, ActionResult, Content, Memory } from '@elizaos/core';
 import { retireRuleAction, validateRuleAction } from '../../src/actions/rule-actions';
 import { type RuleBookService, ruleBookOf } from '../../src/services/rule-book-service';
-import { chatMessage, emptyState, startAgent, type TestAgent } from '../helpers/runtime';
+import { chatMessage, emptyState, grantRole, startAgent, TEST_USER, type TestAgent } from '../helpers/runtime';
 import { DAY, T0 } from '../helpers/rule-fixtures';
 import { mergeEvent, rmEvent, thrice } from '../helpers/seed-events';
 
@@ -12,7 +12,7 @@ const TEST_MS = 60_000;
 const PROMOTED_AT = T0 + 3_600_000;
 const SAID_AT = T0 + 40 * DAY;
 
-describe('VALIDATE_RULE and RETIRE_RULE on a real runtime', () => {
+describe('VALIDATE_RULE and RETIRE_RULE on a real runtime, asked by the owner', () => {
   let agent: TestAgent;
   let book: RuleBookService;
 
@@ -34,6 +34,8 @@ describe('VALIDATE_RULE and RETIRE_RULE on a real runtime', () => {
   beforeAll(async () => {
     agent = await startAgent();
     book = await ruleBookOf(agent.runtime);
+    // The person speaking owns the test world (ElizaOS roles), as a server's owner does: only such people may change rules.
+    await grantRole(agent.runtime, TEST_USER, 'OWNER');
     const ingested = await book.ingestEvents([...thrice(mergeEvent, 1), ...thrice(rmEvent, 10)], 'test', { nowMs: PROMOTED_AT });
     expect(ingested.rulesPromoted).toEqual(['R-001', 'R-002']);
     await book.applyDecay(SAID_AT);
@@ -42,8 +44,8 @@ describe('VALIDATE_RULE and RETIRE_RULE on a real runtime', () => {
     await agent.close();
   }, BOOT_MS);
 
-  test('both actions are registered with the runtime', () => {
-    expect(agent.runtime.actions.map((a) => a.name)).toEqual(expect.arrayContaining(['VALIDATE_RULE', 'RETIRE_RULE']));
+  test('the rule actions are registered with the runtime', () => {
+    expect(agent.runtime.actions.map((a) => a.name)).toEqual(expect.arrayContaining(['VALIDATE_RULE', 'RETIRE_RULE', 'APPROVE_RULE', 'REJECT_RULE']));
   });
 
   test('validate: true only for its own verb on a known active rule; negated, unknown or two-verb sentences match neither', async () => {
@@ -61,6 +63,8 @@ describe('VALIDATE_RULE and RETIRE_RULE on a real runtime', () => {
       ['drop R-404', false, false],
       ['validate R-001, then retire it', false, false],
       ['what does R-001 say?', false, false],
+      // approving is for candidates (APPROVE_RULE), not a way to validate an active rule
+      ['approve rule R-001', false, false],
     ];
     const answers: [string, boolean, boolean][] = [];
     for (const [text] of table) {
@@ -92,7 +96,7 @@ describe('VALIDATE_RULE and RETIRE_RULE on a real runtime', () => {
 
   test('"drop R-002" retires it; again, it is already retired', async () => {
     const { result } = await handle(retireRuleAction, 'drop R-002');
-    expect(result).toMatchObject({ success: true, text: 'Retired NEVER rule R-002 (shell): status retired; it is no longer put into prompts or used by the guard.' });
+    expect(result).toMatchObject({ success: true, text: 'Retired NEVER rule R-002 (shell): status retired; it is no longer put into prompts or used by the action audit.' });
     expect(book.rule('R-002')?.status).toBe('retired');
     expect(await retireRuleAction.validate(agent.runtime, await say('drop R-002'))).toBe(false);
     expect((await handle(retireRuleAction, 'retire rule R-002')).result).toMatchObject({ success: false, text: 'Rule R-002 is already retired; nothing changed.' });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { RouteRequest } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
-import { handleExportRules, handleGetRuleMetrics, handleGetRules, handlePostEvents, ruleRoutes } from '../../src/routes/rule-routes';
+import { UNSIGNED_NOTE } from '../../src/domain/rule-signing';
+import { handleApproveRule, handleExportRules, handleGetRuleMetrics, handleGetRules, handlePostEvents, handleRejectRule, ruleRoutes } from '../../src/routes/rule-routes';
 import { type RuleBookService, ruleBookOf } from '../../src/services/rule-book-service';
 import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';
@@ -34,7 +35,7 @@ describe('rules routes on a real runtime', () => {
 
   test('the plugin registers the routes', () => {
     const registered = (selfImprovePlugin.routes ?? []).map((r) => `${r.type} ${r.path}`);
-    expect(ruleRoutes.map((r) => `${r.type} ${r.path}`)).toEqual(['POST /events', 'GET /rules', 'GET /rules/metrics', 'GET /rules/export']);
+    expect(ruleRoutes.map((r) => `${r.type} ${r.path}`)).toEqual(['POST /events', 'GET /rules', 'GET /rules/metrics', 'GET /rules/export', 'POST /rules/:id/approve', 'POST /rules/:id/reject']);
     for (const route of ruleRoutes) expect(registered).toContain(`${route.type} ${route.path}`);
   });
 
@@ -104,7 +105,7 @@ describe('rules routes on a real runtime', () => {
     expect(((await call(handleGetRules, get('/rules', { status: 'retired' }))).body.rules as Body[]).map((r) => [r.id, r.status])).toEqual([['R-004', 'retired']]);
     expect(((await call(handleGetRules, get('/rules', { status: 'all' }))).body as Body).count).toBe(4);
 
-    expect(await call(handleGetRules, get('/rules', { status: 'gone' }))).toEqual({ status: 400, body: { error: 'status must be one of active, retired, all (got "gone")' } });
+    expect(await call(handleGetRules, get('/rules', { status: 'gone' }))).toEqual({ status: 400, body: { error: 'status must be one of active, retired, candidate, rejected, all (got "gone")' } });
     expect(await call(handleGetRules, get('/rules', { include_flagged: 'yes' }))).toEqual({ status: 400, body: { error: 'include_flagged must be one of true, false (got "yes")' } });
   }, TEST_MS);
 
@@ -131,5 +132,34 @@ describe('rules routes on a real runtime', () => {
       ['R-003', 'R-003'],
       ['R-004', 'R-004'],
     ]);
+    // no SELF_IMPROVE_RULE_SIGNING_KEY on this agent: the document says it is unsigned
+    expect(body.signature).toEqual({ algorithm: 'none', note: UNSIGNED_NOTE });
+  }, TEST_MS);
+
+  test('POST /rules/:id/approve and /reject decide candidates (the operator is trusted); other rules and ids are refused by status', async () => {
+    const unsigned = (await call(handleExportRules, get('/rules/export', { category: 'shell' }))).body;
+    const imported = await book.importRules({ ...unsigned, rules: (unsigned.rules as Body[]).map((r) => ({ ...r })) });
+    expect(imported).toMatchObject({ ok: true, added: [], trust: 'unsigned' });
+    const candidate = await book.recordDraft(
+      { tsMs: Date.parse('2026-02-10T09:00:00Z'), type: 'feedback', category: 'docs', tags: [], problem: 'the changelog was not updated', solution: 'Always update the changelog', confidence: 'testing', source: 'chat', polarity: 'negative' },
+      'chat',
+      { teacher: { entityId: '3c6e4c1a-7c3d-4e3a-9f5d-3b4a5f6e7d8c', trusted: false } },
+    );
+    expect(candidate.candidates).toEqual(['R-005']);
+    const decide = (handler: typeof handleApproveRule, id: string) => call(handler, { params: { id }, headers: {}, method: 'POST', path: `/self-improve/rules/${id}` });
+
+    const approved = await decide(handleApproveRule, 'r-5');
+    expect(approved).toMatchObject({ status: 200, body: { rule: { id: 'R-005', status: 'active', injectable: true } } });
+    expect(await decide(handleApproveRule, 'R-005')).toEqual({ status: 409, body: { error: 'rule R-005 is active, not a candidate', code: 'not_candidate' } });
+    expect(await decide(handleRejectRule, 'R-404')).toEqual({ status: 404, body: { error: 'no rule R-404', code: 'not_found' } });
+    expect(await decide(handleRejectRule, 'L-001')).toEqual({ status: 400, body: { error: 'the path must name a rule id like R-004 (got "L-001")' } });
+
+    await book.recordDraft(
+      { tsMs: Date.parse('2026-02-10T10:00:00Z'), type: 'mistake', category: 'comms', tags: [], problem: 'replied to the wrong thread', solution: 'Never reply to a thread you have not read', confidence: 'testing', source: 'chat', polarity: 'negative' },
+      'chat',
+      { teacher: { entityId: '3c6e4c1a-7c3d-4e3a-9f5d-3b4a5f6e7d8c', trusted: false } },
+    );
+    expect(await decide(handleRejectRule, 'R-006')).toMatchObject({ status: 200, body: { rule: { id: 'R-006', status: 'rejected', injectable: false } } });
+    expect(((await call(handleGetRules, get('/rules', { status: 'rejected' }))).body.rules as Body[]).map((r) => r.id)).toEqual(['R-006']);
   }, TEST_MS);
 });

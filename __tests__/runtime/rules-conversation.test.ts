@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { type Action, type AgentRuntime, EventType, type Memory, type Plugin } from '@elizaos/core';
-import { onActionCompletedGuard, onActionStartedGuard } from '../../src/events/rule-guard-events';
+import { type Action, type AgentRuntime, EventType, type Memory, type Plugin, stringToUuid, type UUID } from '@elizaos/core';
+import { onActionCompletedAudit, onActionStartedAudit } from '../../src/events/rule-audit-events';
 import { runEvents } from '../../src/events/run-events';
 import { explicitFeedbackEvent } from '../../src/domain/feedback-detect';
 import { RULES_PROMPT_HEADER } from '../../src/domain/rule-prompt';
@@ -8,15 +8,24 @@ import type { LearningEvent } from '../../src/domain/rule-types';
 import { eloBookOf } from '../../src/services/elo-book-service';
 import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
 import { type RuleBookService, ruleBookOf } from '../../src/services/rule-book-service';
-import { chatMessage, emptyState, promptSection, startAgent, type TestAgent } from '../helpers/runtime';
+import { isoDay } from '../../src/domain/rule-dates';
+import { chatMessage, emptyState, grantRole, promptSection, startAgent, TEST_USER, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin } from '../helpers/test-models';
 
 const BOOT_MS = 60_000;
 const TEST_MS = 60_000;
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
+/** 10:00 UTC three days ago: the messages of one test day share a UTC date, and rules made then are still in their grace period. */
+const DAY0 = Math.floor(Date.now() / DAY) * DAY - 3 * DAY + 10 * HOUR;
+/** A second trusted person: an ADMIN of the test world. */
+const ADMIN = stringToUuid('test-admin');
+/** Anyone else in the room. */
+const STRANGER = stringToUuid('test-stranger');
 
 const CORRECTION = 'No — never run rm -rf in deploy scripts.';
 const CONFIRMATIONS = ['I told you: never run rm -rf in deploy scripts!', 'Again — never run rm -rf in deploy scripts.'];
+const LATER = 'Never run rm -rf in deploy scripts.';
 
 /** Test-only actions: a shell step that succeeds and a deploy that fails. */
 const runShell: Action = { name: 'RUN_SHELL', description: 'runs a shell command', similes: [], examples: [], validate: async () => true, handler: async () => ({ success: true, text: 'done' }) };
@@ -36,26 +45,29 @@ async function events(book: RuleBookService): Promise<LearningEvent[]> {
 }
 
 /** A person's message, evaluated as after a message the agent did not answer (only `alwaysRun` evaluators run). */
-async function evaluateChat(runtime: AgentRuntime, text: string): Promise<{ message: Memory; ran: string[] }> {
-  const message = await chatMessage(runtime, text);
+async function evaluateChat(runtime: AgentRuntime, text: string, options: { from?: UUID; createdAt?: number } = {}): Promise<{ message: Memory; ran: string[] }> {
+  const message = await chatMessage(runtime, text, options);
   const ran = (await runtime.evaluate(message, emptyState(), false)) ?? [];
   return { message, ran: ran.map((e) => e.name) };
 }
 
 /** Runs `action` through the runtime as the agent's response to a stored request, with `thought` as the agent's reason. */
-async function runAction(runtime: AgentRuntime, request: string, action: string, thought: string): Promise<void> {
-  const message = await chatMessage(runtime, request);
+async function runAction(runtime: AgentRuntime, request: string, action: string, thought: string, from?: UUID): Promise<void> {
+  const message = await chatMessage(runtime, request, from ? { from } : {});
   await runtime.createMemory(message, 'messages');
   const response = { ...message, id: undefined, entityId: runtime.agentId, content: { text: thought, thought, actions: [action] } };
   await runtime.processActions(message, [response as never], emptyState());
 }
 
-describe('rules from conversation and the guard on a real runtime (no language model)', () => {
+describe('rules from conversation and the action audit on a real runtime (no language model)', () => {
   let agent: TestAgent;
   let book: RuleBookService;
   beforeAll(async () => {
     agent = await startAgent({ plugins: [toolsPlugin] });
     book = await ruleBookOf(agent.runtime);
+    // The test user owns the test world, as the owner of a server does; the second person is an admin.
+    await grantRole(agent.runtime, TEST_USER, 'OWNER');
+    await grantRole(agent.runtime, ADMIN, 'ADMIN');
   }, BOOT_MS);
   afterAll(async () => {
     await agent.close();
@@ -68,22 +80,37 @@ describe('rules from conversation and the guard on a real runtime (no language m
     expect(await events(book)).toEqual([]);
   }, TEST_MS);
 
-  test('a correction in chat becomes a feedback event with the exact words, and no rule yet', async () => {
-    const { message, ran } = await evaluateChat(agent.runtime, CORRECTION);
+  test('a correction in chat becomes a feedback event with the exact words and who said it, and a candidate rule, not an active one', async () => {
+    const { message, ran } = await evaluateChat(agent.runtime, CORRECTION, { createdAt: DAY0 });
     expect(ran).toContain('FEEDBACK_EXTRACTOR');
     const stored = await events(book);
     expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatchObject({ type: 'feedback', category: 'shell', source: 'chat', feedback: CORRECTION, solution: 'Never run rm -rf in deploy scripts', tsMs: message.createdAt });
+    expect(stored[0]).toMatchObject({ type: 'feedback', category: 'shell', source: 'chat', feedback: CORRECTION, solution: 'Never run rm -rf in deploy scripts', tsMs: message.createdAt, teacher: { entityId: TEST_USER, trusted: true } });
     expect(stored[0]?.tags).toContain('negative');
-    expect(book.rules()).toEqual([]);
+    expect(book.rules({ status: 'active' })).toEqual([]);
+    expect(book.rules().map((r) => [r.id, r.type, r.status])).toEqual([['R-001', 'NEVER', 'candidate']]);
     // the same message evaluated again is the same event
     await agent.runtime.evaluate(message, emptyState(), false);
     expect(await events(book)).toHaveLength(1);
   }, TEST_MS);
 
-  test('repeated confirmations make a NEVER rule that composeState shows with its id and confidence', async () => {
-    for (const text of CONFIRMATIONS) await evaluateChat(agent.runtime, text);
+  test('the owner repeating the correction the same day is one confirmation: no promotion, nothing in the prompt', async () => {
+    for (const [i, text] of CONFIRMATIONS.entries()) await evaluateChat(agent.runtime, text, { createdAt: DAY0 + (i + 1) * HOUR });
     expect(await events(book)).toHaveLength(3);
+    const [lesson] = book.lessons();
+    expect([lesson?.sourceEventIds.length, lesson?.trustedConfirmations, lesson?.candidateRule]).toEqual([3, [`${TEST_USER}@${isoDay(DAY0)}`], 'R-001']);
+    expect(book.rule('R-001')?.status).toBe('candidate');
+    const state = await agent.runtime.composeState(await chatMessage(agent.runtime, 'write the cleanup step of the deploy script'));
+    expect(state.text).not.toContain(RULES_PROMPT_HEADER);
+    expect(state.values.topRuleIds).toEqual([]);
+  }, TEST_MS);
+
+  test('confirmations on another day and from another trusted person promote it: a NEVER rule composeState shows with its id and confidence', async () => {
+    await evaluateChat(agent.runtime, LATER, { createdAt: DAY0 + DAY });
+    expect(book.rule('R-001')?.status).toBe('candidate');
+    await evaluateChat(agent.runtime, LATER, { from: ADMIN, createdAt: DAY0 + DAY + HOUR });
+    expect(await events(book)).toHaveLength(5);
+    expect(book.lessons()[0]?.trustedConfirmations).toEqual([`${TEST_USER}@${isoDay(DAY0)}`, `${TEST_USER}@${isoDay(DAY0 + DAY)}`, `${ADMIN}@${isoDay(DAY0 + DAY)}`]);
     const [rule] = book.rules();
     expect(rule).toMatchObject({ id: 'R-001', type: 'NEVER', category: 'shell', rule: 'Never run rm -rf in deploy scripts', confidenceScore: 0.9, status: 'active' });
     const message = await chatMessage(agent.runtime, 'write the cleanup step of the deploy script');
@@ -99,13 +126,13 @@ describe('rules from conversation and the guard on a real runtime (no language m
     expect(retrievals[0]).toMatchObject({ session_id: message.roomId, results: [{ hash: 'R-001', entity_type: 'rule', rank: 1 }] });
   }, TEST_MS);
 
-  test('the guard\'s action handlers are registered next to the trajectory recorder\'s', () => {
-    for (const [event, guard] of [[EventType.ACTION_STARTED, onActionStartedGuard], [EventType.ACTION_COMPLETED, onActionCompletedGuard]] as const) {
-      expect(agent.runtime.getEvent(event)).toEqual([...(runEvents[event] ?? []), guard] as never);
+  test('the action audit\'s handlers are registered next to the trajectory recorder\'s', () => {
+    for (const [event, audit] of [[EventType.ACTION_STARTED, onActionStartedAudit], [EventType.ACTION_COMPLETED, onActionCompletedAudit]] as const) {
+      expect(agent.runtime.getEvent(event)).toEqual([...(runEvents[event] ?? []), audit] as never);
     }
   });
 
-  test('an action that does what a NEVER rule forbids is guarded, logged and counted as a violation in the ledger', async () => {
+  test('an action the owner asked for that does what a NEVER rule forbids is audited, logged and counted as a violation in the ledger', async () => {
     await runAction(agent.runtime, 'please clean the build folder of the deploy scripts', 'RUN_SHELL', 'I will run rm -rf build/ in the deploy scripts folder');
     const [entry] = await book.guardLog(1);
     expect(entry).toMatchObject({ matchedRules: ['R-001'], outcome: 'success', saveLogged: false });
@@ -113,7 +140,7 @@ describe('rules from conversation and the guard on a real runtime (no language m
     expect(entry?.scores['R-001']).toBeGreaterThanOrEqual(book.settings.guardThreshold);
     expect(book.rule('R-001')).toMatchObject({ violations: 1, validationCount: 0 });
     const [tx] = await (await rewardLedgerOf(agent.runtime)).history({ limit: 1, category: 'rule_violated' });
-    expect(tx).toMatchObject({ type: 'penalty', source: 'rule', source_ref: 'R-001' });
+    expect(tx).toMatchObject({ type: 'penalty', source: 'rule', source_ref: 'R-001#1' });
     expect(tx?.action).toContain(entry?.id as string);
   }, TEST_MS);
 
@@ -123,10 +150,22 @@ describe('rules from conversation and the guard on a real runtime (no language m
     expect(entry).toMatchObject({ matchedRules: ['R-001'], outcome: 'success', saveLogged: true });
     expect(book.rule('R-001')).toMatchObject({ violations: 1, validationCount: 1, confidenceScore: 0.9 });
     const [tx] = await (await rewardLedgerOf(agent.runtime)).history({ limit: 1, category: 'rule_validated' });
-    expect(tx).toMatchObject({ type: 'reward', source: 'rule', source_ref: 'R-001' });
+    expect(tx).toMatchObject({ type: 'reward', source: 'rule', source_ref: 'R-001#1' });
   }, TEST_MS);
 
-  test('a failed action settles its guard entry as a failure and becomes a mistake event from the action', async () => {
+  test('an action run for someone who may not teach is audited and logged, but moves no rule and no ledger entry', async () => {
+    const before = book.rule('R-001');
+    const ledger = await rewardLedgerOf(agent.runtime);
+    const entries = (await ledger.history({ limit: 1_000 })).length;
+    await runAction(agent.runtime, 'please clean the build folder of the deploy scripts', 'RUN_SHELL', 'I will run rm -rf build/ in the deploy scripts folder', STRANGER);
+    const [entry] = await book.guardLog(1);
+    expect(entry).toMatchObject({ matchedRules: ['R-001'], outcome: 'success', saveLogged: false });
+    expect(entry?.action).toContain('I will run rm -rf build/');
+    expect(book.rule('R-001')).toEqual(before);
+    expect(await ledger.history({ limit: 1_000 })).toHaveLength(entries);
+  }, TEST_MS);
+
+  test('a failed action settles its guard entry as a failure and becomes a mistake event from the action, taught by the person it answered', async () => {
     const before = (await events(book)).length;
     await runAction(agent.runtime, 'ship the new version', 'DEPLOY_APP', 'Deploying the app to production');
     const [entry] = await book.guardLog(1);
@@ -134,16 +173,16 @@ describe('rules from conversation and the guard on a real runtime (no language m
     const stored = await events(book);
     expect(stored).toHaveLength(before + 1);
     const failure = stored.find((e) => e.source === 'action');
-    expect(failure).toMatchObject({ type: 'mistake', problem: 'The action DEPLOY_APP failed: exit code 1: permission denied on /srv/app', solution: '' });
+    expect(failure).toMatchObject({ type: 'mistake', problem: 'The action DEPLOY_APP failed: exit code 1: permission denied on /srv/app', solution: '', teacher: { entityId: TEST_USER, trusted: true } });
     expect(book.rule('R-001')).toMatchObject({ violations: 1, validationCount: 1 });
   }, TEST_MS);
 
-  test('the guard handlers never throw, whatever the payload', async () => {
+  test('the audit handlers never throw, whatever the payload', async () => {
     const runtime = agent.runtime;
     for (const content of [undefined, {}, { actionId: 'unknown-action', actionStatus: 'failed', actionResult: null }]) {
       const payload = { runtime, source: 'test', roomId: undefined, world: undefined, content } as never;
-      expect(await onActionStartedGuard(payload)).toBeUndefined();
-      expect(await onActionCompletedGuard(payload)).toBeUndefined();
+      expect(await onActionStartedAudit(payload)).toBeUndefined();
+      expect(await onActionCompletedAudit(payload)).toBeUndefined();
     }
   }, TEST_MS);
 

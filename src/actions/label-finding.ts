@@ -2,8 +2,10 @@ import type { Action, ActionResult, HandlerCallback, IAgentRuntime, Memory } fro
 import { type LabelRequest, parseLabelRequest } from '../domain/label-request';
 import { MAX_TEXT_CHARS, OUTCOME_LABELS, type OutcomeLabel } from '../domain/outcome';
 import { escapeForPrompt } from '../domain/prompt-text';
+import { refusalText } from '../domain/trust';
 import type { ScanOutcomeService } from '../services/scan-outcome-service';
 import { SCAN_OUTCOME_SERVICE } from '../services/service-names';
+import { trustOf } from '../services/speaker-trust';
 
 const isLabel = (value: unknown): value is OutcomeLabel => (OUTCOME_LABELS as readonly unknown[]).includes(value);
 
@@ -24,14 +26,16 @@ async function reply(callback: HandlerCallback | undefined, result: ActionResult
 /**
  * LABEL_FINDING: "finding X is a false positive", "X was fixed". Records an outcome for a finding
  * the agent already knows (from an earlier outcome or a SARIF log), with `source: "user"`, the
- * message time as `ts` and the person's words as `notes`; validated like every other row. Replies
- * with what was recorded, or why nothing was.
+ * message time as `ts` and the person's words as `notes`; validated like every other row. A label
+ * mints outcome rewards, so only a trusted person's is recorded (`trustOf`: the agent's owner or
+ * admins, or people the operator lists); anyone else is told who may, and nothing is recorded.
+ * Replies with what was recorded, or why nothing was.
  */
 export const labelFindingAction: Action = {
   name: 'LABEL_FINDING',
   similes: ['MARK_FALSE_POSITIVE', 'MARK_FINDING_FIXED', 'TRIAGE_FINDING', 'RECORD_FINDING_OUTCOME'],
   description:
-    'Record how a known scan finding turned out (fixed, accepted, ignored, rejected_fp as a false positive, reopened) when a person says so in chat.',
+    "Record how a known scan finding turned out (fixed, accepted, ignored, rejected_fp as a false positive, reopened) when a person says so in chat. Only the agent's owner or admins may.",
   validate: async (runtime: IAgentRuntime, message: Memory) => {
     const service = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE);
     const request = service ? labelRequestOf(message) : null;
@@ -43,6 +47,9 @@ export const labelFindingAction: Action = {
     const request = labelRequestOf(message);
     if (!service || !request) {
       return reply(callback, { success: false, text: 'I could not tell which finding and which outcome you mean. Say, for example, "finding F-42 is a false positive".' });
+    }
+    if (!(await trustOf(runtime, message)).trusted) {
+      return reply(callback, { success: false, text: refusalText('label findings'), values: { refused: 'not_trusted' } });
     }
     const shownKey = escapeForPrompt(request.findingKey);
     const known = (await service.lookupFindings([request.findingKey])).get(request.findingKey);

@@ -27,6 +27,8 @@ Commands
   trajectories preview [FILE...] what would be accepted under the thresholds, with rewards
   trajectories export [--out F]  the accepted stored trajectories, redacted, as JSONL
   ledger verify | replay         check the reward ledger's chain and checksums (replay: rebuild totals)
+  ledger verify --checkpoint F   ... and that the chain up to a signed checkpoint is the one signed
+  ledger checkpoint [--out F]    a signed head checkpoint (needs SELF_IMPROVE_LEDGER_SECRET); keep it elsewhere
   ledger score | history         totals, categories, metrics; transactions (--limit N, --category C)
   ledger export --format progress.json [--out F]   the seed's progress.json
   elo stats [--k N] [--now ISO]  ELO tiers, histogram, top N items per kind (default 10, at most 100),
@@ -35,12 +37,15 @@ Commands
   events ingest FILE             store seed 003 events (JSONL or a JSON array); lines that are not JSON
                                  go to the parse-error log
   events parse-errors [--limit N]  the newest parse errors (default 20)
-  rules list [--category C] [--all]  active rules (flagged ones marked); --all: retired ones too
+  rules list [--category C] [--status S] [--all]  active rules (flagged ones marked); S: active, candidate,
+                                 retired, rejected or all (--all); candidates wait for approval
   rules validate ID | retire ID  confirm a rule (confidence back to 0.9) or take it out of use
-  rules export [--category C] [--out F]  the seed's rules export (hashes and manifest)
-  rules import FILE              verify an export, add its rules under new ids, skip duplicates
+  rules approve ID | reject ID   make a candidate active, or turn it down (the CLI is the operator)
+  rules export [--category C] [--out F]  the seed's rules export, signed with SELF_IMPROVE_RULE_SIGNING_KEY
+  rules import FILE              verify an export (hashes, manifest, signature), add its rules under new
+                                 ids, skip duplicates; not signed by a trusted key: they come as candidates
   rules metrics [--now ISO]      the seed's weekly metrics
-  rules guard-log [--limit N]    the newest guard entries (default 20)
+  rules guard-log [--limit N]    the newest action-audit entries (default 20)
 
 Options
   --db DIR            PGlite directory (default ${DEFAULT_DB_DIR}); POSTGRES_URL wins when set.
@@ -54,7 +59,7 @@ Options
                       ingest of SARIF: values for results whose log does not name them
   --help              this text
 
-Exit codes: 0 ok, 1 error (also: a rules import refused as tampered), 2 some rows were rejected (the good
+Exit codes: 0 ok, 1 error (also: a rules import refused as tampered or with a bad signature), 2 some rows were rejected (the good
 ones are kept).`;
 
 const COMMANDS: Record<string, Command> = {

@@ -2,13 +2,23 @@ import { writeFile } from 'node:fs/promises';
 import type { IAgentRuntime } from '@elizaos/core';
 import { guardEntryToWire, parseErrorToWire } from '../domain/rule-logs';
 import { normaliseRuleId } from '../domain/rule-request';
+import { RULE_STATUSES, type RuleStatus } from '../domain/rule-types';
 import { type RuleBookService, ruleBookOf } from '../services/rule-book-service';
 import { eventIngestReport, exportOrigin, importMapping, isJsonArrayText, ruleListItem, rulesListing } from '../services/rule-reports';
 import { type ParsedArgs, UsageError } from './args';
-import { eventIngestText, guardLogText, importMappingText, importRefusalText, ruleLine, ruleMetricsText, rulesListText } from './rule-text';
+import { eventIngestText, exportSignatureText, guardLogText, importMappingText, importRefusalText, ruleLine, ruleMetricsText, rulesListText } from './rule-text';
 import { type CommandResult, nowFlag, positiveIntFlag, readInputFile, readTextFile, withService } from './session';
 
-const RULE_SUBCOMMANDS = ['list', 'validate', 'retire', 'export', 'import', 'metrics', 'guard-log'] as const;
+const RULE_SUBCOMMANDS = ['list', 'validate', 'retire', 'approve', 'reject', 'export', 'import', 'metrics', 'guard-log'] as const;
+/** `rules list --status S`. */
+const LIST_STATUSES = [...RULE_STATUSES, 'all'] as const;
+/** What `rules SUB ID` calls, and the word its output starts with. */
+const RULE_CHANGES = {
+  validate: { done: 'validated', change: (book: RuleBookService, id: string, nowMs: number) => book.validateRule(id, nowMs) },
+  retire: { done: 'retired', change: (book: RuleBookService, id: string, nowMs: number) => book.retireRule(id, nowMs) },
+  approve: { done: 'approved', change: (book: RuleBookService, id: string, nowMs: number) => book.approveRule(id, nowMs) },
+  reject: { done: 'rejected', change: (book: RuleBookService, id: string, nowMs: number) => book.rejectRule(id, nowMs) },
+} as const;
 const EVENT_SUBCOMMANDS = ['ingest', 'parse-errors'] as const;
 const DEFAULT_LOG_LINES = 20;
 /** What the parse-error log names as the script that read a file. */
@@ -55,12 +65,25 @@ export async function eventsCommand(args: ParsedArgs): Promise<CommandResult> {
   return { exitCode: report.rejected.length > 0 ? 2 : 0, json: { file, ...report }, text: eventIngestText(file, report) };
 }
 
+/** `--status S` of `rules list` (`--all` is `--status all`); default active. */
+function listStatus(args: ParsedArgs): RuleStatus | 'all' {
+  if (args.flags.has('all')) return 'all';
+  const raw = args.flags.get('status');
+  if (raw === undefined) return 'active';
+  if (typeof raw !== 'string' || !(LIST_STATUSES as readonly string[]).includes(raw)) throw new UsageError(`--status must be one of ${LIST_STATUSES.join(', ')} (got ${JSON.stringify(raw)})`);
+  return raw as RuleStatus | 'all';
+}
+
 /**
- * `rules list [--category C] [--all]`: active rules (flagged ones marked), every rule with --all;
- * `rules validate ID` / `rules retire ID`; `rules export [--category C] [--out F]`: seed 003's
- * export document; `rules import FILE`: verified (every hash and the manifest; a tampered file is
- * refused with exit 1, naming the first bad rule), ids mapped, duplicates skipped; `rules metrics
- * [--now ISO]`: seed 003's metrics; `rules guard-log [--limit N]`: newest first (default 20).
+ * `rules list [--category C] [--status active|candidate|retired|rejected|all] [--all]`: active
+ * rules (flagged ones marked) by default; `rules validate ID` / `rules retire ID` (active rules);
+ * `rules approve ID` / `rules reject ID` (candidates; whoever runs the CLI is the operator, so it
+ * counts as a trusted person); `rules export [--category C] [--out F]`: seed 003's export
+ * document, signed with SELF_IMPROVE_RULE_SIGNING_KEY when it is set; `rules import FILE`:
+ * verified (every hash, the manifest, then the signature: a tampered file is refused with exit 1,
+ * naming the problem), ids mapped, duplicates skipped; rules from a file no trusted key signed
+ * come in as candidates, and the output says so; `rules metrics [--now ISO]`: seed 003's metrics;
+ * `rules guard-log [--limit N]`: the action audit's entries, newest first (default 20).
  */
 export async function rulesCommand(args: ParsedArgs): Promise<CommandResult> {
   const sub = subcommandOf<RuleSubcommand>(args, 'rules', RULE_SUBCOMMANDS);
@@ -69,18 +92,21 @@ export async function rulesCommand(args: ParsedArgs): Promise<CommandResult> {
   const nowMs = nowFlag(args);
   switch (sub) {
     case 'list': {
-      const filter = { ...(args.flags.has('all') ? {} : { status: 'active' as const }), ...(category === undefined ? {} : { category }) };
+      const status = listStatus(args);
+      const filter = { ...(status === 'all' ? {} : { status }), ...(category === undefined ? {} : { category }) };
       const listing = await withRuleBook(args, async (book) => rulesListing(book, filter, nowMs));
       return { exitCode: 0, json: listing, text: rulesListText(listing) };
     }
     case 'validate':
-    case 'retire': {
+    case 'retire':
+    case 'approve':
+    case 'reject': {
       const id = ruleIdArg(args, sub);
       return withRuleBook(args, async (book) => {
-        const change = sub === 'validate' ? await book.validateRule(id, nowMs) : await book.retireRule(id, nowMs);
+        const change = await RULE_CHANGES[sub].change(book, id, nowMs);
         if (!change.ok) return { exitCode: 1, json: { error: change.message, code: change.code }, text: `rules ${sub}: ${change.message}` };
         const item = ruleListItem(change.rule, nowMs, book.settings.policy);
-        return { exitCode: 0, json: { rule: item }, text: `${sub === 'validate' ? 'validated' : 'retired'} ${id}\n${ruleLine(item)}` };
+        return { exitCode: 0, json: { rule: item }, text: `${RULE_CHANGES[sub].done} ${id}\n${ruleLine(item)}` };
       });
     }
     case 'export': {
@@ -89,7 +115,12 @@ export async function rulesCommand(args: ParsedArgs): Promise<CommandResult> {
       if (typeof out !== 'string') return { exitCode: 0, json: doc, text: JSON.stringify(doc, null, 2) };
       await writeFile(out, `${JSON.stringify(doc, null, 2)}\n`);
       const m = doc.metadata;
-      return { exitCode: 0, json: { file: out, exported_rules_count: m.exported_rules_count, manifest_hash: m.manifest_hash }, text: `${m.exported_rules_count} of ${m.total_rules_in_source} rules written to ${out}` };
+      const signed = doc.signature.algorithm === 'none' ? { signed: false } : { signed: true, key_id: doc.signature.key_id };
+      return {
+        exitCode: 0,
+        json: { file: out, exported_rules_count: m.exported_rules_count, manifest_hash: m.manifest_hash, ...signed },
+        text: `${m.exported_rules_count} of ${m.total_rules_in_source} rules written to ${out}; ${exportSignatureText(doc.signature)}`,
+      };
     }
     case 'import': {
       const file = args.positionals[1];
@@ -107,7 +138,8 @@ export async function rulesCommand(args: ParsedArgs): Promise<CommandResult> {
         return { exitCode: 1, json: { file, ...(ruleId === undefined ? {} : { rule_id: ruleId }), ...rest }, text: importRefusalText(file, result) };
       }
       const mapping = importMapping(result.steps);
-      return { exitCode: 0, json: { file, added: result.added, skipped: result.skipped, mapping }, text: importMappingText(file, mapping) };
+      const trust = { trust: result.trust, ...(result.keyId === undefined ? {} : { key_id: result.keyId }) };
+      return { exitCode: 0, json: { file, added: result.added, skipped: result.skipped, ...trust, mapping }, text: importMappingText(file, mapping, trust) };
     }
     case 'metrics': {
       const metrics = await withRuleBook(args, (book) => book.metrics(nowMs));

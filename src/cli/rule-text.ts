@@ -1,4 +1,5 @@
 import type { ImportError } from '../domain/rule-export';
+import type { ImportTrust, RuleSignature, UnsignedMark } from '../domain/rule-signing';
 import type { GuardEntryWire } from '../domain/rule-logs';
 import type { RuleMetrics } from '../domain/rule-metrics';
 import type { EventIngestReport, ImportMappingWire, RuleListItem, RulesListing } from '../services/rule-reports';
@@ -16,7 +17,7 @@ export function eventIngestText(file: string, r: EventIngestReport): string {
 }
 
 export function ruleLine(r: RuleListItem): string {
-  const marks = [r.status === 'retired' ? 'RETIRED' : '', r.review_flagged ? 'FLAGGED' : '', r.conflicts_with.length > 0 ? `conflicts ${r.conflicts_with.join(',')}` : ''].filter((m) => m !== '');
+  const marks = [r.status === 'active' ? '' : r.status.toUpperCase(), r.review_flagged ? 'FLAGGED' : '', r.conflicts_with.length > 0 ? `conflicts ${r.conflicts_with.join(',')}` : ''].filter((m) => m !== '');
   return [
     `${r.id} ${r.type} [${r.category}] ${r.rule}`,
     `    confidence ${r.confidence_score.toFixed(2)} (now ${r.confidence_now.toFixed(2)})  validated ${r.validation_count}x, last ${r.last_validated}  violations ${r.violations}  from ${r.source_lesson}${marks.length > 0 ? `  ${marks.join('  ')}` : ''}`,
@@ -29,10 +30,27 @@ export function rulesListText(listing: RulesListing): string {
   return [...listing.rules.map(ruleLine), `${listing.count} rules, ${listing.flagged} flagged for review`, ...conflicts].join('\n');
 }
 
-export function importMappingText(file: string, mapping: readonly ImportMappingWire[]): string {
+/** What an export's signature means to whoever imports it. */
+export function exportSignatureText(signature: RuleSignature | UnsignedMark): string {
+  return signature.algorithm === 'none' ? signature.note : `signed with Ed25519 key ${signature.key_id}`;
+}
+
+/** How far an import was trusted, in words. */
+export function importTrustText(trust: { trust: ImportTrust; key_id?: string }): string {
+  switch (trust.trust) {
+    case 'trusted':
+      return `signed by trusted key ${trust.key_id}: rules imported as they are`;
+    case 'unknown_signer':
+      return `signed by key ${trust.key_id}, which is not in SELF_IMPROVE_RULE_TRUSTED_KEYS: active rules imported as candidates (approve them with \`self-improve rules approve ID\`)`;
+    case 'unsigned':
+      return 'unsigned: active rules imported as candidates (approve them with `self-improve rules approve ID`)';
+  }
+}
+
+export function importMappingText(file: string, mapping: readonly ImportMappingWire[], trust: { trust: ImportTrust; key_id?: string }): string {
   const added = mapping.filter((m) => m.action === 'added').length;
   return [
-    `${file}: verified ${mapping.length} rules; ${added} added, ${mapping.length - added} skipped as duplicates`,
+    `${file}: verified ${mapping.length} rules; ${added} added, ${mapping.length - added} skipped as duplicates; ${importTrustText(trust)}`,
     ...mapping.map((m) => (m.action === 'added' ? `  ${m.original_id} -> ${m.id}` : `  ${m.original_id} = ${m.id} (skipped: ${m.reason})`)),
   ].join('\n');
 }

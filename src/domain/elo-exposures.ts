@@ -92,6 +92,11 @@ export class Exposures {
     return changes;
   }
 
+  /** Marks contexts changed again (their write failed): the next `takeChanges` gives their state as it is then. */
+  requeue(changes: readonly ExposureChange[]): void {
+    for (const c of changes) this.changed.add(c.context);
+  }
+
   /**
    * The items shown under `context` within the horizon before `nowMs`, each with its unsettled
    * boost, which is then marked settled (a later outcome of the same context moves the item again

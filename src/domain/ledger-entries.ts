@@ -48,12 +48,25 @@ export function trajectoryLedgerEntry(trajectory: { id: string; accepted: boolea
 /** What a verdict on a rule is worth: following a learned rule earns a little, breaking it costs more. */
 export const RULE_VERDICT_POINTS: Record<'validated' | 'violated', number> = { validated: 10, violated: -20 };
 
+/** The source record of a rule verdict: `<rule id>#<n>`, the n-th validation (or violation) of the rule. */
+export function ruleVerdictRef(ruleId: string, occurrence: number): string {
+  return `${ruleId}#${occurrence}`;
+}
+
+/** The rule id a verdict's source record names (the text before the last `#`; the whole text when there is none). */
+export function ruleIdOfVerdictRef(ref: string): string {
+  const hash = ref.lastIndexOf('#');
+  return hash < 0 ? ref : ref.slice(0, hash);
+}
+
 /**
  * The ledger entry of a verdict on a rule (seed 003 validation or violation): `rule_validated`
- * +10 as a reward, `rule_violated` −20 as a penalty, source `rule`, source_ref the rule id;
- * `context` says what gave the verdict (a person, a guard entry id).
+ * +10 as a reward, `rule_violated` −20 as a penalty, source `rule`, source_ref
+ * `ruleVerdictRef(ruleId, occurrence)` where `occurrence` is the rule's validation count (or
+ * violation count) after this verdict — so each verdict is its own source record, paid once
+ * however often it is credited; `context` says what gave the verdict (a person, a guard entry id).
  */
-export function ruleLedgerEntry(input: { ruleId: string; verdict: 'validated' | 'violated'; context: string }): LedgerEntryInput {
+export function ruleLedgerEntry(input: { ruleId: string; verdict: 'validated' | 'violated'; occurrence: number; context: string }): LedgerEntryInput {
   const points = RULE_VERDICT_POINTS[input.verdict];
   return {
     type: points > 0 ? 'reward' : 'penalty',
@@ -61,6 +74,6 @@ export function ruleLedgerEntry(input: { ruleId: string; verdict: 'validated' | 
     points,
     action: `rule ${input.ruleId} ${input.verdict} (${input.context.slice(0, 200)})`,
     source: 'rule',
-    source_ref: input.ruleId,
+    source_ref: ruleVerdictRef(input.ruleId, input.occurrence),
   };
 }

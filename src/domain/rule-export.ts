@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { lexicalVector } from './lexical-vector';
 import { isoDay, isoSeconds, parseWireTimeMs } from './rule-dates';
 import { nextId } from './rule-lessons';
+import type { RuleSignature, UnsignedMark } from './rule-signing';
 import { firstIssue, wireCount, wireDay, wireText } from './rule-wire-fields';
 import { RULE_STATUSES, RULE_TYPES, type Rule, type RuleType } from './rule-types';
 import { cosineSimilarity } from './similarity';
@@ -12,8 +13,10 @@ import { pathText, wireProblems } from './wire-text';
  * Seed 003's rule export (v1.4.0): rules carried from one agent to another with a hash per rule
  * and a manifest hash over all of them, checked on import, then merged without duplicates.
  * Dates are `YYYY-MM-DD`, so times travel with day precision; `conflictsWith` is not exported
- * (the importer recomputes it with `markConflicts`). The hashes protect the rules; the metadata
- * (handle, workspace, time) is informational and not covered.
+ * (the importer recomputes it with `markConflicts`). The hashes catch damage to the rules, but
+ * they live in the file they protect, so anyone can edit a rule and hash it again: whether an
+ * importer trusts the rules is decided by the document's Ed25519 signature (`rule-signing.ts`),
+ * which covers every field, metadata included.
  */
 
 export const EXPORT_VERSION = '1.4.0';
@@ -127,6 +130,8 @@ export interface RuleExport {
     avg_confidence: number;
   };
   rules: ExportedRule[];
+  /** Added by `signDocument`: the Ed25519 signature over everything else, or a mark that the file is unsigned. */
+  signature?: RuleSignature | UnsignedMark;
 }
 
 /**
@@ -196,7 +201,7 @@ const exportDocumentSchema = z.object({
   rules: z.array(z.unknown(), { required_error: 'rules is required', invalid_type_error: 'rules must be an array' }),
 });
 
-export type ImportErrorCode = 'invalid_document' | 'invalid_rule' | 'bad_hash' | 'duplicate_id' | 'bad_manifest' | 'count_mismatch';
+export type ImportErrorCode = 'invalid_document' | 'invalid_rule' | 'bad_hash' | 'duplicate_id' | 'bad_manifest' | 'count_mismatch' | 'invalid_signature' | 'bad_signature';
 
 export interface ImportError {
   ok: false;
@@ -281,6 +286,14 @@ export function verifyImport(doc: unknown): ImportCheck {
     return { ok: false, code: 'count_mismatch', field: 'metadata.exported_rules_count', message: `exported_rules_count is ${shape.data.metadata.exported_rules_count} but the document holds ${parsed.length} rules` };
   }
   return { ok: true, rules: parsed.map((r) => ({ rule: fromWire(r), originalId: r._original_id, hash: r._hash })) };
+}
+
+/**
+ * Rules from a file no trusted key signed: each active rule becomes a `candidate` (shown, never in
+ * a prompt until a trusted person approves it); retired, rejected and candidate rules stay as they are.
+ */
+export function asCandidates(rules: readonly ImportedRule[]): ImportedRule[] {
+  return rules.map((r) => (r.rule.status === 'active' ? { ...r, rule: { ...r.rule, status: 'candidate' } } : r));
 }
 
 /** Default text cosine from which an imported rule duplicates an existing one of the same type and category. */

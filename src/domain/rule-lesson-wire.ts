@@ -10,8 +10,10 @@ import { pathText, wireProblems } from './wire-text';
  * day precision across the wire. The seed lists `source_events` as timestamps; inside, a lesson
  * keeps the ids of its events (an id is what dedupes and links back). So the wire carries both:
  * `source_events` (ISO times of the events whose time is known) for the seed's readers, and the
- * extension `source_event_ids` for a lossless trip, with `tags` and `event_type_counts`. A seed
- * file without `source_event_ids` is read with its timestamps as the ids.
+ * extension `source_event_ids` for a lossless trip, with `tags`, `event_type_counts`,
+ * `candidate_rule`, `trusted_confirmations`, `untrusted_confirmations` and `author_trusted`. A seed file without
+ * `source_event_ids` is read with its timestamps as the ids; without `trusted_confirmations`,
+ * each of its events counts as one trusted confirmation (as operator events do).
  */
 export interface LessonWire {
   id: string;
@@ -34,6 +36,10 @@ export interface LessonWire {
   tags: string[];
   event_type_counts: Record<EventType, number>;
   source_event_ids: string[];
+  candidate_rule?: string;
+  trusted_confirmations: string[];
+  untrusted_confirmations: string[];
+  author_trusted: boolean;
 }
 
 /** `eventTsMs` maps event ids to their times; ids it does not know are left out of `source_events`. */
@@ -64,6 +70,10 @@ export function lessonToWire(lesson: RuleLesson, eventTsMs: ReadonlyMap<string, 
     tags: [...lesson.tags],
     event_type_counts: { ...lesson.eventTypeCounts },
     source_event_ids: [...lesson.sourceEventIds],
+    ...(lesson.candidateRule !== undefined ? { candidate_rule: lesson.candidateRule } : {}),
+    trusted_confirmations: [...lesson.trustedConfirmations],
+    untrusted_confirmations: [...lesson.untrustedConfirmations],
+    author_trusted: lesson.authorTrusted,
   };
 }
 
@@ -88,6 +98,10 @@ const lessonWireSchema = z.object({
   tags: z.array(wireText('each tag'), { invalid_type_error: 'tags must be an array of strings' }).default([]),
   event_type_counts: z.object(Object.fromEntries(EVENT_TYPES.map((t) => [t, wireCount(`event_type_counts.${t}`).default(0)])) as Record<EventType, z.ZodDefault<z.ZodNumber>>).optional(),
   source_event_ids: z.array(wireText('each source event id'), { invalid_type_error: 'source_event_ids must be an array of strings' }).optional(),
+  candidate_rule: z.string({ invalid_type_error: 'candidate_rule must be a rule id like R-001' }).regex(/^R-\d{3,}$/, 'candidate_rule must be a rule id like R-001').optional(),
+  trusted_confirmations: z.array(wireText('each trusted confirmation'), { invalid_type_error: 'trusted_confirmations must be an array of strings' }).optional(),
+  untrusted_confirmations: z.array(wireText('each untrusted confirmation'), { invalid_type_error: 'untrusted_confirmations must be an array of strings' }).default([]),
+  author_trusted: z.boolean({ invalid_type_error: 'author_trusted must be true or false' }).default(true),
 });
 
 export type LessonFromWire = { ok: true; lesson: RuleLesson } | { ok: false; code: 'not_an_object' | 'invalid_field'; field: string; message: string };
@@ -104,6 +118,7 @@ export function lessonFromWire(raw: unknown): LessonFromWire {
     return { ok: false, code: 'invalid_field', ...firstIssue(parsed.error, '(lesson)') };
   }
   const w = parsed.data;
+  const sourceEventIds = w.source_event_ids ?? w.source_events;
   return {
     ok: true,
     lesson: {
@@ -121,7 +136,11 @@ export function lessonFromWire(raw: unknown): LessonFromWire {
       timesApplied: w.times_applied,
       timesSaved: w.times_saved,
       ...(w.promoted_to_rule !== undefined ? { promotedToRule: w.promoted_to_rule } : {}),
-      sourceEventIds: w.source_event_ids ?? w.source_events,
+      ...(w.candidate_rule !== undefined ? { candidateRule: w.candidate_rule } : {}),
+      sourceEventIds,
+      trustedConfirmations: w.trusted_confirmations ?? sourceEventIds.map((id) => `event:${id}`),
+      untrustedConfirmations: w.untrusted_confirmations,
+      authorTrusted: w.author_trusted,
       eventTypeCounts: { ...emptyEventTypeCounts(), ...(w.event_type_counts ?? {}) },
       lastValidatedMs: w.last_validated,
       validationCount: w.validation_count,

@@ -1,4 +1,5 @@
 import { clipText } from './prompt-text';
+import { confirmationKey, isTrustedEvidence, mayJoin } from './rule-confirmations';
 import { feedbackPolarity } from './rule-feedback';
 import { EVENT_TYPES, type EventType, type EvidenceLevel, type LearningEvent, type RuleLesson } from './rule-types';
 import { cosineSimilarity } from './similarity';
@@ -13,7 +14,7 @@ import { cosineSimilarity } from './similarity';
 export const DEFAULT_LESSON_MATCH_THRESHOLD = 0.5;
 /** Weight of tag overlap in `lessonSimilarity`. */
 export const TAG_JACCARD_WEIGHT = 0.25;
-/** A lesson is `proven` once this many distinct events stand behind it (or one `proven` event). */
+/** A lesson is `proven` once this many distinct trusted confirmations stand behind it (or one trusted `proven` event). */
 export const PROVEN_AFTER_EVENTS = 3;
 /** The numeric `confidence_score` of a lesson, by its evidence level. */
 export const LESSON_SCORE_BY_EVIDENCE: Record<EvidenceLevel, number> = { testing: 0.6, proven: 0.9 };
@@ -75,19 +76,20 @@ export interface LessonChoice {
 }
 
 /**
- * The lesson an event joins: among candidates of the event's category, the highest
+ * The lesson an event joins: among candidates of the event's category that it `mayJoin` (an event
+ * from a trusted source never joins a lesson worded by someone who may not teach), the highest
  * `lessonSimilarity` that is ≥ `threshold` (equal scores: the smaller id); null when none reaches
  * it, and the caller starts `newLesson`.
  */
 export function chooseLessonFor(
-  event: Pick<LearningEvent, 'category' | 'tags'>,
+  event: Pick<LearningEvent, 'category' | 'tags' | 'teacher'>,
   eventVector: ArrayLike<number>,
-  candidates: Iterable<{ lesson: Pick<RuleLesson, 'id' | 'category' | 'tags'>; vector: ArrayLike<number> }>,
+  candidates: Iterable<{ lesson: Pick<RuleLesson, 'id' | 'category' | 'tags'> & Partial<Pick<RuleLesson, 'authorTrusted'>>; vector: ArrayLike<number> }>,
   threshold = DEFAULT_LESSON_MATCH_THRESHOLD,
 ): LessonChoice | null {
   let best: LessonChoice | null = null;
   for (const { lesson, vector } of candidates) {
-    if (lesson.category !== event.category) continue;
+    if (lesson.category !== event.category || !mayJoin(event, lesson)) continue;
     const score = lessonSimilarity(event, eventVector, lesson, vector);
     if (score < threshold) continue;
     if (best === null || score > best.score || (score === best.score && lesson.id < best.lessonId)) best = { lessonId: lesson.id, score };
@@ -136,12 +138,14 @@ function mergeTags(kept: readonly string[], added: readonly string[]): string[] 
  * The lesson after one more event of its category (an event already behind it changes nothing,
  * so re-ingesting is idempotent; another category is a programmer error and throws):
  * - `eventTypeCounts[type] + 1`, the event id appended to `sourceEventIds`;
+ * - its `confirmationKey` added (once) to `trustedConfirmations` when `isTrustedEvidence(event)`,
+ *   else to `untrustedConfirmations`;
  * - tags: the lesson's, then the event's new ones while fewer than `MAX_LESSON_TAGS`, sorted;
- * - `confidence` becomes `proven` (and stays) on a `proven` event or once
- *   `sourceEventIds.length ≥ PROVEN_AFTER_EVENTS`; `confidenceScore = LESSON_SCORE_BY_EVIDENCE[confidence]`;
+ * - `confidence` becomes `proven` (and stays) on a trusted `proven` event or once
+ *   `trustedConfirmations.length ≥ PROVEN_AFTER_EVENTS`; `confidenceScore = LESSON_SCORE_BY_EVIDENCE[confidence]`;
  * - a success counts as the lesson applied: `timesApplied + 1` (`timesSaved` moves only through
  *   `recordLessonApplied`, when a guard match prevented a mistake);
- * - when `confirmsLesson(event)`: `validationCount + 1` and
+ * - when trusted and `confirmsLesson(event)`: `validationCount + 1` and
  *   `lastValidatedMs = max(lastValidatedMs, min(event.tsMs, nowMs))`.
  */
 export function absorbEvent(lesson: RuleLesson, event: LearningEvent, nowMs: number): RuleLesson {
@@ -150,13 +154,19 @@ export function absorbEvent(lesson: RuleLesson, event: LearningEvent, nowMs: num
   }
   if (lesson.sourceEventIds.includes(event.id)) return lesson;
   const sourceEventIds = [...lesson.sourceEventIds, event.id];
+  const trusted = isTrustedEvidence(event);
+  const key = confirmationKey(event);
+  const withKey = (keys: readonly string[]) => (keys.includes(key) ? [...keys] : [...keys, key]);
+  const trustedConfirmations = trusted ? withKey(lesson.trustedConfirmations) : lesson.trustedConfirmations;
   const confidence: EvidenceLevel =
-    lesson.confidence === 'proven' || event.confidence === 'proven' || sourceEventIds.length >= PROVEN_AFTER_EVENTS ? 'proven' : 'testing';
-  const confirms = confirmsLesson(event);
+    lesson.confidence === 'proven' || (trusted && event.confidence === 'proven') || trustedConfirmations.length >= PROVEN_AFTER_EVENTS ? 'proven' : 'testing';
+  const confirms = trusted && confirmsLesson(event);
   return {
     ...lesson,
     tags: mergeTags(lesson.tags, event.tags),
     sourceEventIds,
+    trustedConfirmations,
+    untrustedConfirmations: trusted ? lesson.untrustedConfirmations : withKey(lesson.untrustedConfirmations),
     eventTypeCounts: { ...lesson.eventTypeCounts, [event.type]: lesson.eventTypeCounts[event.type] + 1 },
     confidence,
     confidenceScore: LESSON_SCORE_BY_EVIDENCE[confidence],
@@ -166,7 +176,7 @@ export function absorbEvent(lesson: RuleLesson, event: LearningEvent, nowMs: num
   };
 }
 
-/** A new lesson `id` created at `nowMs` from its first event (`lessonText`, then `absorbEvent`). */
+/** A new lesson `id` created at `nowMs` from its first event (`lessonText`, then `absorbEvent`), worded by the event's source (`authorTrusted`). */
 export function newLesson(event: LearningEvent, id: string, nowMs: number): RuleLesson {
   const empty: RuleLesson = {
     id,
@@ -179,6 +189,9 @@ export function newLesson(event: LearningEvent, id: string, nowMs: number): Rule
     timesApplied: 0,
     timesSaved: 0,
     sourceEventIds: [],
+    trustedConfirmations: [],
+    untrustedConfirmations: [],
+    authorTrusted: isTrustedEvidence(event),
     eventTypeCounts: emptyEventTypeCounts(),
     lastValidatedMs: nowMs,
     validationCount: 0,

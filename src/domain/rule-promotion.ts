@@ -1,10 +1,11 @@
 import { DAY_MS } from './grouping';
 import type { LessonCategory } from './lesson';
 import { clipText } from './prompt-text';
+import { peopleOf, taughtByPerson } from './rule-confirmations';
 import { RULE_START_CONFIDENCE } from './rule-confidence';
 import { isoDay } from './rule-dates';
 import { EVENT_CATEGORY_PATTERN } from './rule-events';
-import { EVENT_TYPES, type EventType, RULE_TYPE_PRIORITY, RULE_TYPES, type Rule, type RuleLesson, type RuleType } from './rule-types';
+import { EVENT_TYPES, type EventType, RULE_TYPE_PRIORITY, RULE_TYPES, type Rule, type RuleLesson, type RuleStatus, type RuleType } from './rule-types';
 import { typeCue } from './rule-wording';
 
 /**
@@ -13,7 +14,10 @@ import { typeCue } from './rule-wording';
  */
 
 export interface PromotionCriteria {
-  /** Distinct events behind the lesson (`sourceEventIds.length`) needed to promote. */
+  /**
+   * Distinct trusted confirmations behind the lesson (`trustedConfirmations.length`: one per
+   * trusted person per UTC day, one per operator event) needed to promote.
+   */
   minConfirmations: number;
   /** The same, for a lesson whose evidence level is already `proven`. */
   minConfirmationsWhenProven: number;
@@ -21,26 +25,31 @@ export interface PromotionCriteria {
   minAgeDays: number;
 }
 
-/** 3 events (2 when proven), no minimum age. */
+/** 3 confirmations (2 when proven), no minimum age. */
 export const DEFAULT_PROMOTION_CRITERIA: PromotionCriteria = { minConfirmations: 3, minConfirmationsWhenProven: 2, minAgeDays: 0 };
 
-export type PromotionRefusal = 'already_promoted' | 'review_flagged' | 'too_few_confirmations' | 'too_young';
+export type PromotionRefusal = 'already_promoted' | 'review_flagged' | 'untrusted_author' | 'too_few_confirmations' | 'too_young';
 export type PromotionDecision = { promote: true; type: RuleType } | { promote: false; reason: PromotionRefusal; message: string };
 
 /**
  * Checked in order, the first failing one refuses: not promoted yet; not flagged for review;
- * `sourceEventIds.length ≥ minConfirmations` (`minConfirmationsWhenProven` for a proven lesson);
- * `nowMs − createdMs ≥ minAgeDays` days. A promotion gets `ruleTypeFor(lesson)`.
+ * worded by a trusted source (`authorTrusted`: else only an approval makes it a rule);
+ * `trustedConfirmations.length ≥ minConfirmations` (`minConfirmationsWhenProven` for a proven
+ * lesson); `nowMs − createdMs ≥ minAgeDays` days. A promotion gets `ruleTypeFor(lesson)`.
+ * Confirmations from people who may not teach never count: their lesson waits as a candidate.
  */
 export function promotionDecision(lesson: RuleLesson, criteria: PromotionCriteria, nowMs: number): PromotionDecision {
   if (lesson.promotedToRule !== undefined) {
     return { promote: false, reason: 'already_promoted', message: `${lesson.id} is already rule ${lesson.promotedToRule}` };
   }
   if (lesson.reviewFlagged) return { promote: false, reason: 'review_flagged', message: `${lesson.id} is flagged for review` };
+  if (!lesson.authorTrusted) {
+    return { promote: false, reason: 'untrusted_author', message: `${lesson.id} is worded by someone who may not teach: only a trusted person's approval makes it a rule` };
+  }
   const needed = lesson.confidence === 'proven' ? criteria.minConfirmationsWhenProven : criteria.minConfirmations;
-  const have = lesson.sourceEventIds.length;
+  const have = lesson.trustedConfirmations.length;
   if (have < needed) {
-    return { promote: false, reason: 'too_few_confirmations', message: `${lesson.id} has ${have} of ${needed} events (${lesson.confidence})` };
+    return { promote: false, reason: 'too_few_confirmations', message: `${lesson.id} has ${have} of ${needed} trusted confirmations (${lesson.confidence})` };
   }
   const ageDays = (nowMs - lesson.createdMs) / DAY_MS;
   if (ageDays < criteria.minAgeDays) {
@@ -104,17 +113,41 @@ function countsText(counts: Record<EventType, number>): string {
     .join(', ');
 }
 
+/** The sentence of a candidate's reason that its approval replaces. */
+const CANDIDATE_WAITS = "Waits for approval by the agent's owner or an admin.";
+
 /**
  * The rule a lesson becomes: text `ruleTextFor(action, trigger, type)`, reason naming the lesson
  * and its evidence, category and tags of the lesson, confidence `RULE_START_CONFIDENCE` (0.9),
- * counters 0, created, checked and validated at `nowMs`, status active, no conflicts.
+ * counters 0, created, checked and validated at `nowMs`, no conflicts; status active, or
+ * `candidate` (`candidateFromLesson`).
  */
-export function ruleFromLesson(lesson: RuleLesson, type: RuleType, id: string, nowMs: number): Rule {
-  const reason = `Promoted from lesson ${lesson.id} after ${lesson.sourceEventIds.length} events (${countsText(lesson.eventTypeCounts) || 'none counted'}), ${lesson.validationCount} validations. ${lesson.context}`;
-  return newRule({ id, type, category: lesson.category, tags: [...lesson.tags], rule: ruleTextFor(lesson.action, lesson.trigger, type), reason: clip(reason), sourceLesson: lesson.id }, nowMs);
+export function ruleFromLesson(lesson: RuleLesson, type: RuleType, id: string, nowMs: number, status: RuleStatus = 'active'): Rule {
+  const events = `${lesson.sourceEventIds.length} events (${countsText(lesson.eventTypeCounts) || 'none counted'})`;
+  const people = peopleOf(lesson.untrustedConfirmations);
+  const reason =
+    status === 'candidate'
+      ? `Candidate from lesson ${lesson.id}: ${events}; ${lesson.trustedConfirmations.length} trusted confirmations, ${lesson.untrustedConfirmations.length} from ${people} ${people === 1 ? 'person' : 'people'} who may not teach. ${CANDIDATE_WAITS} ${lesson.context}`
+      : `Promoted from lesson ${lesson.id} after ${events}, ${lesson.validationCount} validations. ${lesson.context}`;
+  return newRule({ id, type, category: lesson.category, tags: [...lesson.tags], rule: ruleTextFor(lesson.action, lesson.trigger, type), reason: clip(reason), sourceLesson: lesson.id }, nowMs, status);
 }
 
-function newRule(fields: Pick<Rule, 'id' | 'type' | 'category' | 'tags' | 'rule' | 'reason' | 'sourceLesson'>, nowMs: number): Rule {
+/**
+ * Whether a lesson that is not promoted should be shown as a candidate rule: a person taught it
+ * (`taughtByPerson`: any chat correction or praise, trusted or not, or an action run at a person's
+ * request) and it is not flagged for review. A candidate is never in a prompt; a trusted person
+ * approves or rejects it, or trusted confirmations promote it.
+ */
+export function wantsCandidate(lesson: RuleLesson): boolean {
+  return lesson.promotedToRule === undefined && !lesson.reviewFlagged && taughtByPerson(lesson);
+}
+
+/** The candidate rule of a lesson: `ruleFromLesson` with status `candidate` and type `ruleTypeFor(lesson)`. */
+export function candidateFromLesson(lesson: RuleLesson, id: string, nowMs: number): Rule {
+  return ruleFromLesson(lesson, ruleTypeFor(lesson), id, nowMs, 'candidate');
+}
+
+function newRule(fields: Pick<Rule, 'id' | 'type' | 'category' | 'tags' | 'rule' | 'reason' | 'sourceLesson'>, nowMs: number, status: RuleStatus = 'active'): Rule {
   return {
     ...fields,
     createdMs: nowMs,
@@ -124,12 +157,29 @@ function newRule(fields: Pick<Rule, 'id' | 'type' | 'category' | 'tags' | 'rule'
     validationCount: 0,
     confidenceScore: RULE_START_CONFIDENCE,
     reviewFlagged: false,
-    status: 'active',
+    status,
     conflictsWith: [],
   };
 }
 
-/** `ruleFromLesson` plus the lesson marked `promotedToRule = id`. */
+/**
+ * A candidate approved at `nowMs`: active as it was listed (type, text, scope), confidence back
+ * to `RULE_START_CONFIDENCE`, validated and checked now, not flagged; its reason says when it was
+ * approved instead of that it waits.
+ */
+export function approveCandidate(rule: Rule, nowMs: number): Rule {
+  return {
+    ...rule,
+    status: 'active',
+    confidenceScore: RULE_START_CONFIDENCE,
+    lastValidatedMs: nowMs,
+    lastCheckedMs: nowMs,
+    reviewFlagged: false,
+    reason: clip(rule.reason.includes(CANDIDATE_WAITS) ? rule.reason.replace(CANDIDATE_WAITS, `Approved on ${isoDay(nowMs)}.`) : `Approved on ${isoDay(nowMs)}. ${rule.reason}`),
+  };
+}
+
+/** `ruleFromLesson` plus the lesson marked `promotedToRule = id` (`id` is the lesson's candidate's, when it has one). */
 export function promoteLesson(lesson: RuleLesson, type: RuleType, id: string, nowMs: number): { rule: Rule; lesson: RuleLesson } {
   return { rule: ruleFromLesson(lesson, type, id, nowMs), lesson: { ...lesson, promotedToRule: id } };
 }

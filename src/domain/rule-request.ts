@@ -1,10 +1,12 @@
 /**
- * A person asking in chat to validate or retire a rule by id ("validate rule R-003", "R-003 still
- * holds", "retire rule R-002", "drop R-002"). Read with patterns, no model: a sentence that is
- * negated, names no rule id or several, or asks for both is not a request, so nothing is done.
+ * A person asking in chat to validate, retire, approve or reject a rule by id ("validate rule
+ * R-003", "R-003 still holds", "retire rule R-002", "drop R-002", "approve candidate R-004",
+ * "reject rule R-005"). Read with patterns, no model: a sentence that is negated, names no rule id
+ * or several, or asks for two of these is not a request, so nothing is done.
  */
 
-export type RuleRequestVerb = 'validate' | 'retire';
+export const RULE_REQUEST_VERBS = ['validate', 'retire', 'approve', 'reject'] as const;
+export type RuleRequestVerb = (typeof RULE_REQUEST_VERBS)[number];
 
 export interface RuleRequest {
   verb: RuleRequestVerb;
@@ -25,13 +27,21 @@ export function normaliseRuleId(raw: string): string | null {
 /** Phrases per verb; `RULEIDMARK` stands for the rule id (replaced by that marker in the text first). */
 const VERB_PHRASES: Record<RuleRequestVerb, readonly RegExp[]> = {
   validate: [
-    /\b(?:validate|confirm|revalidate|re-validate|reconfirm|approve|endorse)\s+(?:the\s+)?(?:rule\s+)?RULEIDMARK\b/i,
+    /\b(?:validate|confirm|revalidate|re-validate|reconfirm)\s+(?:the\s+)?(?:rule\s+)?RULEIDMARK\b/i,
     /\bRULEIDMARK\s+(?:still\s+)?(?:holds|applies|stands|is\s+(?:still\s+)?(?:right|correct|valid|true|good|accurate))\b/i,
     /\bRULEIDMARK\s+(?:is\s+)?still\s+(?:right|correct|valid|true|good|accurate)\b/i,
   ],
   retire: [
     /\b(?:retire|drop|remove|delete|discard|deprecate|scrap|forget)\s+(?:the\s+)?(?:rule\s+)?RULEIDMARK\b/i,
     /\bRULEIDMARK\s+(?:is\s+)?(?:obsolete|outdated|no\s+longer\s+needed|not\s+needed\s+anymore)\b/i,
+  ],
+  approve: [
+    /\b(?:approve|accept|endorse|promote)\s+(?:the\s+)?(?:candidate\s+)?(?:rule\s+)?(?:candidate\s+)?RULEIDMARK\b/i,
+    /\bRULEIDMARK\s+(?:is\s+)?approved\b/i,
+  ],
+  reject: [
+    /\b(?:reject|decline|refuse|deny)\s+(?:the\s+)?(?:candidate\s+)?(?:rule\s+)?(?:candidate\s+)?RULEIDMARK\b/i,
+    /\bRULEIDMARK\s+(?:is\s+)?rejected\b/i,
   ],
 };
 
@@ -47,12 +57,14 @@ const MARKER = 'RULEIDMARK';
 
 /** Words of each verb anywhere in the sentence: "validate R-3, then retire it" names both, so it is unclear. */
 const VERB_WORDS: Record<RuleRequestVerb, RegExp> = {
-  validate: /\b(?:validat|revalidat|confirm|reconfirm|approv|endors)\w*/i,
+  validate: /\b(?:validat|revalidat|confirm|reconfirm)\w*/i,
   retire: /\b(?:retir|drop|remov|delet|discard|deprecat|scrap|forget|obsolete|outdated)\w*/i,
+  approve: /\b(?:approv|accept|endors|promot)\w*/i,
+  reject: /\b(?:reject|declin|refus|deny|denie)\w*/i,
 };
 
 /**
- * Reads a validate or retire request. Null unless exactly one rule id is named, exactly one verb's
+ * Reads a validate, retire, approve or reject request. Null unless exactly one rule id is named, exactly one verb's
  * phrase matches around it, no word of the other verb appears, and the sentence carries no negation.
  */
 export function parseRuleRequest(text: string): RuleRequest | null {

@@ -30,6 +30,18 @@ export interface LearningEvent {
   source: string;
   /** The human's exact words, for feedback events (wire: `greg_feedback`). */
   feedback?: string;
+  /**
+   * The person who taught it in conversation (a chat message, or an action run at their request),
+   * and whether they were trusted then. Absent for events from the operator (HTTP, CLI) and from
+   * the agent's own work: those count as trusted, one confirmation each. Not part of the wire format.
+   */
+  teacher?: Teacher;
+}
+
+/** Who taught an event: the person's entity id, and whether they were trusted (`isTrusted`) when they did. */
+export interface Teacher {
+  entityId: string;
+  trusted: boolean;
 }
 
 /** A reusable lesson clustered from events (seed 003 lesson format). */
@@ -48,8 +60,23 @@ export interface RuleLesson {
   confidenceScore: number;
   timesApplied: number;
   timesSaved: number;
-  /** Rule id once promoted. */
+  /** Rule id once promoted (or a candidate of it approved). */
   promotedToRule?: string;
+  /** Id of the candidate rule made from the lesson while it waits for promotion or approval. */
+  candidateRule?: string;
+  /**
+   * Distinct confirmations from trusted sources (`confirmationKey`): one per (person, UTC day)
+   * for people, one per event for the operator and the agent's own work. Promotion counts these.
+   */
+  trustedConfirmations: string[];
+  /** The same, from people who may not teach: shown with a candidate, never counted toward promotion. */
+  untrustedConfirmations: string[];
+  /**
+   * Whether the lesson's words come from a trusted source (its first event was). A lesson someone
+   * who may not teach worded is never joined by trusted events and becomes a rule only when a
+   * trusted person approves its candidate: an active rule's words are a trusted source's, or approved.
+   */
+  authorTrusted: boolean;
   /** Ids of the events behind the lesson (wire: `source_events`, their timestamps). */
   sourceEventIds: string[];
   /** Counts of the event types behind the lesson, used to choose a rule type on promotion. */
@@ -65,7 +92,12 @@ export type RuleType = (typeof RULE_TYPES)[number];
 /** Order in which rules reach the prompt: hard constraints first. */
 export const RULE_TYPE_PRIORITY: Record<RuleType, number> = { NEVER: 0, MUST: 1, CHECK: 2, PREFER: 3 };
 
-export const RULE_STATUSES = ['active', 'retired'] as const;
+/**
+ * `active`: in use (prompt, audit); `retired`: taken out of use; `candidate`: learned from a
+ * conversation (or imported without a trusted signature), waiting for a trusted person's approval,
+ * never in a prompt; `rejected`: a candidate a trusted person turned down.
+ */
+export const RULE_STATUSES = ['active', 'retired', 'candidate', 'rejected'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
 
 /** A typed behavioural rule (seed 003 rule format v1.4.0). */

@@ -5,6 +5,7 @@ import { explicitFeedbackEvent, looksLikeFeedback } from '../domain/feedback-det
 import { buildFeedbackPrompt, type ContextLine, MAX_PROMPT_CONTEXT_LINES, MAX_PROMPT_MESSAGE_CHARS, modelFeedbackEvent, parseFeedbackModelOutput } from '../domain/feedback-prompt';
 import type { RuleBookService } from '../services/rule-book-service';
 import { RULE_BOOK_SERVICE } from '../services/service-names';
+import { trustOf } from '../services/speaker-trust';
 
 const LOG_SRC = 'plugin:self-improve:rules';
 /** The `source` of events this evaluator records. */
@@ -68,8 +69,10 @@ async function feedbackDraft(runtime: IAgentRuntime, message: Memory, text: stri
 /**
  * FEEDBACK_EXTRACTOR (seed 003 events from conversation): after a person's message that corrects
  * or praises the agent, records an event (`feedback`, `mistake`, `success`, …) in the rule book,
- * where repeated confirmations become a lesson and then a rule. Runs whether or not the agent
- * answered (`alwaysRun`). `validate` is the cheap pre-filter: a message from a person (not the
+ * where confirmations become a lesson and then a rule. The event carries who said it and whether
+ * they were trusted (`trustOf`): only trusted people's confirmations, at most one per person per
+ * day, count toward promotion; what anyone else teaches is a candidate rule, shown but never in a
+ * prompt until a trusted person approves it. Runs whether or not the agent answered (`alwaysRun`). `validate` is the cheap pre-filter: a message from a person (not the
  * agent) whose first `MAX_PROMPT_MESSAGE_CHARS` characters `looksLikeFeedback`; no I/O, no model.
  * The event's time is the message's `createdAt`, so evaluating the same message again records
  * nothing new (same event id). Never throws: a failure is logged and the message goes on.
@@ -97,10 +100,12 @@ export const feedbackExtractor: Evaluator = {
       if (!book || text === null) return { success: false, error: book ? 'not a message from a person' : 'rule book is not running' };
       const { draft, via } = await feedbackDraft(runtime, message, text, message.createdAt ?? Date.now());
       if (!draft) return { success: true, text: 'no feedback in the message', data: { via, eventIds: [] } };
-      const result = await book.recordDraft(draft, FEEDBACK_EVENT_SOURCE);
+      const trust = await trustOf(runtime, message);
+      const result = await book.recordDraft(draft, FEEDBACK_EVENT_SOURCE, { teacher: { entityId: message.entityId, trusted: trust.trusted } });
       const eventIds = result.events.map((e) => e.id);
       if (result.rejected.length > 0) runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, messageId: message.id, rejected: result.rejected }, 'feedback event was rejected');
-      return { success: true, text: `recorded a ${draft.type} event`, data: { via, eventIds, rulesPromoted: result.rulesPromoted, rejected: result.rejected } };
+      const summary = `recorded a ${draft.type} event${trust.trusted ? '' : ' from someone who may not teach: what it teaches stays a candidate until a trusted person approves it'}`;
+      return { success: true, text: summary, data: { via, eventIds, trusted: trust.trusted, rulesPromoted: result.rulesPromoted, candidates: result.candidates, rejected: result.rejected } };
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error);
       runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, messageId: message.id, error: problem }, 'feedback extraction failed; the message goes on without it');

@@ -52,6 +52,18 @@ export const handleLedgerVerify = withLedger(async (ledger, _req, res) => {
   res.status(200).json(await ledger.verify());
 });
 
+/**
+ * GET /self-improve/ledger/checkpoint: a signed head checkpoint (sequence, running total, head hash,
+ * time, HMAC with SELF_IMPROVE_LEDGER_SECRET) of the ledger as it stands, after verifying it; 409
+ * when no secret is set or the ledger does not verify. Keep it outside the database, and check it
+ * later with `self-improve ledger verify --checkpoint FILE`.
+ */
+export const handleLedgerCheckpoint = withLedger(async (ledger, _req, res) => {
+  const made = await ledger.checkpoint();
+  if (made.ok) res.status(200).json(made.checkpoint);
+  else res.status(409).json({ error: made.message, code: made.code });
+});
+
 /** GET /self-improve/progress.json: the seed's progress.json (newest 1,000 transactions). */
 export const handleProgressJson = withLedger(async (ledger, _req, res) => {
   res.status(200).json(await ledger.progressJson());
@@ -70,5 +82,6 @@ export const ledgerRoutes: Route[] = [
   { type: 'GET', path: '/ledger/metrics', name: 'self-improve-ledger-metrics', handler: handleLedgerMetrics },
   { type: 'GET', path: '/ledger/history', name: 'self-improve-ledger-history', handler: handleLedgerHistory },
   { type: 'GET', path: '/ledger/verify', name: 'self-improve-ledger-verify', handler: handleLedgerVerify },
+  { type: 'GET', path: '/ledger/checkpoint', name: 'self-improve-ledger-checkpoint', handler: handleLedgerCheckpoint },
   { type: 'GET', path: '/progress.json', name: 'self-improve-progress-json', handler: handleProgressJson },
 ];

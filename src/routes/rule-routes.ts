@@ -1,8 +1,10 @@
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { z } from 'zod';
 import { loadConfig } from '../config';
-import type { RuleBookService, RuleFilter } from '../services/rule-book-service';
-import { eventIngestReport, exportOrigin, isJsonArrayText, rulesListing } from '../services/rule-reports';
+import { normaliseRuleId } from '../domain/rule-request';
+import { RULE_STATUSES } from '../domain/rule-types';
+import type { RuleBookService, RuleChange, RuleChangeRefusal, RuleFilter } from '../services/rule-book-service';
+import { eventIngestReport, exportOrigin, isJsonArrayText, ruleListItem, rulesListing } from '../services/rule-reports';
 import { RULE_BOOK_SERVICE } from '../services/service-names';
 import { queryParam, readRequestBody } from './http-body';
 
@@ -44,7 +46,7 @@ const flagValue = (field: string, values: readonly [string, ...string[]]) =>
 
 /** Query of GET /self-improve/rules. */
 const rulesQuerySchema = z.object({
-  status: flagValue('status', ['active', 'retired', 'all']).default('active'),
+  status: flagValue('status', [...RULE_STATUSES, 'all']).default('active'),
   include_flagged: flagValue('include_flagged', ['true', 'false']).default('true'),
   category: z.string().max(40, 'category must be at most 40 characters').optional(),
 });
@@ -65,8 +67,9 @@ export function parseRulesQuery(query: Record<string, string | undefined>): { ok
 }
 
 /**
- * GET /self-improve/rules?status=active|retired|all&category=C&include_flagged=true|false: the
- * rules (default: active ones, flagged included) in seed 003 field names with `conflicts_with`,
+ * GET /self-improve/rules?status=active|retired|candidate|rejected|all&category=C&include_flagged=true|false:
+ * the rules (default: active ones, flagged included; `candidate`: what people taught in
+ * conversation or unsigned imports brought, waiting for approval) in seed 003 field names with `conflicts_with`,
  * `confidence_now` and `injectable`, by type priority (NEVER, MUST, CHECK, PREFER) then id; the
  * MUST/NEVER conflicts among them; how many are flagged. 400 naming a bad parameter and its values.
  */
@@ -84,15 +87,52 @@ export const handleGetRuleMetrics = withBook(async (book, _req, res) => {
   res.status(200).json(await book.metrics(Date.now()));
 });
 
-/** GET /self-improve/rules/export?category=C: seed 003's export document (every rule, or those of category C). */
+/**
+ * GET /self-improve/rules/export?category=C: seed 003's export document (every rule, or those of
+ * category C), signed with SELF_IMPROVE_RULE_SIGNING_KEY; without one its `signature` says it is unsigned.
+ */
 export const handleExportRules = withBook(async (book, req, res, runtime) => {
   const category = queryParam(req, 'category');
   res.status(200).json(book.exportRules({ ...exportOrigin(runtime), ...(category === undefined ? {} : { category }) }));
 });
+
+/** HTTP status of each refusal of a candidate decision. */
+const DECISION_STATUS: Record<RuleChangeRefusal, number> = { not_found: 404, not_candidate: 409, retired: 409, not_active: 409 };
+
+/**
+ * A decision on a candidate through HTTP. The caller is the operator (the plugin's routes ask for
+ * the API key wherever one is configured), so it counts as a trusted person's: 200 with the rule
+ * as listed; 400 for an id that is not like R-004; 404 for an unknown rule; 409 for a rule that is
+ * not a candidate.
+ */
+const decideCandidate = (decide: (book: RuleBookService, id: string, nowMs: number) => Promise<RuleChange>) =>
+  withBook(async (book, req, res) => {
+    const raw = req.params?.id;
+    const id = raw === undefined ? null : normaliseRuleId(raw);
+    if (id === null) {
+      res.status(400).json({ error: `the path must name a rule id like R-004 (got ${JSON.stringify(raw ?? '')})` });
+      return;
+    }
+    const nowMs = Date.now();
+    const changed = await decide(book, id, nowMs);
+    if (!changed.ok) {
+      res.status(DECISION_STATUS[changed.code]).json({ error: changed.message, code: changed.code });
+      return;
+    }
+    res.status(200).json({ rule: ruleListItem(changed.rule, nowMs, book.settings.policy) });
+  });
+
+/** POST /self-improve/rules/:id/approve: a candidate becomes active (see `decideCandidate`). */
+export const handleApproveRule = decideCandidate((book, id, nowMs) => book.approveRule(id, nowMs));
+
+/** POST /self-improve/rules/:id/reject: a candidate is rejected, never used (see `decideCandidate`). */
+export const handleRejectRule = decideCandidate((book, id, nowMs) => book.rejectRule(id, nowMs));
 
 export const ruleRoutes: Route[] = [
   { type: 'POST', path: '/events', name: 'self-improve-events', handler: handlePostEvents },
   { type: 'GET', path: '/rules', name: 'self-improve-rules', handler: handleGetRules },
   { type: 'GET', path: '/rules/metrics', name: 'self-improve-rules-metrics', handler: handleGetRuleMetrics },
   { type: 'GET', path: '/rules/export', name: 'self-improve-rules-export', handler: handleExportRules },
+  { type: 'POST', path: '/rules/:id/approve', name: 'self-improve-rules-approve', handler: handleApproveRule },
+  { type: 'POST', path: '/rules/:id/reject', name: 'self-improve-rules-reject', handler: handleRejectRule },
 ];

@@ -283,19 +283,35 @@ export class EloBookService extends Service {
     if (entry) this.queue(SESSION_LOG_TABLE, entry);
   }
 
-  /** Writes every pending change now, in one database transaction. */
+  /**
+   * Writes every pending change now, in one database transaction. Never rejects: a failed write
+   * is logged and its batch goes back to the front of the queue (items stay dirty, log entries
+   * keep their order ahead of newer ones, exposures are marked changed), so the next flush writes
+   * it; nothing is lost while the process lives.
+   */
   flush(): Promise<void> {
-    const items = [...this.dirty].map((k) => ({ ...(this.items.get(k) as EloRow) }));
-    const logs = this.logs;
-    this.dirty.clear();
-    this.logs = { [ELO_LOG_TABLE]: [], [SEARCH_LOG_TABLE]: [], [SESSION_LOG_TABLE]: [] };
-    const exposures = this.exposures.takeChanges();
-    const empty = items.length === 0 && exposures.length === 0 && Object.values(logs).every((l) => l.length === 0);
-    const write = this.writing.then(() => (empty ? undefined : this.store.write(items, logs, exposures)));
-    this.writing = write.catch((error: unknown) => {
-      this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO batch not written');
+    const write = this.writing.then(async () => {
+      const keys = [...this.dirty];
+      const items = keys.map((k) => ({ ...(this.items.get(k) as EloRow) }));
+      const logs = this.logs;
+      this.dirty.clear();
+      this.logs = { [ELO_LOG_TABLE]: [], [SEARCH_LOG_TABLE]: [], [SESSION_LOG_TABLE]: [] };
+      const exposures = this.exposures.takeChanges();
+      if (items.length === 0 && exposures.length === 0 && Object.values(logs).every((l) => l.length === 0)) return;
+      try {
+        await this.store.write(items, logs, exposures);
+      } catch (error) {
+        for (const k of keys) this.dirty.add(k);
+        for (const table of Object.keys(logs) as EloLogTable[]) this.logs[table] = [...logs[table], ...this.logs[table]];
+        this.exposures.requeue(exposures);
+        this.runtime.logger.warn(
+          { src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, items: items.length, error: error instanceof Error ? error.message : String(error) },
+          'ELO batch not written; kept for the next flush',
+        );
+      }
     });
-    return this.writing;
+    this.writing = write;
+    return write;
   }
 
   /** The newest ELO updates (seed 002 §3 format), newest first. */

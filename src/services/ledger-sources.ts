@@ -1,25 +1,26 @@
-import type { IAgentRuntime, UUID } from '@elizaos/core';
+import type { IAgentRuntime } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import type { LedgerEntryInput } from '../domain/ledger-chain';
-import { outcomeLedgerEntry } from '../domain/ledger-entries';
+import { outcomeLedgerEntry, ruleIdOfVerdictRef } from '../domain/ledger-entries';
 import type { OutcomeLabel } from '../domain/outcome';
 import { OUTCOMES_TABLE } from './outcome-store';
 import { RULE_TABLES } from './rule-schema';
 import type { RewardLedgerService } from './reward-ledger-service';
-import { chunks, dbOf, queryRows } from './sql';
+import { chunks, queryRows } from './sql';
+import { TRAJECTORIES_TABLE } from './trajectory-service';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LOOKUP_BATCH = 1_000;
 
 /**
- * The sources this plugin records from: `scan_outcome` (checked in batches against the outcome
- * store, and reconciled: every outcome with non-zero points calls for one entry) and `trajectory`
- * (a stored trajectory memory), and `rule` (a stored rule of the rules system, by id: verdicts
- * are events on a rule, many per rule, so `rule` is checked but not reconciled).
+ * The sources this plugin records from, each checked in batches on the database handle it is
+ * given: `scan_outcome` (the outcome store; reconciled: every outcome with non-zero points calls
+ * for one entry), `trajectory` (a stored trajectory memory, by id, in plugin-sql's `memories`
+ * table), and `rule` (a verdict on a stored rule, `<rule id>#<n>`: the n-th validation or
+ * violation; many per rule, so checked but not reconciled).
  */
 export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAgentRuntime): void {
-  const db = dbOf(runtime);
-  ledger.registerSource('scan_outcome', async (refs) => {
+  ledger.registerSource('scan_outcome', async (refs, db) => {
     const found = new Set<string>();
     for (const batch of chunks(refs.filter((r) => UUID_PATTERN.test(r)), LOOKUP_BATCH)) {
       const list = sql.join(
@@ -31,7 +32,7 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
     }
     return found;
   });
-  ledger.registerExpected('scan_outcome', async () => {
+  ledger.registerExpected('scan_outcome', async (db) => {
     const rows = await queryRows<{ id: string; label: OutcomeLabel; reward: number; finding_key: string }>(
       db,
       sql`SELECT id, label, reward, finding_key FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${runtime.agentId}::uuid`,
@@ -43,21 +44,30 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
     }
     return expected;
   });
-  ledger.registerSource('rule', async (refs) => {
+  ledger.registerSource('rule', async (refs, db) => {
+    const byRule = new Map<string, string[]>();
+    for (const ref of refs) byRule.set(ruleIdOfVerdictRef(ref), [...(byRule.get(ruleIdOfVerdictRef(ref)) ?? []), ref]);
     const found = new Set<string>();
-    for (const batch of chunks([...new Set(refs)], LOOKUP_BATCH)) {
+    for (const batch of chunks([...byRule.keys()], LOOKUP_BATCH)) {
       const list = sql.join(
         batch.map((r) => sql`${r}`),
         sql`, `,
       );
       const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${sql.raw(RULE_TABLES.rules)} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
-      for (const r of rows) found.add(r.id);
+      for (const r of rows) for (const ref of byRule.get(r.id) ?? []) found.add(ref);
     }
     return found;
   });
-  ledger.registerSource('trajectory', async (refs) => {
+  ledger.registerSource('trajectory', async (refs, db) => {
     const found = new Set<string>();
-    for (const ref of refs) if (UUID_PATTERN.test(ref) && (await runtime.getMemoryById(ref as UUID))) found.add(ref);
+    for (const batch of chunks(refs.filter((r) => UUID_PATTERN.test(r)), LOOKUP_BATCH)) {
+      const list = sql.join(
+        batch.map((r) => sql`${r}::uuid`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM memories WHERE agent_id = ${runtime.agentId}::uuid AND type = ${TRAJECTORIES_TABLE} AND id IN (${list})`);
+      for (const r of rows) found.add(r.id);
+    }
     return found;
   });
 }

@@ -89,9 +89,11 @@ export class OutcomeStore {
    * skipped. A row the database refuses (its content) is left out alone, with the database's
    * reason, by its position in `outcomes` (`writeIsolatingRefusals`); the others are stored.
    * Returns the ids that were new and the refusals. Throws (`DatabaseFailure`, nothing written)
-   * when the database refuses every row of a statement, alone as well as together.
+   * when the database refuses every row of a statement, alone as well as together. `within` runs
+   * last inside the same transaction with the new ids (e.g. to append their ledger entries), so
+   * what it writes commits together with the outcomes.
    */
-  async insert(outcomes: readonly StoredOutcome[]): Promise<OutcomeInsert> {
+  async insert(outcomes: readonly StoredOutcome[], within?: (tx: Db, inserted: ReadonlySet<UUID>) => Promise<void>): Promise<OutcomeInsert> {
     const result: OutcomeInsert = { inserted: new Set<UUID>(), refused: [] };
     if (outcomes.length === 0) return result;
     await this.db.transaction(async (tx) => {
@@ -100,6 +102,7 @@ export class OutcomeStore {
         for (const id of written) result.inserted.add(id);
         for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
       }
+      if (within && result.inserted.size > 0) await within(tx, result.inserted);
     });
     return result;
   }

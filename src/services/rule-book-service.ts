@@ -7,14 +7,15 @@ import { ruleLedgerEntry } from '../domain/ledger-entries';
 import { lexicalVector } from '../domain/lexical-vector';
 import { decayRule, validateRule as validatedRule, recordViolation as violatedRule } from '../domain/rule-confidence';
 import { checkEventRows, type EventRejection, eventToWire } from '../domain/rule-events';
-import { exportRules, type ImportError, type ImportStep, planImport, type RuleExport, verifyImport } from '../domain/rule-export';
+import { asCandidates, exportRules, type ImportError, type ImportStep, planImport, type RuleExport, verifyImport } from '../domain/rule-export';
 import { applyVerdict, type GuardMatch, judgeRuleOnOutcome, matchRulesForAction, type RuleVerdict } from '../domain/rule-guard';
 import { lessonVectorText, nextId, recordLessonApplied } from '../domain/rule-lessons';
 import { type GuardEntry, guardLogEntry, type ParseErrorEntry, parseErrorEntry, withGuardOutcome } from '../domain/rule-logs';
 import { type RuleMetrics, weeklyRuleMetrics } from '../domain/rule-metrics';
-import { ruleFromScanLesson, scanLessonPromotion } from '../domain/rule-promotion';
+import { approveCandidate, ruleFromScanLesson, scanLessonPromotion } from '../domain/rule-promotion';
 import { type PreparedRule, prepareRule, type SelectedRule, selectRulesForPrompt } from '../domain/rule-prompt';
-import { type LearningEvent, RULE_TYPE_PRIORITY, type Rule, type RuleLesson, type RuleStatus } from '../domain/rule-types';
+import { checkSignature, type ImportTrust, type RuleSignature, signDocument, type UnsignedMark } from '../domain/rule-signing';
+import { type LearningEvent, RULE_TYPE_PRIORITY, type Rule, type RuleLesson, type RuleStatus, type Teacher } from '../domain/rule-types';
 import { ensureRuleDecayTask } from '../tasks/rule-decay-task';
 import type { EloBookService } from './elo-book-service';
 import { vectorizerFor, type Vectorizer } from './lesson-store';
@@ -44,6 +45,8 @@ export interface EventIngestResult {
   lessonsCreated: number;
   lessonsUpdated: number;
   rulesPromoted: string[];
+  /** Candidate rules made from lessons people taught (waiting for approval). */
+  candidates: string[];
 }
 
 /** `ingestEventText`: rows are numbered by line (JSONL) or item (JSON array), 1-based, in `line`. */
@@ -62,22 +65,30 @@ export interface RuleFilter {
   includeFlagged?: boolean;
 }
 
-export type RuleChange = { ok: true; rule: Rule } | { ok: false; code: 'not_found' | 'retired'; message: string };
+/** Why a rule was not changed: unknown id; retired; not in use (a candidate or rejected: approve it first); not a candidate (approve, reject). */
+export type RuleChangeRefusal = 'not_found' | 'retired' | 'not_active' | 'not_candidate';
+export type RuleChange = { ok: true; rule: Rule } | { ok: false; code: RuleChangeRefusal; message: string };
 export type GuardSettlement =
   | { ok: true; entry: GuardEntry; verdicts: { ruleId: string; verdict: RuleVerdict }[] }
   | { ok: false; code: 'not_found' | 'already_set'; message: string };
-export type ImportResult = { ok: true; steps: ImportStep[]; added: string[]; skipped: number } | ImportError;
+/**
+ * An import: the rules added and skipped, and how far the file was trusted: `trusted` (signed by a
+ * trusted key: imported as they are), `unsigned` or `unknown_signer` (imported as candidates).
+ */
+export type ImportResult = { ok: true; steps: ImportStep[]; added: string[]; skipped: number; trust: ImportTrust; keyId?: string } | ImportError;
 
 /**
  * The rules system of one agent (seed 003): events in, lessons, typed rules with decaying
- * confidence, the guard, export/import and metrics. The one stateful part: the evaluator,
- * TOP_RULES, the guard events, routes, CLI and chat actions all call it. Lessons (with vectors)
- * and rules are held in memory and written through `RuleStore`; every change is committed in one
- * transaction before the in-memory state takes it. Writes run one at a time.
+ * confidence, candidates waiting for a trusted person's approval, the action audit (the seed's
+ * guard log), signed export/import and metrics. The one stateful part: the evaluator, TOP_RULES,
+ * the audit events, routes, CLI and chat actions all call it. Who may teach or change rules is
+ * decided by the callers (`trustOf`); what reaches this service from a person carries it. Lessons
+ * (with vectors) and rules are held in memory and written through `RuleStore`; every change is
+ * committed in one transaction before the in-memory state takes it. Writes run one at a time.
  */
 export class RuleBookService extends Service {
   static override serviceType = RULE_BOOK_SERVICE;
-  override capabilityDescription = 'Learns typed rules from events, keeps their confidence, guards actions with them';
+  override capabilityDescription = 'Learns typed rules from events, keeps their confidence, audits actions against them';
 
   settings!: RuleBookSettings;
   store!: RuleStore;
@@ -149,8 +160,8 @@ export class RuleBookService extends Service {
    * database's reason) and the others are kept. When it refuses every new event, alone as well as
    * together, the database failed, not the rows: the call rejects with its error, nothing written.
    */
-  ingestEvents(rows: readonly unknown[], source: string, options: { nowMs?: number } = {}): Promise<EventIngestResult> {
-    return this.serial(() => this.ingestNow(rows, source, options.nowMs ?? Date.now(), []));
+  ingestEvents(rows: readonly unknown[], source: string, options: { nowMs?: number; teacher?: Teacher } = {}): Promise<EventIngestResult> {
+    return this.serial(() => this.ingestNow(rows, source, options.nowMs ?? Date.now(), [], options.teacher));
   }
 
   /**
@@ -175,15 +186,20 @@ export class RuleBookService extends Service {
     });
   }
 
-  /** An evaluator's draft as an event; its polarity travels as a `positive`/`negative` tag (which `feedbackPolarity` reads). */
-  recordDraft(draft: EventDraft, source: string): Promise<EventIngestResult> {
+  /**
+   * An evaluator's draft as an event; its polarity travels as a `positive`/`negative` tag (which
+   * `feedbackPolarity` reads). `teacher`: the person who taught it, and whether they were trusted
+   * (only trusted confirmations count toward promotion; a lesson a person taught is a candidate until then).
+   */
+  recordDraft(draft: EventDraft, source: string, options: { teacher?: Teacher } = {}): Promise<EventIngestResult> {
     const { polarity, ...event } = draft;
     const tags = polarity === 'neutral' || event.tags.includes(polarity) ? event.tags : [...event.tags, polarity];
-    return this.ingestEvents([eventToWire({ id: '', ...event, tags })], source, { nowMs: draft.tsMs });
+    return this.ingestEvents([eventToWire({ id: '', ...event, tags })], source, { nowMs: draft.tsMs, ...(options.teacher ? { teacher: options.teacher } : {}) });
   }
 
-  private async ingestNow(rows: readonly unknown[], source: string, nowMs: number, parseErrors: ParseErrorEntry[]): Promise<EventIngestResult> {
+  private async ingestNow(rows: readonly unknown[], source: string, nowMs: number, parseErrors: ParseErrorEntry[], teacher?: Teacher): Promise<EventIngestResult> {
     const checked = checkEventRows(rows, { nowMs, source });
+    if (teacher) for (const v of checked.valid) v.event = { ...v.event, teacher };
     const known = await this.store.knownEventIds(checked.valid.map((v) => v.event.id));
     const fresh: { index: number; event: LearningEvent }[] = [];
     const seen: { index: number; id: string; isNew: boolean }[] = [];
@@ -193,7 +209,7 @@ export class RuleBookService extends Service {
       seen.push({ index, id: event.id, isNew });
       if (isNew) fresh.push({ index, event });
     }
-    const totals = { lessonsCreated: 0, lessonsUpdated: 0, rulesPromoted: [] as string[] };
+    const totals = { lessonsCreated: 0, lessonsUpdated: 0, rulesPromoted: [] as string[], candidates: [] as string[] };
     const refused: EventRejection[] = [];
     const whole = await this.learn(fresh.map((f) => f.event), nowMs, parseErrors, totals);
     if (!whole.ok && fresh.length <= 1) throw whole.error;
@@ -232,7 +248,7 @@ export class RuleBookService extends Service {
     events: readonly LearningEvent[],
     nowMs: number,
     parseErrors: readonly ParseErrorEntry[],
-    totals: { lessonsCreated: number; lessonsUpdated: number; rulesPromoted: string[] },
+    totals: { lessonsCreated: number; lessonsUpdated: number; rulesPromoted: string[]; candidates: string[] },
   ): Promise<{ ok: true } | { ok: false; error: unknown }> {
     const plan = await planLearning({
       events,
@@ -254,6 +270,7 @@ export class RuleBookService extends Service {
     totals.lessonsCreated += plan.lessonsCreated;
     totals.lessonsUpdated += plan.lessonsUpdated;
     totals.rulesPromoted.push(...plan.rulesPromoted);
+    totals.candidates.push(...plan.candidates);
     return { ok: true };
   }
 
@@ -296,19 +313,19 @@ export class RuleBookService extends Service {
     });
   }
 
-  // ---- validation, retirement, violation, decay ----
+  // ---- validation, retirement, violation, approval, decay ----
 
-  /** A rule confirmed (confidence back to 0.9, one more validation); rewarded in the ledger and a win in the ELO book. */
+  /** A rule confirmed (confidence back to 0.9, one more validation); rewarded in the ledger and a win in the ELO book. Only active rules. */
   validateRule(id: string, nowMs = Date.now()): Promise<RuleChange> {
     return this.changeRule(id, nowMs, (r) => validatedRule(r, nowMs), 'validated', 'validated by request');
   }
 
-  /** A rule broken (one more violation); a penalty in the ledger and a loss in the ELO book. */
+  /** A rule broken (one more violation); a penalty in the ledger and a loss in the ELO book. Only active rules. */
   recordViolation(id: string, nowMs = Date.now()): Promise<RuleChange> {
     return this.changeRule(id, nowMs, (r) => violatedRule(r, nowMs), 'violated', 'violation reported');
   }
 
-  /** A rule taken out of use; conflicts are recomputed, so its partner is no longer held back by it. */
+  /** An active rule taken out of use; conflicts are recomputed, so its partner is no longer held back by it. */
   retireRule(id: string, nowMs = Date.now()): Promise<RuleChange> {
     return this.changeRule(id, nowMs, (r) => ({ ...r, status: 'retired', lastCheckedMs: nowMs }), null, 'retired');
   }
@@ -318,10 +335,41 @@ export class RuleBookService extends Service {
       const rule = this.ruleMap.get(id);
       if (!rule) return { ok: false, code: 'not_found', message: `no rule ${id}` };
       if (rule.status === 'retired') return { ok: false, code: 'retired', message: `rule ${id} is retired` };
+      if (rule.status !== 'active') return { ok: false, code: 'not_active', message: `rule ${id} is ${rule.status === 'candidate' ? 'a candidate: approve it first' : 'rejected'}` };
       const changed = withConflicts(this.ruleMap, [change(rule)]);
       await this.store.upsertRules(changed);
       this.adoptRules(changed);
       if (verdict) await this.creditVerdicts([{ ruleId: id, verdict }], context, nowMs);
+      return { ok: true, rule: this.ruleMap.get(id) as Rule };
+    });
+  }
+
+  /**
+   * A candidate approved by a trusted person (the caller checks who): it becomes active as it was
+   * listed (`approveCandidate`), and the lesson it came from counts as promoted to it, in one
+   * transaction. No ledger entry: approving is not a validation.
+   */
+  approveRule(id: string, nowMs = Date.now()): Promise<RuleChange> {
+    return this.decideCandidate(id, (r) => approveCandidate(r, nowMs));
+  }
+
+  /** A candidate turned down by a trusted person: status `rejected`, never in a prompt; its lesson keeps learning. */
+  rejectRule(id: string, nowMs = Date.now()): Promise<RuleChange> {
+    return this.decideCandidate(id, (r) => ({ ...r, status: 'rejected', lastCheckedMs: nowMs }));
+  }
+
+  private decideCandidate(id: string, decide: (rule: Rule) => Rule): Promise<RuleChange> {
+    return this.serial(async (): Promise<RuleChange> => {
+      const rule = this.ruleMap.get(id);
+      if (!rule) return { ok: false, code: 'not_found', message: `no rule ${id}` };
+      if (rule.status !== 'candidate') return { ok: false, code: 'not_candidate', message: `rule ${id} is ${rule.status}, not a candidate` };
+      const decided = decide(rule);
+      const rules = withConflicts(this.ruleMap, [decided]);
+      const source = [...this.lessonMap.values()].find((l) => l.lesson.candidateRule === id);
+      const lessons = decided.status === 'active' && source && source.lesson.promotedToRule === undefined ? [{ ...source, lesson: { ...source.lesson, promotedToRule: id } }] : [];
+      await this.store.commitLearning({ rules, lessons: lessons.map((l) => storedLesson(l, this.vectorizer.source)) });
+      for (const l of lessons) this.lessonMap.set(l.lesson.id, l);
+      this.adoptRules(rules);
       return { ok: true, rule: this.ruleMap.get(id) as Rule };
     });
   }
@@ -352,14 +400,14 @@ export class RuleBookService extends Service {
   promoteLessons(nowMs: number): Promise<string[]> {
     return this.serial(async () => {
       const due = new Map([...this.lessonMap].filter(([, l]) => l.lesson.promotedToRule === undefined));
-      const promoted = promoteDue(due, this.ruleMap, this.settings.criteria, nowMs);
-      if (promoted.length === 0) return [];
-      const lessons = promoted.map((r) => due.get(r.sourceLesson) as IndexedLesson);
-      const rules = withConflicts(this.ruleMap, promoted);
+      const promotions = promoteDue(due, this.ruleMap, this.settings.criteria, nowMs);
+      if (promotions.rules.length === 0 && promotions.lessonIds.length === 0) return [];
+      const lessons = promotions.lessonIds.map((id) => due.get(id) as IndexedLesson);
+      const rules = promotions.rules.length === 0 ? [] : withConflicts(this.ruleMap, promotions.rules);
       await this.store.commitLearning({ lessons: lessons.map((l) => storedLesson(l, this.vectorizer.source)), rules });
       for (const l of lessons) this.lessonMap.set(l.lesson.id, l);
       this.adoptRules(rules);
-      return promoted.map((r) => r.id);
+      return promotions.promoted;
     });
   }
 
@@ -421,9 +469,12 @@ export class RuleBookService extends Service {
    * After the action: sets the guard entry's outcome (once) and judges each matched rule that is
    * still active (`judgeRuleOnOutcome`): validated or violated rules are written with the outcome
    * in one transaction, then credited in the ledger and the ELO book. A validated NEVER rule is a
-   * save: its lesson counts it (`times_saved`) and the entry's `save_logged` is set.
+   * save: its lesson counts it (`times_saved`) and the entry's `save_logged` is set. With
+   * `credit: false` (an action run for someone who may not teach) the entry gets its outcome and
+   * the verdicts are returned, but no rule, lesson, ledger or ELO entry changes.
    */
-  settleGuard(guardId: string, outcome: { succeeded: boolean; actionText: string }, nowMs = Date.now()): Promise<GuardSettlement> {
+  settleGuard(guardId: string, outcome: { succeeded: boolean; actionText: string }, nowMs = Date.now(), options: { credit?: boolean } = {}): Promise<GuardSettlement> {
+    const credit = options.credit ?? true;
     return this.serial(async (): Promise<GuardSettlement> => {
       const [entry] = this.reported(await this.store.guardEntry(guardId));
       if (!entry) return { ok: false, code: 'not_found', message: `no guard entry ${guardId}` };
@@ -436,12 +487,12 @@ export class RuleBookService extends Service {
         if (!rule || rule.status !== 'active') continue;
         const verdict = judgeRuleOnOutcome(rule, outcome);
         verdicts.push({ ruleId, verdict });
-        if (verdict === 'unchanged') continue;
+        if (verdict === 'unchanged' || !credit) continue;
         changed.push(applyVerdict(rule, verdict, nowMs));
         const lesson = this.lessonMap.get(rule.sourceLesson);
         if (lesson && verdict === 'validated') lessons.push({ ...lesson, lesson: recordLessonApplied(lesson.lesson, rule.type === 'NEVER') });
       }
-      const settled = withGuardOutcome(entry, outcome.succeeded ? 'success' : 'failure', verdicts.some((v) => v.verdict === 'validated' && this.ruleMap.get(v.ruleId)?.type === 'NEVER'));
+      const settled = withGuardOutcome(entry, outcome.succeeded ? 'success' : 'failure', credit && verdicts.some((v) => v.verdict === 'validated' && this.ruleMap.get(v.ruleId)?.type === 'NEVER'));
       const rules = changed.length === 0 ? [] : withConflicts(this.ruleMap, changed);
       const batch: LearningBatch = { rules, lessons: lessons.map((l) => storedLesson(l, this.vectorizer.source)), guardOutcomes: [{ id: guardId, outcome: settled.outcome as 'success' | 'failure', saveLogged: settled.saveLogged }] };
       try {
@@ -452,7 +503,7 @@ export class RuleBookService extends Service {
       }
       for (const l of lessons) this.lessonMap.set(l.lesson.id, l);
       this.adoptRules(rules);
-      await this.creditVerdicts(verdicts.filter((v): v is { ruleId: string; verdict: 'validated' | 'violated' } => v.verdict !== 'unchanged'), `guard ${guardId}`, nowMs);
+      if (credit) await this.creditVerdicts(verdicts.filter((v): v is { ruleId: string; verdict: 'validated' | 'violated' } => v.verdict !== 'unchanged'), `guard ${guardId}`, nowMs);
       return { ok: true, entry: settled, verdicts };
     });
   }
@@ -469,27 +520,38 @@ export class RuleBookService extends Service {
 
   // ---- export, import, metrics ----
 
-  /** Seed 003's export document of the stored rules (by id; all statuses), only `category` when given. */
-  exportRules(options: { category?: string; agentHandle: string; sourceWorkspace: string; nowMs?: number }): RuleExport {
+  /**
+   * Seed 003's export document of the stored rules (by id; all statuses), only `category` when
+   * given, signed with SELF_IMPROVE_RULE_SIGNING_KEY (`signDocument`); without a key its
+   * `signature` says it is unsigned.
+   */
+  exportRules(options: { category?: string; agentHandle: string; sourceWorkspace: string; nowMs?: number }): RuleExport & { signature: RuleSignature | UnsignedMark } {
     const rules = [...this.ruleMap.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-    return exportRules(rules, { agentHandle: options.agentHandle, sourceWorkspace: options.sourceWorkspace, nowMs: options.nowMs ?? Date.now(), ...(options.category === undefined ? {} : { category: options.category }) });
+    const doc = exportRules(rules, { agentHandle: options.agentHandle, sourceWorkspace: options.sourceWorkspace, nowMs: options.nowMs ?? Date.now(), ...(options.category === undefined ? {} : { category: options.category }) });
+    return signDocument(doc, this.settings.signingKey);
   }
 
   /**
-   * Verifies an export document (`verifyImport`: the first bad rule is named) and adds its rules
+   * Verifies an export document (`verifyImport`: the first bad rule is named; then
+   * `checkSignature`: a signature that does not verify refuses the file) and adds its rules
    * (`planImport`: new ids after the stored ones, duplicates of stored rules skipped), conflicts
-   * recomputed, in one transaction.
+   * recomputed, in one transaction. Signed by a trusted key (SELF_IMPROVE_RULE_TRUSTED_KEYS or the
+   * agent's own signing key): the rules come in as they are. Unsigned or signed by another key:
+   * active rules come in as candidates (`asCandidates`) for a trusted person to approve.
    */
   importRules(doc: unknown): Promise<ImportResult> {
     return this.serial(async (): Promise<ImportResult> => {
       const verified = verifyImport(doc);
       if (!verified.ok) return verified;
-      const steps = planImport(verified.rules, [...this.ruleMap.values()]);
+      const signature = checkSignature(doc, this.settings.trustedKeyIds);
+      if (!signature.ok) return signature;
+      const imported = signature.trust === 'trusted' ? verified.rules : asCandidates(verified.rules);
+      const steps = planImport(imported, [...this.ruleMap.values()]);
       const added = steps.flatMap((s) => (s.action === 'add' ? [s.rule] : []));
       const rules = added.length === 0 ? [] : withConflicts(this.ruleMap, added);
       await this.store.upsertRules(rules);
       this.adoptRules(rules);
-      return { ok: true, steps, added: added.map((r) => r.id), skipped: steps.length - added.length };
+      return { ok: true, steps, added: added.map((r) => r.id), skipped: steps.length - added.length, trust: signature.trust, ...(signature.trust === 'unsigned' ? {} : { keyId: signature.keyId }) };
     });
   }
 
@@ -518,8 +580,11 @@ export class RuleBookService extends Service {
       const before = this.ruleMap.get(rule.id);
       this.ruleMap.set(rule.id, rule);
       if (rule.status !== 'active') this.prepared.delete(rule.id);
-      else if (!before || before.rule !== rule.rule || before.category !== rule.category || before.tags.join() !== rule.tags.join()) this.prepared.set(rule.id, prepareRule(rule));
-      else this.prepared.set(rule.id, { ...(this.prepared.get(rule.id) as PreparedRule), rule });
+      else {
+        const prepared = this.prepared.get(rule.id);
+        const sameText = before !== undefined && before.rule === rule.rule && before.category === rule.category && before.tags.join() === rule.tags.join();
+        this.prepared.set(rule.id, prepared && sameText ? { ...prepared, rule } : prepareRule(rule));
+      }
     }
     this.preparedList = null;
     const book = this.runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
@@ -551,7 +616,9 @@ export class RuleBookService extends Service {
     const ledger = this.runtime.getService<RewardLedgerService>(REWARD_LEDGER_SERVICE);
     if (!ledger) return;
     try {
-      const results = await ledger.appendMany(verdicts.map((v) => ruleLedgerEntry({ ...v, context })), new Date(nowMs).toISOString());
+      // Each verdict is its own source record: the rule's n-th validation (or violation), n as just stored.
+      const occurrence = (v: (typeof verdicts)[number]) => (v.verdict === 'validated' ? this.ruleMap.get(v.ruleId)?.validationCount : this.ruleMap.get(v.ruleId)?.violations) ?? 0;
+      const results = await ledger.appendMany(verdicts.map((v) => ruleLedgerEntry({ ...v, occurrence: occurrence(v), context })), new Date(nowMs).toISOString());
       const refused = results.filter((r) => !r.ok);
       if (refused.length > 0) this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, refused: refused.length, first: refused[0] }, 'ledger refused rule verdicts');
     } catch (error) {

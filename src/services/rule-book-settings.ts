@@ -1,6 +1,8 @@
+import type { KeyObject } from 'node:crypto';
 import type { SelfImproveConfig } from '../config';
 import type { DecayPolicy } from '../domain/rule-confidence';
 import type { PromotionCriteria, ScanPromotionCriteria } from '../domain/rule-promotion';
+import { keyIdOf } from '../domain/rule-signing';
 
 /** The rule book's settings, from the plugin's (`SELF_IMPROVE_RULE_*`, `SELF_IMPROVE_GUARD_THRESHOLD`, `SELF_IMPROVE_SCAN_RULE_*`). */
 export interface RuleBookSettings {
@@ -12,6 +14,10 @@ export interface RuleBookSettings {
   matchThreshold: number;
   guardThreshold: number;
   decayIntervalMs: number;
+  /** SELF_IMPROVE_RULE_SIGNING_KEY: signs exports; null: exports are unsigned. */
+  signingKey: KeyObject | null;
+  /** Key ids whose signed exports import as they are: SELF_IMPROVE_RULE_TRUSTED_KEYS, plus the agent's own signing key. */
+  trustedKeyIds: ReadonlySet<string>;
 }
 
 export function ruleBookSettings(config: SelfImproveConfig): RuleBookSettings {
@@ -34,5 +40,7 @@ export function ruleBookSettings(config: SelfImproveConfig): RuleBookSettings {
     matchThreshold: config.SELF_IMPROVE_RULE_MATCH_THRESHOLD,
     guardThreshold: config.SELF_IMPROVE_GUARD_THRESHOLD,
     decayIntervalMs: config.SELF_IMPROVE_RULE_DECAY_INTERVAL_MS,
+    signingKey: config.SELF_IMPROVE_RULE_SIGNING_KEY ?? null,
+    trustedKeyIds: new Set([...config.SELF_IMPROVE_RULE_TRUSTED_KEYS, ...(config.SELF_IMPROVE_RULE_SIGNING_KEY ? [keyIdOf(config.SELF_IMPROVE_RULE_SIGNING_KEY)] : [])]),
   };
 }

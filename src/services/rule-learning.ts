@@ -1,6 +1,6 @@
 import { markConflicts } from '../domain/rule-conflicts';
 import { absorbEvent, chooseLessonFor, eventVectorText, lessonVectorText, newLesson, nextId } from '../domain/rule-lessons';
-import { promoteLesson, type PromotionCriteria, promotionDecision, type ScanLessonStats } from '../domain/rule-promotion';
+import { candidateFromLesson, promoteLesson, type PromotionCriteria, promotionDecision, type ScanLessonStats, wantsCandidate } from '../domain/rule-promotion';
 import type { LearningEvent, Rule, RuleLesson } from '../domain/rule-types';
 import type { Lesson } from './lesson-metadata';
 import type { Vectorizer } from './lesson-store';
@@ -28,6 +28,8 @@ export interface LearningPlan {
   lessonsUpdated: number;
   /** Ids of the rules promoted, in order. */
   rulesPromoted: string[];
+  /** Ids of the candidate rules made from lessons people taught, in order. */
+  candidates: string[];
 }
 
 export interface LearningInput {
@@ -43,7 +45,7 @@ export interface LearningInput {
 /**
  * Each event joins the best lesson of its category (`chooseLessonFor` on the event's vector,
  * `eventVectorText`) or starts a new one (`L-…` ids continue the series); every lesson touched is
- * then checked with `promotionDecision` and promoted (`R-…` ids continue the series).
+ * then promoted or given a candidate rule (`promoteDue`; `R-…` ids continue the series).
  */
 export async function planLearning(input: LearningInput): Promise<LearningPlan> {
   const working = new Map<string, IndexedLesson>();
@@ -67,29 +69,70 @@ export async function planLearning(input: LearningInput): Promise<LearningPlan> 
     created.add(lesson.id);
     nextLessonId = nextId('L', [nextLessonId]);
   }
-  const promoted = promoteDue(working, input.rules, input.criteria, input.nowMs);
+  const due = promoteDue(working, input.rules, input.criteria, input.nowMs);
   return {
     lessons: [...working.values()],
-    rules: promoted.length === 0 ? [] : withConflicts(input.rules, promoted),
+    rules: due.rules.length === 0 ? [] : withConflicts(input.rules, due.rules),
     lessonsCreated: created.size,
     lessonsUpdated: working.size - created.size,
-    rulesPromoted: promoted.map((r) => r.id),
+    rulesPromoted: due.promoted,
+    candidates: due.candidates,
   };
 }
 
-/** Promotes the lessons of `lessons` that `promotionDecision` accepts, replacing them in the map; returns the new rules. */
-export function promoteDue(lessons: Map<string, IndexedLesson>, rules: ReadonlyMap<string, Rule>, criteria: PromotionCriteria, nowMs: number): Rule[] {
-  const promoted: Rule[] = [];
+export interface DuePromotions {
+  /** Rules written: promoted ones and new or refreshed candidates. */
+  rules: Rule[];
+  /** Ids of the rules promoted, in order. */
+  promoted: string[];
+  /** Ids of the candidate rules made (not refreshed), in order. */
+  candidates: string[];
+  /** Ids of the lessons that changed (marked promoted, or given a candidate). */
+  lessonIds: string[];
+}
+
+/**
+ * For each lesson of `lessons`, in order, replacing it in the map when it changes:
+ * - `promotionDecision` accepts it: the lesson's rule becomes active, under the id of its
+ *   candidate when it has one, else the next `R-…` id;
+ * - otherwise, when `wantsCandidate` and it has no candidate yet: a new candidate rule (next id);
+ * - otherwise, when its candidate is still a candidate and the lesson now reads differently
+ *   (type, text, tags, reason): the candidate is refreshed under the same id, created time kept.
+ */
+export function promoteDue(lessons: Map<string, IndexedLesson>, rules: ReadonlyMap<string, Rule>, criteria: PromotionCriteria, nowMs: number): DuePromotions {
+  const due: DuePromotions = { rules: [], promoted: [], candidates: [], lessonIds: [] };
   let nextRuleId = nextId('R', rules.keys());
-  for (const [id, item] of lessons) {
-    const decision = promotionDecision(item.lesson, criteria, nowMs);
-    if (!decision.promote) continue;
-    const result = promoteLesson(item.lesson, decision.type, nextRuleId, nowMs);
-    lessons.set(id, { ...item, lesson: result.lesson });
-    promoted.push(result.rule);
+  const takeId = () => {
+    const id = nextRuleId;
     nextRuleId = nextId('R', [nextRuleId]);
+    return id;
+  };
+  for (const [id, item] of lessons) {
+    const lesson = item.lesson;
+    const decision = promotionDecision(lesson, criteria, nowMs);
+    if (decision.promote) {
+      const result = promoteLesson(lesson, decision.type, lesson.candidateRule ?? takeId(), nowMs);
+      lessons.set(id, { ...item, lesson: result.lesson });
+      due.rules.push(result.rule);
+      due.promoted.push(result.rule.id);
+      due.lessonIds.push(id);
+      continue;
+    }
+    if (!wantsCandidate(lesson)) continue;
+    if (lesson.candidateRule === undefined) {
+      const candidate = candidateFromLesson(lesson, takeId(), nowMs);
+      lessons.set(id, { ...item, lesson: { ...lesson, candidateRule: candidate.id } });
+      due.rules.push(candidate);
+      due.candidates.push(candidate.id);
+      due.lessonIds.push(id);
+      continue;
+    }
+    const existing = rules.get(lesson.candidateRule);
+    if (existing?.status !== 'candidate') continue;
+    const refreshed = { ...candidateFromLesson(lesson, existing.id, nowMs), createdMs: existing.createdMs };
+    if (refreshed.type !== existing.type || refreshed.rule !== existing.rule || refreshed.reason !== existing.reason || refreshed.tags.join() !== existing.tags.join()) due.rules.push(refreshed);
   }
-  return promoted;
+  return due;
 }
 
 /**

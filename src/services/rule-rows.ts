@@ -65,16 +65,25 @@ export const eventRowSchema = z
     confidence: z.enum(EVIDENCE_LEVELS),
     source: z.string(),
     feedback: z.string().nullable(),
+    teacher_id: z.string().nullable().default(null),
+    teacher_trusted: z.boolean().nullable().default(null),
   })
   .transform((r): LearningEvent => {
     const event: LearningEvent = { id: r.id, tsMs: r.ts_ms, type: r.type, category: r.category, tags: r.tags, problem: r.problem, solution: r.solution, confidence: r.confidence, source: r.source };
     if (r.feedback !== null) event.feedback = r.feedback;
+    if (r.teacher_id !== null) event.teacher = { entityId: r.teacher_id, trusted: r.teacher_trusted === true };
     return event;
   });
 
 const eventTypeCounts = z.object(Object.fromEntries(EVENT_TYPES.map((t) => [t, count])) as Record<(typeof EVENT_TYPES)[number], typeof count>);
 
-const lessonSchema = z.object({
+/**
+ * A lesson document. Rows written before people were told apart have no confirmation lists and no
+ * author: each of their events counts as one trusted confirmation and their words as trusted, as
+ * they did when they were written.
+ */
+const lessonSchema = z
+  .object({
   id: z.string().min(1),
   createdMs: z.number().finite(),
   category: z.string().regex(CATEGORY),
@@ -89,12 +98,17 @@ const lessonSchema = z.object({
   timesApplied: count,
   timesSaved: count,
   promotedToRule: z.string().optional(),
+  candidateRule: z.string().optional(),
   sourceEventIds: z.array(z.string()),
+  trustedConfirmations: z.array(z.string()).optional(),
+  untrustedConfirmations: z.array(z.string()).default([]),
+  authorTrusted: z.boolean().default(true),
   eventTypeCounts,
   lastValidatedMs: z.number().finite(),
   validationCount: count,
   reviewFlagged: z.boolean(),
-}) satisfies z.ZodType<RuleLesson>;
+  })
+  .transform((l): RuleLesson => ({ ...l, trustedConfirmations: l.trustedConfirmations ?? l.sourceEventIds.map((id) => `event:${id}`) })) satisfies z.ZodType<RuleLesson, z.ZodTypeDef, unknown>;
 
 export const lessonRowSchema = z
   .object({

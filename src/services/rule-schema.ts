@@ -28,6 +28,9 @@ export const RULE_SCHEMA = [
     PRIMARY KEY (agent_id, id)
   )`,
   `CREATE INDEX IF NOT EXISTS ${RULE_TABLES.events}_ts ON ${RULE_TABLES.events} (agent_id, ts)`,
+  // Who taught the event in conversation (null: the operator or the agent's own work); added after the first release.
+  `ALTER TABLE ${RULE_TABLES.events} ADD COLUMN IF NOT EXISTS teacher_id text`,
+  `ALTER TABLE ${RULE_TABLES.events} ADD COLUMN IF NOT EXISTS teacher_trusted boolean`,
   `CREATE TABLE IF NOT EXISTS ${RULE_TABLES.lessons} (
     agent_id uuid NOT NULL,
     id text NOT NULL,

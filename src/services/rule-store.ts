@@ -6,7 +6,7 @@ import { eventRowSchema, guardRowSchema, lessonRowSchema, type Loaded, parseErro
 import { RULE_SCHEMA, RULE_TABLES } from './rule-schema';
 import { chunks, type Db, ensureSchema, queryRows } from './sql';
 
-/** Rows per INSERT statement (events bind 11 parameters a row: far below PostgreSQL's 65 535). */
+/** Rows per INSERT statement (events bind 13 parameters a row: far below PostgreSQL's 65 535). */
 const INSERT_BATCH = 500;
 
 /** What one `commitLearning` call writes; every part is optional. */
@@ -117,7 +117,7 @@ export class RuleStore {
   async loadEvents(options: { sinceMs?: number; limit?: number } = {}): Promise<Loaded<LearningEvent>> {
     const rows = await queryRows<Record<string, unknown>>(
       this.db,
-      sql`SELECT id, ${tsMsColumn('ts')} AS ts_ms, type, category, tags, problem, solution, confidence, source, feedback
+      sql`SELECT id, ${tsMsColumn('ts')} AS ts_ms, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted
           FROM ${sql.raw(RULE_TABLES.events)} WHERE agent_id = ${this.agentId}::uuid ${this.since('ts', options.sinceMs)}
           ORDER BY ts DESC, id DESC ${options.limit === undefined ? sql.empty() : sql`LIMIT ${options.limit}`}`,
     );
@@ -210,13 +210,13 @@ export class RuleStore {
       const values = sql.join(
         batch.map(
           (e) =>
-            sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.type}, ${e.category}, ${json(e.tags)}, ${e.problem}, ${e.solution}, ${e.confidence}, ${e.source}, ${e.feedback ?? null})`,
+            sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.type}, ${e.category}, ${json(e.tags)}, ${e.problem}, ${e.solution}, ${e.confidence}, ${e.source}, ${e.feedback ?? null}, ${e.teacher?.entityId ?? null}, ${e.teacher?.trusted ?? null})`,
         ),
         sql`, `,
       );
       const rows = await queryRows<{ id: string }>(
         tx,
-        sql`INSERT INTO ${sql.raw(RULE_TABLES.events)} (agent_id, id, ts, type, category, tags, problem, solution, confidence, source, feedback)
+        sql`INSERT INTO ${sql.raw(RULE_TABLES.events)} (agent_id, id, ts, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted)
             VALUES ${values} ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
       );
       for (const r of rows) inserted.add(r.id);

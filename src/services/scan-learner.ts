@@ -54,7 +54,8 @@ const scored = (outcomes: readonly EvidenceOutcome[]) => outcomes.map((o) => ({ 
  * statistics in code, lessons from the model or from the statistics, the confidence and sample
  * guardrails, then dedupe against the group's lessons: reinforce a near duplicate, insert the rest.
  * A group's pending outcomes are marked learned only after its lessons are stored; re-running a
- * group (after a crash) only re-links the same evidence, so each outcome counts once. A group that
+ * group (after a crash) only re-links the same evidence, so each outcome counts once and a lesson
+ * is reinforced only when its evidence grew. A group that
  * fails (whatever the cause) is logged with its id and named in `failed_groups`; the pass goes on.
  */
 export class ScanLearner {
@@ -162,6 +163,10 @@ export class ScanLearner {
     if (existing) {
       await this.outcomes.linkEvidence(existing.id, w.group, w.startMs, w.endMs, w.maxSeq);
       const evidence = await this.outcomes.evidence(existing.id);
+      // A reinforcement is new evidence: more linked outcomes than the lesson was last written with. A
+      // re-run after a crash re-links the same rows and changes nothing; a crash between linking and
+      // writing the lesson is made good by the next run, once.
+      if (evidence.length <= existing.metadata.evidence_count) return existing.id;
       const evidenceStats = summarizeOutcomes(scored(evidence));
       const category = existing.metadata.category;
       const statedConfidence = Math.max(existing.metadata.stated_confidence, draft.statedConfidence);

@@ -15,7 +15,7 @@ import type { EloBookService } from './elo-book-service';
 import type { RewardLedgerService } from './reward-ledger-service';
 import { type LearnProgress, type LearnReport, ScanLearner } from './scan-learner';
 import { ELO_BOOK_SERVICE, REWARD_LEDGER_SERVICE, SCAN_OUTCOME_SERVICE } from './service-names';
-import { dbOf } from './sql';
+import { type Db, dbOf } from './sql';
 import { ensureLearnTask } from '../tasks/learn-pending-task';
 
 export { SCAN_OUTCOME_SERVICE };
@@ -97,7 +97,10 @@ export class ScanOutcomeService extends Service {
   async ingest(rows: readonly unknown[]): Promise<IngestResult> {
     const checked = checkOutcomeRows(rows);
     const stored = checked.valid.map(({ index, row }) => ({ index, outcome: toStoredOutcome(this.runtime.agentId, row) }));
-    const { inserted, refused } = await this.outcomes.insert(stored.map((s) => s.outcome));
+    const { inserted, refused } = await this.outcomes.insert(
+      stored.map((s) => s.outcome),
+      (tx, fresh) => this.recordRewards(tx, stored.map((s) => s.outcome).filter((o) => fresh.has(o.id))),
+    );
     const refusedRows = refused.map((r) => ({ index: stored[r.position]?.index ?? -1, field: '(row)', message: `the database refused the row: ${r.reason}` }));
     if (refusedRows.length > 0) {
       this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, refused: refusedRows.length, first: refusedRows[0] }, 'the database refused outcome rows that passed validation; the others were stored');
@@ -118,7 +121,6 @@ export class ScanOutcomeService extends Service {
     if (result.accepted > 0) {
       this.pendingHint = true;
       this.ingestGeneration++;
-      await this.recordRewards(fresh);
       this.creditItemsInUse(fresh);
     }
     return result;
@@ -135,10 +137,13 @@ export class ScanOutcomeService extends Service {
   }
 
   /**
-   * Records the reward or penalty of each new outcome in the reward ledger, when it runs. A ledger
-   * failure never fails the ingest: the outcomes are stored, and the failure is logged.
+   * Records the reward or penalty of each new outcome in the reward ledger, when it runs, inside
+   * the ingest's transaction `tx`: the outcomes and their entries commit together, so no
+   * reconciliation ever sees one without the other. A ledger failure never fails the ingest: its
+   * savepoint is rolled back, the outcomes are stored, the failure is logged, and reconciliation
+   * appends the missing entries later.
    */
-  private async recordRewards(outcomes: readonly StoredOutcome[]): Promise<void> {
+  private async recordRewards(tx: Db, outcomes: readonly StoredOutcome[]): Promise<void> {
     const ledger = this.runtime.getService<RewardLedgerService>(REWARD_LEDGER_SERVICE);
     if (!ledger) return;
     const entries = outcomes
@@ -146,7 +151,7 @@ export class ScanOutcomeService extends Service {
       .filter((e): e is NonNullable<typeof e> => e !== null);
     if (entries.length === 0) return;
     try {
-      const results = await ledger.appendMany(entries);
+      const results = await ledger.appendWithin(tx, entries);
       const refused = results.filter((r) => !r.ok);
       if (refused.length > 0) this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, refused: refused.length, first: refused[0] }, 'ledger refused outcome rewards');
     } catch (error) {

@@ -1,0 +1,146 @@
+// Every reward exactly once, enforced by the database: an ingest and its entries commit together,
+// reconciliation racing an ingest finds nothing missing, a second entry for the same source record
+// is a no-op (and refused by the database if written directly), and two ledger services on one
+// database (each with its own queue and caches, as two processes would have) never fork the chain.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { nextTransaction, type LedgerTransaction } from '../../src/domain/ledger-chain';
+import { ingestText } from '../../src/services/ingest-text';
+import { LEDGER_HEAD_TABLE, LEDGER_ONCE_INDEX, LEDGER_TABLE } from '../../src/services/ledger-store';
+import { type ReconcileReport, RewardLedgerService, rewardLedgerOf } from '../../src/services/reward-ledger-service';
+import { databaseReason, dbOf } from '../../src/services/sql';
+import { ledgerCounts } from '../helpers/ledger-counts';
+import { makeRows } from '../helpers/rows';
+import { startAgent, type TestAgent } from '../helpers/runtime';
+
+const LABELS = ['fixed', 'rejected_fp', 'ignored', 'accepted', 'reopened'] as const;
+
+describe('ingest racing reconciliation (SELF_IMPROVE_LEDGER_RECONCILE_EVERY=1)', () => {
+  let agent: TestAgent;
+  let ledger: RewardLedgerService;
+  beforeAll(async () => {
+    agent = await startAgent({ settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1' } });
+    ledger = await rewardLedgerOf(agent.runtime);
+  });
+  afterAll(async () => {
+    await agent.close();
+  });
+
+  test('a 5,000-row ingest in three batches with reconciliations running all along: one entry per rewarded outcome, nothing missing, ever', async () => {
+    const rows = makeRows({ n: 5_000, labels: [...LABELS], keyPrefix: 'race', stepMinutes: 1 });
+    const reports: ReconcileReport[] = [];
+    let ingesting = true;
+    const racing = (async () => {
+      while (ingesting) reports.push(await ledger.reconcile());
+    })();
+    const result = await ingestText(agent.service, rows.map((r) => JSON.stringify(r)).join('\n'));
+    ingesting = false;
+    await racing;
+    reports.push(await ledger.reconcile());
+    expect(result).toMatchObject({ rows: 5_000, accepted: 5_000, rejected: [] });
+    expect(reports.length).toBeGreaterThan(2);
+    expect(reports.filter((r) => !r.ok)).toEqual([]);
+    expect(reports.reduce((n, r) => n + r.appended, 0)).toBe(0);
+    expect(await ledgerCounts(agent.runtime)).toEqual({ rewarded: 4_000, entries: 4_000, paidTwice: 0, unpaid: 0 });
+    expect(await ledger.verify()).toMatchObject({ ok: true, count: 4_000 });
+    expect((await ledger.auditLog(50)).map((a) => a.kind)).not.toContain('missing_entries');
+  }, 120_000);
+
+  test('a second entry for the same source record written straight into the table is refused by the database', async () => {
+    const db = dbOf(agent.runtime);
+    const [first] = await ledger.history({ limit: 1 });
+    const copy = { ...(first as LedgerTransaction), sequence: 999_999, id: 'tx-999999' };
+    const error = await db
+      .execute(sql`INSERT INTO ${sql.raw(LEDGER_TABLE)} (agent_id, sequence, tx_json) VALUES (${agent.runtime.agentId}::uuid, ${copy.sequence}, ${JSON.stringify(copy)}::jsonb)`)
+      .then(() => null, (e: unknown) => e);
+    expect(error).not.toBeNull();
+    expect(databaseReason(error)).toContain(LEDGER_ONCE_INDEX);
+    expect(await ledger.verify()).toMatchObject({ ok: true, count: 4_000 });
+  });
+
+  test('re-ingesting everything changes nothing, and an append of an existing claim reports the transaction that holds it', async () => {
+    const rows = makeRows({ n: 5_000, labels: [...LABELS], keyPrefix: 'race', stepMinutes: 1 });
+    expect(await ingestText(agent.service, rows.map((r) => JSON.stringify(r)).join('\n'))).toMatchObject({ accepted: 0, duplicate: 5_000 });
+    const [held] = await ledger.history({ limit: 1 });
+    const again = await ledger.append({ ...(held as LedgerTransaction), action: 'again' });
+    expect(again).toEqual({ ok: true, status: 'duplicate', transaction: held as LedgerTransaction });
+    expect(await ledgerCounts(agent.runtime)).toEqual({ rewarded: 4_000, entries: 4_000, paidTwice: 0, unpaid: 0 });
+  }, 60_000);
+});
+
+describe('two ledger services on one database (each with its own queue and caches, as in two processes)', () => {
+  let agent: TestAgent;
+  let second: RewardLedgerService;
+  beforeAll(async () => {
+    agent = await startAgent({ settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
+    second = await RewardLedgerService.start(agent.runtime);
+  });
+  afterAll(async () => {
+    await second.stop();
+    await agent.close();
+  });
+
+  test('interleaved appends and ingests from both serialise: consecutive ids, one chain, each claim paid once', async () => {
+    const first = await rewardLedgerOf(agent.runtime);
+    for (const l of [first, second]) l.registerSource('test_event', async (refs) => new Set(refs));
+    const event = (ref: string) => ({ type: 'reward', category: 'guard_decision', points: 1 + (ref.length % 5), action: `event ${ref}`, source: 'test_event', source_ref: ref });
+    const batch = (prefix: string) => Array.from({ length: 30 }, (_, i) => event(`${prefix}-${i}`));
+    const sharedStatuses: string[][] = [];
+    // Ten rounds: each service appends its own events, both are asked for one shared event, and every
+    // third round an ingest credits its outcomes; each round starts from the other service's writes.
+    for (let round = 0; round < 10; round++) {
+      const [, , a, b] = await Promise.all([
+        first.appendMany(batch(`a${round}`)),
+        second.appendMany(batch(`b${round}`)),
+        first.append(event(`shared-${round}`)),
+        second.append(event(`shared-${round}`)),
+        round % 3 === 0 ? agent.service.ingest(makeRows({ n: 50, labels: [...LABELS], keyPrefix: `two-${round}` })) : null,
+      ]);
+      sharedStatuses.push([a, b].map((r) => (r.ok ? r.status : r.code)).sort());
+    }
+    expect(sharedStatuses).toEqual(Array.from({ length: 10 }, () => ['appended', 'duplicate']));
+    const total = 10 * 61 + 4 * 40;
+    const verification = await first.verify();
+    expect(verification).toMatchObject({ ok: true, count: total });
+    expect(await second.verify()).toEqual(verification);
+    const txs = await first.history({ limit: 1_000 });
+    expect(txs.map((t) => t.sequence).sort((x, y) => x - y)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(new Set(txs.map((t) => `${t.source}|${t.source_ref}|${t.category}`)).size).toBe(total);
+    expect(await ledgerCounts(agent.runtime)).toMatchObject({ rewarded: 160, entries: 160, paidTwice: 0 });
+  }, 60_000);
+});
+
+describe('a ledger written before the exactly-once index existed', () => {
+  test('its second entries are marked as legacy duplicates (the chain runs through them), the index is created, and reconciliation flags them', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'self-improve-legacy-'));
+    let agent = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
+    try {
+      const ingested = await agent.service.ingest(makeRows({ n: 2, labels: ['fixed'], keyPrefix: 'legacy' }));
+      const db = dbOf(agent.runtime);
+      // As the old code left it: no index, and a second entry for the first outcome chained on.
+      await db.execute(sql.raw(`DROP INDEX ${LEDGER_ONCE_INDEX}`));
+      const [tip] = await (await rewardLedgerOf(agent.runtime)).history({ limit: 1 });
+      const paidTwice = nextTransaction(tip as LedgerTransaction, { type: 'reward', category: 'finding_fixed', points: 100, action: 'paid twice', source: 'scan_outcome', source_ref: ingested.outcomes[0]?.id as string }, '2026-11-10T05:00:00Z');
+      await db.execute(sql`INSERT INTO ${sql.raw(LEDGER_TABLE)} (agent_id, sequence, tx_json) VALUES (${agent.runtime.agentId}::uuid, 3, ${JSON.stringify(paidTwice)}::jsonb)`);
+      await db.execute(sql`UPDATE ${sql.raw(LEDGER_HEAD_TABLE)} SET count = 3, last_hash = ${paidTwice.hash} WHERE agent_id = ${agent.runtime.agentId}::uuid`);
+      await agent.close();
+      agent = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
+      const ledger = await rewardLedgerOf(agent.runtime);
+      expect(await ledger.verify()).toMatchObject({ ok: true, count: 3, total: 300 });
+      expect(await ledger.reconcile()).toMatchObject({ ok: false, unexpected: 1, appended: 0, quarantined: 0 });
+      const marked = await dbOf(agent.runtime).execute(sql`SELECT sequence FROM ${sql.raw(LEDGER_TABLE)} WHERE legacy_duplicate ORDER BY sequence`);
+      expect(marked.rows.map((r) => Number(r.sequence))).toEqual([3]);
+      const copy = { ...paidTwice, sequence: 4, id: 'tx-4' };
+      const refused = await dbOf(agent.runtime)
+        .execute(sql`INSERT INTO ${sql.raw(LEDGER_TABLE)} (agent_id, sequence, tx_json) VALUES (${agent.runtime.agentId}::uuid, 4, ${JSON.stringify(copy)}::jsonb)`)
+        .then(() => null, (e: unknown) => databaseReason(e));
+      expect(refused).toContain(LEDGER_ONCE_INDEX);
+    } finally {
+      await agent.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
