@@ -13,6 +13,7 @@ const BENCHES: string[][] = [
   ['bench/elo.ts'],
   ['bench/elo-context.ts', '100000'],
   ['bench/top-rules.ts', '10000'],
+  ['bench/relevance.ts'],
 ];
 
 for (const [file, ...args] of BENCHES) {

@@ -171,6 +171,11 @@ export const settingsSchema = z.object({
       return parsed.ok ? parsed.keyIds : [];
     })
     .default(''),
+  /**
+   * Tokens (≈ 4 characters each) the plugin's context may take in one prompt, shared in prompt order
+   * by TOP_RULES, SCAN_LESSONS and HIGH_ELO_CONTEXT (each also within its own budget).
+   */
+  SELF_IMPROVE_CONTEXT_TOKEN_BUDGET: int(50, 60_000, 1_000),
 });
 
 export type SelfImproveConfig = z.output<typeof settingsSchema>;

@@ -17,6 +17,7 @@ import { ruleRoutes } from './routes/rule-routes';
 import { guardedRoute } from './routes/guarded-route';
 import { getTrajectoriesRoute, postTrajectoryRoute } from './routes/trajectory-routes';
 import { metricsRoute, triageRoute } from './routes/triage-routes';
+import { learningRoutes } from './routes/learning-routes';
 import { EloBookService } from './services/elo-book-service';
 import { RewardLedgerService } from './services/reward-ledger-service';
 import { RuleBookService } from './services/rule-book-service';
@@ -37,7 +38,7 @@ export const selfImprovePlugin: Plugin = {
   actions: [labelFindingAction, validateRuleAction, retireRuleAction, approveRuleAction, rejectRuleAction],
   evaluators: [scanOutcomeExtractor, feedbackExtractor],
   providers: [scanLessonsProvider, highEloContextProvider, topRulesProvider],
-  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes, ...ruleRoutes].map(guardedRoute),
+  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes, ...ruleRoutes, ...learningRoutes].map(guardedRoute),
   events: mergePluginEvents(runEvents, ruleAuditEvents),
 };
 
@@ -63,6 +64,8 @@ export { scanOutcomeExtractor } from './evaluators/scan-outcome-extractor';
 export { formatLessonLine, formatPriorLine, messageContext, SCAN_LESSONS_HEADER, scanLessonsProvider } from './providers/scan-lessons';
 export { handlePostOutcomes, outcomesRoute } from './routes/outcomes-route';
 export { handleGetMetrics, handlePostTriage, metricsRoute, triageRoute } from './routes/triage-routes';
+export { handleGetLessons, handleGetWeeklyMetrics, type LessonListItem, learningRoutes } from './routes/learning-routes';
+export { utcWeekStartMs, weeklyTriage, type WeeklyTriagePoint, type WeeklyTriageReport } from './domain/weekly-triage';
 export { type KnownFinding } from './services/finding-store';
 export { predictText } from './services/predict-text';
 export { type ReplayReport, replayOutcomes } from './services/replay';

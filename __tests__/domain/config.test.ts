@@ -51,6 +51,7 @@ const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY: 5_000,
   SELF_IMPROVE_TRUSTED_ENTITIES: [],
   SELF_IMPROVE_RULE_TRUSTED_KEYS: [],
+  SELF_IMPROVE_CONTEXT_TOKEN_BUDGET: 1_000,
 };
 
 /** Settings without a default: unset unless configured (secrets, keys). */

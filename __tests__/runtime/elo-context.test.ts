@@ -13,8 +13,8 @@ import { createTestModelsPlugin } from '../helpers/test-models';
 
 const XSS = { project: 'payments', scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o', category: 'xss' };
 const SQL = { project: 'mobile', scanner: 'codeql', model_provider: 'openai', model_name: 'gpt-4o', category: 'sql-injection' };
-// SCAN_LESSONS has room for the prior and one lesson: each message shows the lesson behind its finding's prior.
-const SETTINGS = { SELF_IMPROVE_LESSON_MODEL: 'off', SELF_IMPROVE_LESSON_TOKEN_BUDGET: '200', SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET: '800' };
+// SCAN_LESSONS has room for the finding's prior only: the lesson behind it is shown (once) by HIGH_ELO_CONTEXT.
+const SETTINGS = { SELF_IMPROVE_LESSON_MODEL: 'off', SELF_IMPROVE_LESSON_TOKEN_BUDGET: '100', SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET: '800' };
 
 describe('ELO on a real runtime: outcomes move what was in the prompt, and HIGH items are shown in full', () => {
   let dir: string;
@@ -55,7 +55,7 @@ describe('ELO on a real runtime: outcomes move what was in the prompt, and HIGH 
 
   test('a lesson shown while findings get fixed rises to HIGH and then appears in full; one shown while findings are false positives falls', async () => {
     let lastText = '';
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < 24; i++) {
       lastText = await round(XSS, `payments:xss:${i}`, 'fixed');
       await round(SQL, `mobile:sql:${i}`, 'rejected_fp');
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { estimateTokens } from '../../src/domain/prompt-text';
 import { SCAN_LESSONS_HEADER } from '../../src/providers/scan-lessons';
+import type { Lesson } from '../../src/services/lesson-metadata';
 import { makeRows } from '../helpers/rows';
 import { chatMessage, promptSection, startAgent, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin } from '../helpers/test-models';
@@ -55,10 +56,13 @@ describe('SCAN_LESSONS in composeState', () => {
     // A new project: no evidence in its own group, the semgrep+xss level's rate, and the lesson it borrows from.
     expect(p.evidence_n).toBe(0);
     expect(lines[0]).toBe(
-      `- Triage prior for finding "new-app:xss:7": P(false positive) ${p.p_false_positive.toFixed(2)}; expected reward ${p.expected_reward.toFixed(2)}; evidence group n=0, scanner_category n=40, scanner n=40, global n=80; lessons [${fpLesson?.id}]`,
+      `- Triage prior for finding "new-app:xss:7": P(false positive) ${p.p_false_positive.toFixed(2)}; expected reward ${p.expected_reward.toFixed(2)}; evidence group n=0, scanner_category n=40, scanner n=40, global n=80; the lessons behind it follow`,
     );
+    expect(p.lesson_ids).toEqual([fpLesson?.id as Lesson['id']]);
     expect(p.p_false_positive).toBeGreaterThan(0.6);
     expect(lines[1]).toContain(fpLesson?.id as string);
+    // The lesson's id is in the block once: on its own line, not repeated on the prior's.
+    expect(block.split(fpLesson?.id as string).length - 1).toBe(1);
     expect(state.values.scanFindingPrior).toBe(p.p_false_positive);
   });
 

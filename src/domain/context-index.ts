@@ -53,8 +53,15 @@ export class ContextIndex {
   private dots = new Float64Array(0);
   private normsAtCount = 0;
 
+  private changes = 0;
+
   get size(): number {
     return this.live;
+  }
+
+  /** Grows with every item put or removed: what was computed from the items is stale when it moved. */
+  get version(): number {
+    return this.changes;
   }
 
   get(kind: string, id: string): ContextItem | undefined {
@@ -71,6 +78,7 @@ export class ContextIndex {
     this.slotByKey.set(`${item.kind}\u0000${item.id}`, slot);
     for (const t of tokens) (this.postings[t] as number[]).push(slot);
     this.live++;
+    this.changes++;
     (this.entries[slot] as Entry).norm = this.normOf(tokens);
   }
 
@@ -91,6 +99,7 @@ export class ContextIndex {
     this.slotByKey.delete(key);
     this.freeSlots.push(slot);
     this.live--;
+    this.changes++;
   }
 
   /** The `limit` items most similar to `query`, similarity > 0, most similar first. */

@@ -47,6 +47,7 @@ export function buildLessonPrompt(key: GroupKey, stats: GroupStats, samples: rea
     '',
     'Write 0 to 3 lessons that generalise beyond single findings and that the statistics above support.',
     `Each lesson has a category (one of: ${LESSON_CATEGORIES.join(', ')}), a text of one or two sentences (at most ${MAX_LESSON_CHARS} characters), and a confidence between 0 and 1.`,
+    'Quote figures only as given above (counts, n, percentages, the interval): they are kept up to date as evidence grows, and a lesson quoting any other count or percentage is discarded.',
     'Answer with JSON only, in this shape: {"lessons":[{"category":"false-positive-pattern","text":"...","confidence":0.7}]}',
   ].join('\n');
 }

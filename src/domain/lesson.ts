@@ -1,4 +1,5 @@
 import { describeGroup, type GroupKey } from './grouping';
+import type { TextPart } from './lesson-figures';
 import { type GroupStats, type LabelCounts, statisticalSupport, wilsonInterval } from './stats';
 
 /** Seed 001 §4.3: the five kinds of lesson. */
@@ -18,6 +19,8 @@ export interface LessonDraft {
   /** What the author (model) claims; statistics claim 1 and let the support decide. */
   statedConfidence: number;
   origin: 'model' | 'statistics';
+  /** A model's lesson: its words with the figures bound to the statistics (`bindTextFigures`). */
+  textParts?: TextPart[];
 }
 
 interface Proportion {
@@ -60,47 +63,72 @@ function rateClause(p: Proportion): string {
   return `${p.successes} of ${p.trials}, 95% CI ${pct(ci.low)}-${pct(ci.high)}`;
 }
 
+/** The days a statistics lesson names: by default its outcomes' first and last; the learner passes the lesson's window. */
+export interface LessonSpan {
+  startMs: number;
+  endMs: number;
+}
+
+/** The categories statistics write lessons in, in the order they are drafted (model-routing is the model's alone). */
+const STATISTICAL_CATEGORIES = ['false-positive-pattern', 'signal-quality', 'remediation-effectiveness', 'repo-context-gap'] as const;
+
+/** Which sentence each of those speaks with, and the floor its rate's 95% lower bound must clear (with at least `minTrials`) to be said at all. */
+const STATISTICAL_SENTENCES: Record<(typeof STATISTICAL_CATEGORIES)[number], { floor: number; minTrials: number; say: (p: Proportion, what: string, clause: string) => string }> = {
+  'false-positive-pattern': {
+    floor: 0.25,
+    minTrials: 1,
+    say: (p, what, clause) =>
+      `${pct(p.successes / p.trials)} of ${what} were rejected as false positives (${clause}); treat such findings with scepticism and look for corroborating evidence before reporting them.`,
+  },
+  'signal-quality': {
+    floor: 0.5,
+    minTrials: 1,
+    say: (p, what, clause) => `${pct(p.successes / p.trials)} of ${what} were fixed or accepted (${clause}); this is a reliable signal worth reporting with confidence.`,
+  },
+  'remediation-effectiveness': {
+    floor: 0.15,
+    minTrials: 5,
+    say: (p, what, clause) => `${p.successes} of ${p.trials} fixes of ${what} were reopened (${clause}); suggested remediations here often do not hold and need a more complete fix.`,
+  },
+  'repo-context-gap': {
+    floor: 0.4,
+    minTrials: 1,
+    say: (p, what, clause) =>
+      `${pct(p.successes / p.trials)} of ${what} were ignored, neither fixed nor disputed (${clause}); they may lack the repository context that would make them actionable.`,
+  },
+};
+
+/**
+ * The sentence a statistics lesson of `category` says about `stats`, whatever its rate: every
+ * figure in it (rate, count of trials, 95% Wilson interval, first and last day of `span`) comes
+ * from `stats` and `span`. Reinforcement re-renders a lesson with this from its whole evidence and
+ * its widened window, so its text never disagrees with its metadata. Null for a category that has
+ * no statistics sentence (model-routing is only written by a model) or a rate with no trials.
+ */
+export function renderStatisticalLesson(category: LessonCategory, key: GroupKey, stats: GroupStats, span: LessonSpan = { startMs: stats.firstTsMs, endMs: stats.lastTsMs }): string | null {
+  if (category === 'model-routing') return null;
+  const p = SUPPORTING_RATE[category](stats.labelCounts, stats.n);
+  if (p.trials === 0) return null;
+  const what = key.category ? `${key.category} findings` : 'findings';
+  return `For ${describeGroup(key)}: ${STATISTICAL_SENTENCES[category].say(p, what, `${rateClause(p)}, ${day(span.startMs)} to ${day(span.endMs)}`)}`;
+}
+
 /**
  * Lessons written from statistics alone: what the plugin learns when no language model is
  * registered (and what it falls back to when the model's answer is unusable). Each is a plain,
- * grounded sentence about one group: a rate, its count and its interval, over the window.
- * A pattern is reported only when its 95% lower bound clears a floor, so noise says nothing.
+ * grounded sentence about one group (`renderStatisticalLesson`): a rate, its count and its
+ * interval, over the span. A pattern is reported only when its 95% lower bound clears a floor
+ * (false positives 25%, fixed-or-accepted 50%, reopened 15% of at least 5 fixes, ignored 40%), so
+ * noise says nothing.
  */
-export function draftStatisticalLessons(key: GroupKey, stats: GroupStats): LessonDraft[] {
-  const scope = describeGroup(key);
-  const what = key.category ? `${key.category} findings` : 'findings';
-  const span = `${day(stats.firstTsMs)} to ${day(stats.lastTsMs)}`;
-  const c = stats.labelCounts;
+export function draftStatisticalLessons(key: GroupKey, stats: GroupStats, span?: LessonSpan): LessonDraft[] {
   const drafts: LessonDraft[] = [];
-  const push = (category: LessonCategory, text: string) => drafts.push({ category, text, statedConfidence: 1, origin: 'statistics' });
-
-  const fp = SUPPORTING_RATE['false-positive-pattern'](c, stats.n);
-  if (clearlyAtLeast(fp, 0.25)) {
-    push(
-      'false-positive-pattern',
-      `For ${scope}: ${pct(fp.successes / fp.trials)} of ${what} were rejected as false positives (${rateClause(fp)}, ${span}); treat such findings with scepticism and look for corroborating evidence before reporting them.`,
-    );
-  }
-  const good = SUPPORTING_RATE['signal-quality'](c, stats.n);
-  if (clearlyAtLeast(good, 0.5)) {
-    push(
-      'signal-quality',
-      `For ${scope}: ${pct(good.successes / good.trials)} of ${what} were fixed or accepted (${rateClause(good)}, ${span}); this is a reliable signal worth reporting with confidence.`,
-    );
-  }
-  const reopen = SUPPORTING_RATE['remediation-effectiveness'](c, stats.n);
-  if (reopen.trials >= 5 && clearlyAtLeast(reopen, 0.15)) {
-    push(
-      'remediation-effectiveness',
-      `For ${scope}: ${reopen.successes} of ${reopen.trials} fixes of ${what} were reopened (${rateClause(reopen)}, ${span}); suggested remediations here often do not hold and need a more complete fix.`,
-    );
-  }
-  const ignored = SUPPORTING_RATE['repo-context-gap'](c, stats.n);
-  if (clearlyAtLeast(ignored, 0.4)) {
-    push(
-      'repo-context-gap',
-      `For ${scope}: ${pct(ignored.successes / ignored.trials)} of ${what} were ignored, neither fixed nor disputed (${rateClause(ignored)}, ${span}); they may lack the repository context that would make them actionable.`,
-    );
+  for (const category of STATISTICAL_CATEGORIES) {
+    const sentence = STATISTICAL_SENTENCES[category];
+    const p = SUPPORTING_RATE[category](stats.labelCounts, stats.n);
+    if (p.trials < sentence.minTrials || !clearlyAtLeast(p, sentence.floor)) continue;
+    const text = renderStatisticalLesson(category, key, stats, span);
+    if (text !== null) drafts.push({ category, text, statedConfidence: 1, origin: 'statistics' });
   }
   return drafts;
 }

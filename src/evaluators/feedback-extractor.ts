@@ -1,8 +1,10 @@
 import { type ActionResult, type Evaluator, type IAgentRuntime, type Memory, ModelType } from '@elizaos/core';
 import { loadConfig } from '../config';
+import { answerVerdictOf } from '../domain/answer-verdict';
 import type { EventDraft } from '../domain/event-draft';
 import { explicitFeedbackEvent, looksLikeFeedback } from '../domain/feedback-detect';
 import { buildFeedbackPrompt, type ContextLine, MAX_PROMPT_CONTEXT_LINES, MAX_PROMPT_MESSAGE_CHARS, modelFeedbackEvent, parseFeedbackModelOutput } from '../domain/feedback-prompt';
+import { settleAnswerVerdict } from '../services/conversation-elo';
 import type { RuleBookService } from '../services/rule-book-service';
 import { RULE_BOOK_SERVICE } from '../services/service-names';
 import { trustOf } from '../services/speaker-trust';
@@ -72,7 +74,9 @@ async function feedbackDraft(runtime: IAgentRuntime, message: Memory, text: stri
  * where confirmations become a lesson and then a rule. The event carries who said it and whether
  * they were trusted (`trustOf`): only trusted people's confirmations, at most one per person per
  * day, count toward promotion; what anyone else teaches is a candidate rule, shown but never in a
- * prompt until a trusted person approves it. Runs whether or not the agent answered (`alwaysRun`). `validate` is the cheap pre-filter: a message from a person (not the
+ * prompt until a trusted person approves it. Praise or a correction from a trusted person also
+ * judges the agent's previous answer in the ELO book (`settleAnswerVerdict`): the items in that
+ * answer's prompt win or lose, once per answer. Runs whether or not the agent answered (`alwaysRun`). `validate` is the cheap pre-filter: a message from a person (not the
  * agent) whose first `MAX_PROMPT_MESSAGE_CHARS` characters `looksLikeFeedback`; no I/O, no model.
  * The event's time is the message's `createdAt`, so evaluating the same message again records
  * nothing new (same event id). Never throws: a failure is logged and the message goes on.
@@ -101,11 +105,13 @@ export const feedbackExtractor: Evaluator = {
       const { draft, via } = await feedbackDraft(runtime, message, text, message.createdAt ?? Date.now());
       if (!draft) return { success: true, text: 'no feedback in the message', data: { via, eventIds: [] } };
       const trust = await trustOf(runtime, message);
+      const verdict = answerVerdictOf(draft);
+      const judged = verdict ? await settleAnswerVerdict(runtime, message, verdict, trust.trusted) : null;
       const result = await book.recordDraft(draft, FEEDBACK_EVENT_SOURCE, { teacher: { entityId: message.entityId, trusted: trust.trusted } });
       const eventIds = result.events.map((e) => e.id);
       if (result.rejected.length > 0) runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, messageId: message.id, rejected: result.rejected }, 'feedback event was rejected');
       const summary = `recorded a ${draft.type} event${trust.trusted ? '' : ' from someone who may not teach: what it teaches stays a candidate until a trusted person approves it'}`;
-      return { success: true, text: summary, data: { via, eventIds, trusted: trust.trusted, rulesPromoted: result.rulesPromoted, candidates: result.candidates, rejected: result.rejected } };
+      return { success: true, text: summary, data: { via, eventIds, trusted: trust.trusted, verdict, answeredMessageId: judged?.answeredMessageId ?? null, itemsJudged: judged?.moved.length ?? 0, rulesPromoted: result.rulesPromoted, candidates: result.candidates, rejected: result.rejected } };
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error);
       runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, messageId: message.id, error: problem }, 'feedback extraction failed; the message goes on without it');

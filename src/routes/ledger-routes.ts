@@ -1,7 +1,7 @@
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import type { RewardLedgerService } from '../services/reward-ledger-service';
 import { REWARD_LEDGER_SERVICE } from '../services/service-names';
-import { DASHBOARD_HTML } from './dashboard-page';
+import { DASHBOARD_HTML } from '../dashboard/page';
 import { queryParam } from './http-body';
 
 function ledgerOr503(runtime: IAgentRuntime, res: RouteResponse): RewardLedgerService | null {
@@ -69,7 +69,7 @@ export const handleProgressJson = withLedger(async (ledger, _req, res) => {
   res.status(200).json(await ledger.progressJson());
 });
 
-/** GET /self-improve/dashboard: the reward ledger dashboard (HTML; also a panel in the agent's web UI). */
+/** GET /self-improve/dashboard: the dashboard about learning (HTML; also a panel in the agent's web UI). */
 export async function handleDashboard(_req: RouteRequest, res: RouteResponse): Promise<void> {
   res.setHeader?.('Content-Type', 'text/html; charset=utf-8');
   res.status(200).send(DASHBOARD_HTML);

@@ -1,7 +1,9 @@
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
-import type { TrajectoryService } from '../services/trajectory-service';
+import type { RedactionLevel } from '../domain/redaction';
+import { type StoredTrajectory, type TrajectoryService, withRedactedCommands } from '../services/trajectory-service';
 import { TRAJECTORY_SERVICE } from '../services/service-names';
 import { queryParam, type RequestBody, readRequestBody } from './http-body';
+import { boundedInt } from './query-params';
 import { callerOf } from './route-access';
 
 /** A JSON array body (parsed by the server) is a list of steps: one JSONL line each. */
@@ -28,15 +30,33 @@ export async function handlePostTrajectory(req: RouteRequest, res: RouteResponse
   res.status(errors.length === 0 ? 200 : 400).json({ trajectory: stored, errors });
 }
 
-/** GET /self-improve/trajectories: the stored trajectories, newest first, without transcripts. */
-export async function handleGetTrajectories(_req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
+/** Trajectories GET /self-improve/trajectories lists at most. */
+export const MAX_TRAJECTORIES_PAGE = 1_000;
+
+/**
+ * GET /self-improve/trajectories?limit=N: the stored trajectories, newest first, without
+ * transcripts (see `listedTrajectory`); the newest N (1–1000, default 1000). `count` is how many
+ * are stored in all.
+ */
+export async function handleGetTrajectories(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
+  const limit = boundedInt(queryParam(req, 'limit'), 'limit', 1, MAX_TRAJECTORIES_PAGE, MAX_TRAJECTORIES_PAGE);
+  if (!limit.ok) {
+    res.status(400).json({ error: limit.message });
+    return;
+  }
   const service = runtime.getService<TrajectoryService>(TRAJECTORY_SERVICE);
   if (!service) {
     res.status(503).json({ error: 'trajectories service is not running' });
     return;
   }
   const all = await service.list();
-  res.status(200).json({ count: all.length, trajectories: all.map(({ transcript: _t, ...rest }) => rest) });
+  const level = service.settings.SELF_IMPROVE_TRAJECTORY_REDACTION;
+  res.status(200).json({ count: all.length, trajectories: all.slice(0, limit.value).map((t) => listedTrajectory(t, level)) });
+}
+
+/** A stored trajectory as the list shows it: no transcript, commands redacted (also those stored before they were redacted at store time). */
+function listedTrajectory({ transcript: _t, ...rest }: StoredTrajectory, level: RedactionLevel): Omit<StoredTrajectory, 'transcript'> {
+  return { ...rest, evaluation: withRedactedCommands(rest.evaluation, level) };
 }
 
 export const postTrajectoryRoute: Route = { type: 'POST', path: '/trajectories', name: 'self-improve-trajectories', handler: handlePostTrajectory };

@@ -1,6 +1,7 @@
 import type { UUID } from '@elizaos/core';
 import { parseGroupId } from '../domain/grouping';
 import { freshness, lessonRelevance, lessonWeight, type Ranked, TopK } from '../domain/lesson-ranking';
+import { maxPerQuery } from '../domain/relevance-floor';
 import { triageLevelIds } from '../domain/triage-prior';
 import { nearest, type Neighbour, sparseQuery, unitVector } from '../domain/similarity';
 import { SimilarityColumns } from './similarity-columns';
@@ -16,6 +17,16 @@ export interface RankQuery {
   nowMs: number;
   halfLifeDays: number;
   minConfidence: number;
+  /**
+   * Cosine a lesson must exceed to count as related on meaning alone (the calibrated relevance
+   * floor); a lesson sharing a context value with the message needs none. Default 0.
+   */
+  minSimilarity?: number;
+  /**
+   * The message is about scan findings in general (`mentionsScanTopic`): every lesson counts as
+   * related, as if it matched one more context field. Default false.
+   */
+  topical?: boolean;
 }
 
 export function lessonContextValue(lesson: Lesson, field: ContextField): string | null {
@@ -55,8 +66,15 @@ export class LessonIndex {
   /** Per context field, how many lessons have each value: the words a message can name. */
   private readonly contextCounts = Object.fromEntries(CONTEXT_FIELDS.map((f) => [f, new Map<string, number>()])) as Record<ContextField, Map<string, number>>;
 
+  private changes = 0;
+
   get size(): number {
     return this.lessons.size;
+  }
+
+  /** Grows with every lesson added or replaced: what was computed from the lessons is stale when it moved. */
+  get version(): number {
+    return this.changes;
   }
 
   get(id: UUID): Lesson | undefined {
@@ -103,6 +121,7 @@ export class LessonIndex {
     const siblings = this.byScannerCategory.get(parent) ?? new Set<UUID>();
     siblings.add(lesson.id);
     this.byScannerCategory.set(parent, siblings);
+    this.changes++;
     for (const listener of this.putListeners) listener(lesson);
   }
 
@@ -141,7 +160,8 @@ export class LessonIndex {
    * The `limit` best lessons for a message by `lessonScore`: cosine similarity to `vector` from the
    * similarity columns, matches with the context the message names, and the parts of the score
    * that do not depend on the message computed when the lesson was indexed. Lessons below
-   * `minConfidence`, and those neither similar nor matching any context, are left out.
+   * `minConfidence`, and those neither similar beyond `minSimilarity` (and 0) nor matching any
+   * context (a `topical` message counts as one match with every lesson), are left out.
    */
   rank(vector: ArrayLike<number>, query: RankQuery, limit: number): Lesson[] {
     return this.rankScored(vector, query, limit).map((r) => r.item);
@@ -151,20 +171,28 @@ export class LessonIndex {
   rankScored(vector: ArrayLike<number>, query: RankQuery, limit: number): Ranked<Lesson>[] {
     const cosines = this.columns.cosines(sparseQuery(unitVector(vector)));
     const named = CONTEXT_FIELDS.map((field) => query.context[field] ?? null);
+    const floor = Math.max(0, query.minSimilarity ?? 0);
+    const topicalMatch = query.topical ? 1 : 0;
     const top = new TopK<Lesson>(limit);
     for (let slot = 0; slot < this.bySlot.length; slot++) {
       const e = this.bySlot[slot] as IndexEntry;
       if (e.lesson.metadata.confidence < query.minConfidence) continue;
       let contextMatches = 0;
       for (let f = 0; f < named.length; f++) if (named[f] !== null && e.context[f] === named[f]) contextMatches++;
+      contextMatches += topicalMatch;
       const similarity = cosines[slot] as number;
-      if (similarity <= 0 && contextMatches === 0) continue;
+      if (similarity <= floor && contextMatches === 0) continue;
       // Freshness is at most 1: a lesson that cannot reach the current floor is skipped before pow.
       const bound = lessonRelevance(similarity, contextMatches) * e.weight;
       if (bound < top.floor()) continue;
       top.offer(e.item, e.lesson, bound * freshness(query.nowMs - e.lastSeenMs, query.halfLifeDays));
     }
     return top.result();
+  }
+
+  /** For each vector, its highest cosine with any lesson (−∞ when there are none): what the relevance floor is calibrated on. */
+  maxCosines(vectors: readonly ArrayLike<number>[]): number[] {
+    return maxPerQuery(vectors, (v) => this.columns.cosines(sparseQuery(unitVector(v))));
   }
 
   /** The most similar lesson of `group`, or null when the group has none. */

@@ -2,6 +2,7 @@ import type { UUID } from '@elizaos/core';
 import { z } from 'zod';
 import { dominantValue } from '../domain/grouping';
 import { LESSON_CATEGORIES } from '../domain/lesson';
+import { type TextPart, textPartSchema } from '../domain/lesson-figures';
 import { OUTCOME_LABELS } from '../domain/outcome';
 
 export const LESSON_MEMORY_TYPE = 'scan-model-lesson';
@@ -46,6 +47,13 @@ export const lessonMetadataSchema = z.object({
   first_learned_at: z.string(),
   last_seen: z.string(),
   embedding_source: z.enum(['model', 'lexical']),
+  /**
+   * A model-written lesson's text as the model's words and the figures in them bound to the
+   * statistics they came from (`bindTextFigures`): reinforcement re-renders the figures from the
+   * whole evidence. Absent for statistics-written lessons (re-rendered by `renderStatisticalLesson`)
+   * and for model lessons stored before figures were bound (bound at their next reinforcement).
+   */
+  text_parts: z.array(textPartSchema).optional(),
 });
 
 export type LessonMetadata = z.output<typeof lessonMetadataSchema>;
@@ -72,6 +80,8 @@ export interface LessonFacts {
   windowEndMs: number;
   asOfMs: number;
   embeddingSource: 'model' | 'lexical';
+  /** A model lesson's words and bound figures (see `text_parts`). */
+  textParts?: TextPart[];
   previous?: LessonMetadata;
 }
 
@@ -109,5 +119,6 @@ export function lessonMetadataFor(f: LessonFacts): LessonMetadata {
     first_learned_at: f.previous?.first_learned_at ?? iso(f.asOfMs),
     last_seen: iso(f.asOfMs),
     embedding_source: f.embeddingSource,
+    ...(f.textParts ? { text_parts: f.textParts } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { lexicalVector } from '../domain/lexical-vector';
 import type { Neighbour } from '../domain/similarity';
 import { agentMemory } from './agent-memory';
 import { LessonIndex } from './lesson-index';
+import { LessonRelevance } from './relevance-calibration';
 import { type Lesson, type LessonMetadata, LESSON_MEMORY_TYPE, LESSONS_TABLE, lessonMetadataSchema } from './lesson-metadata';
 
 /** Turns lesson text into the vector dedupe compares: the TEXT_EMBEDDING model, or the built-in lexical vector. */
@@ -34,13 +35,19 @@ const MESSAGE_VECTOR_CACHE = 64;
  */
 export class LessonStore {
   readonly index = new LessonIndex();
+  /** The calibrated cosine beyond which a lesson is related to a message on meaning alone. */
+  readonly relevance: LessonRelevance;
   private invalidOnLoad = 0;
   private readonly messageVectors = new Map<string, number[]>();
 
   constructor(
     private readonly runtime: IAgentRuntime,
     readonly vectorizer: Vectorizer,
-  ) {}
+  ) {
+    this.relevance = new LessonRelevance(this.index, (text) => vectorizer.embed(text), (message, error) =>
+      runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, message),
+    );
+  }
 
   /** Lessons whose metadata did not validate when loaded (they are left alone, not indexed). */
   get skippedOnLoad(): number {
@@ -64,6 +71,7 @@ export class LessonStore {
       const vector = this.vectorizer.source === 'lexical' ? lexicalVector(lesson.text) : sameSpace ? (memory.embedding as number[]) : await this.reembed(lesson);
       this.index.put(lesson, vector);
     }
+    this.relevance.warm();
     return this.index.size;
   }
 

@@ -300,12 +300,12 @@ export class RuleBookService extends Service {
   /**
    * The TOP_RULES text for a message: injectable rules (active, unflagged, no conflict, confidence
    * ≥ 0.5 at `nowMs`) that apply to the text (lexical vector), tags or categories, NEVER and MUST
-   * first, within `SELF_IMPROVE_RULE_TOKEN_BUDGET`. From memory, no I/O.
+   * first, within `SELF_IMPROVE_RULE_TOKEN_BUDGET` (or a smaller `tokenBudget`). From memory, no I/O.
    */
-  promptRules(context: { text: string; tags?: readonly string[]; categories?: readonly string[]; nowMs: number }): { text: string; selected: SelectedRule[] } {
+  promptRules(context: { text: string; tags?: readonly string[]; categories?: readonly string[]; nowMs: number; tokenBudget?: number }): { text: string; selected: SelectedRule[] } {
     return selectRulesForPrompt(this.preparedRules(), {
       nowMs: context.nowMs,
-      tokenBudget: this.settings.tokenBudget,
+      tokenBudget: Math.min(this.settings.tokenBudget, context.tokenBudget ?? Number.POSITIVE_INFINITY),
       policy: this.settings.policy,
       ...(context.text.trim() === '' ? {} : { contextVector: lexicalVector(context.text) }),
       contextTags: context.tags ?? [],

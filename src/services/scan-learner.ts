@@ -2,10 +2,11 @@ import { type IAgentRuntime, ModelType, type UUID } from '@elizaos/core';
 import type { SelfImproveConfig } from '../config';
 import { coveringWindowEnds, DAY_MS, type GroupKey, parseGroupId } from '../domain/grouping';
 import { stableId } from '../domain/ids';
-import { draftStatisticalLessons, type LessonDraft, lessonConfidence } from '../domain/lesson';
+import { draftStatisticalLessons, type LessonDraft, type LessonSpan, lessonConfidence, renderStatisticalLesson } from '../domain/lesson';
+import { bindTextFigures, renderTextParts, type TextPart } from '../domain/lesson-figures';
 import { buildLessonPrompt, parseLessonOutput, sampleFindings } from '../domain/lesson-prompt';
 import { type GroupStats, summarizeOutcomes } from '../domain/stats';
-import { type LessonFacts, lessonMetadataFor } from './lesson-metadata';
+import { type Lesson, type LessonFacts, type LessonMetadata, lessonMetadataFor } from './lesson-metadata';
 import type { LessonStore } from './lesson-store';
 import type { EvidenceOutcome, OutcomeStore, WindowOutcome } from './outcome-store';
 
@@ -118,7 +119,7 @@ export class ScanLearner {
       return;
     }
     const stats = summarizeOutcomes(scored(w.rows));
-    for (const draft of await this.draft(w.key, stats, w.rows, report)) {
+    for (const draft of await this.draft(w.key, stats, w.rows, { startMs: w.startMs, endMs: w.endMs }, report)) {
       if (lessonConfidence(draft, stats) < this.config.SELF_IMPROVE_MIN_CONFIDENCE) {
         report.skipped_low_confidence++;
         continue;
@@ -129,9 +130,9 @@ export class ScanLearner {
   }
 
   /** Lessons from TEXT_SMALL when it is registered and allowed; from statistics otherwise or when its answer is unusable. */
-  private async draft(key: GroupKey, stats: GroupStats, rows: WindowOutcome[], report: LearnReport): Promise<LessonDraft[]> {
+  private async draft(key: GroupKey, stats: GroupStats, rows: WindowOutcome[], span: LessonSpan, report: LearnReport): Promise<LessonDraft[]> {
     if (this.config.SELF_IMPROVE_LESSON_MODEL === 'off' || !this.runtime.getModel(ModelType.TEXT_SMALL)) {
-      return draftStatisticalLessons(key, stats);
+      return draftStatisticalLessons(key, stats, span);
     }
     const samples = sampleFindings(
       rows.map((r) => ({ finding_key: r.findingKey, label: r.label, summary: r.summary, tsMs: r.tsMs })),
@@ -144,15 +145,34 @@ export class ScanLearner {
     } catch (error) {
       report.model_errors++;
       this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'TEXT_SMALL failed; lessons written from statistics');
-      return draftStatisticalLessons(key, stats);
+      return draftStatisticalLessons(key, stats, span);
     }
     const parsed = parseLessonOutput(answer);
     report.malformed_model_outputs += parsed.malformed;
     if (parsed.error) {
       this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, code: parsed.error.code, detail: parsed.error.message }, 'model answer unusable; lessons written from statistics');
-      return draftStatisticalLessons(key, stats);
+      return draftStatisticalLessons(key, stats, span);
     }
-    return parsed.lessons;
+    return this.withBoundFigures(parsed.lessons, stats, report);
+  }
+
+  /**
+   * A model's lessons with their figures bound to the statistics the model was given
+   * (`bindTextFigures`), so reinforcement can re-render them. A lesson quoting a count, share or
+   * interval that none of the statistics has is an invented figure: counted as malformed, never stored.
+   */
+  private withBoundFigures(lessons: readonly LessonDraft[], stats: GroupStats, report: LearnReport): LessonDraft[] {
+    const bound: LessonDraft[] = [];
+    for (const lesson of lessons) {
+      const { parts, unbound } = bindTextFigures(lesson.text, lesson.category, stats);
+      if (unbound.length > 0) {
+        report.malformed_model_outputs++;
+        this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, category: lesson.category, figures: unbound }, 'model lesson quotes figures the statistics do not have; not stored');
+        continue;
+      }
+      bound.push({ ...lesson, text: renderTextParts(parts, stats), textParts: parts });
+    }
+    return bound;
   }
 
   private async store(draft: LessonDraft, w: LearningWindow, stats: GroupStats, report: LearnReport): Promise<UUID> {
@@ -170,10 +190,7 @@ export class ScanLearner {
       const evidenceStats = summarizeOutcomes(scored(evidence));
       const category = existing.metadata.category;
       const statedConfidence = Math.max(existing.metadata.stated_confidence, draft.statedConfidence);
-      const text =
-        existing.metadata.origin === 'statistics'
-          ? (draftStatisticalLessons(w.key, evidenceStats).find((d) => d.category === category)?.text ?? existing.text)
-          : existing.text;
+      const textParts = existing.metadata.origin === 'model' ? boundParts(existing) : undefined;
       const facts: LessonFacts = {
         ...base,
         category,
@@ -183,8 +200,10 @@ export class ScanLearner {
         evidence,
         stats: evidenceStats,
         previous: existing.metadata,
+        ...(textParts ? { textParts } : {}),
       };
-      await this.lessons.update(existing, text, lessonMetadataFor(facts));
+      const metadata = lessonMetadataFor(facts);
+      await this.lessons.update(existing, reRendered(existing, w.key, evidenceStats, metadata), metadata);
       report.lessons_reinforced++;
       return existing.id;
     }
@@ -199,6 +218,7 @@ export class ScanLearner {
       confidence: lessonConfidence(draft, stats),
       evidence: w.rows,
       stats,
+      ...(draft.textParts ? { textParts: draft.textParts } : {}),
     };
     await this.lessons.create(id, draft.text, lessonMetadataFor(facts), vector, w.asOfMs);
     report.lessons_created++;
@@ -215,4 +235,22 @@ interface LearningWindow {
   endMs: number;
   asOfMs: number;
   maxSeq: number;
+}
+
+/** A model lesson's bound figures: as stored, or (a lesson stored before figures were bound) bound now against the statistics its metadata was written with. */
+function boundParts(lesson: Lesson): TextPart[] {
+  const m = lesson.metadata;
+  return m.text_parts ?? bindTextFigures(lesson.text, m.category, { n: m.sample_size, labelCounts: m.label_counts }).parts;
+}
+
+/**
+ * A reinforced lesson's text, every figure from its new metadata's statistics: a statistics
+ * lesson's sentence rendered again from the whole evidence and the widened window; a model
+ * lesson's words with its bound figures rendered from the evidence.
+ */
+function reRendered(lesson: Lesson, key: GroupKey, stats: GroupStats, metadata: LessonMetadata): string {
+  if (metadata.text_parts) return renderTextParts(metadata.text_parts, stats);
+  if (metadata.origin === 'model') return lesson.text;
+  const span = { startMs: Date.parse(metadata.window_start), endMs: Date.parse(metadata.window_end) };
+  return renderStatisticalLesson(metadata.category, key, stats, span) ?? lesson.text;
 }

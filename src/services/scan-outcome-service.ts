@@ -6,6 +6,7 @@ import { outcomeLedgerEntry } from '../domain/ledger-entries';
 import { checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from '../domain/outcome';
 import { computeScanMetrics, type ScanMetricsReport } from '../domain/scan-metrics';
 import { type TriageEstimate, TriagePrior } from '../domain/triage-prior';
+import { weeklyTriage, type WeeklyTriageReport } from '../domain/weekly-triage';
 import { FindingStore, type KnownFinding } from './finding-store';
 import type { Lesson } from './lesson-metadata';
 import { LessonStore, vectorizerFor } from './lesson-store';
@@ -250,6 +251,11 @@ export class ScanOutcomeService extends Service {
   async metrics(options: { asOfMs?: number; k?: number } = {}): Promise<ScanMetricsReport> {
     const [outcomes, firstSeen] = await Promise.all([this.outcomes.forMetrics(), this.findings.firstSeen()]);
     return computeScanMetrics(outcomes, firstSeen, { asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
+  }
+
+  /** Triage quality week by week (`weeklyTriage`): the `weeks` UTC weeks ending with the one holding `asOfMs` (default now). */
+  async weeklyTriage(options: { weeks: number; asOfMs?: number; k?: number }): Promise<WeeklyTriageReport> {
+    return weeklyTriage(await this.outcomes.forMetrics(), { weeks: options.weeks, asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
   }
 
   /** Every lesson of the agent, newest evidence first. */

@@ -2,6 +2,7 @@ import { type ActionEventPayload, type IAgentRuntime, type Memory, type ModelEve
 import { sql } from 'drizzle-orm';
 import { loadConfig, type SelfImproveConfig } from '../config';
 import { messageContext } from '../domain/elo-exposures';
+import { runEloReward } from '../domain/run-outcome';
 import { stableId } from '../domain/ids';
 import { clipText } from '../domain/prompt-text';
 import { trajectoryLedgerEntry } from '../domain/ledger-entries';
@@ -60,6 +61,14 @@ function transcriptOf(trajectory: TrajectoryInput): string {
  * checked line by line first: a line holding one is refused.)
  */
 const bounded = (text: string) => toStorableText(clipText(text, MAX_TRANSCRIPT_CHARS));
+
+/**
+ * The evaluation with the test/build commands it quotes redacted at `level`, like the transcript:
+ * they are read from the raw text, so a command line can carry a secret (`npm test -- --token=…`).
+ */
+export function withRedactedCommands(evaluation: TrajectoryEvaluation, level: RedactionLevel): TrajectoryEvaluation {
+  return { ...evaluation, checks: evaluation.checks.map((c) => ({ ...c, command: c.command === null ? null : redact(c.command, level).text })) };
+}
 
 export function trajectoryPolicy(settings: SelfImproveConfig): TrajectoryPolicy {
   return {
@@ -133,7 +142,7 @@ export class TrajectoryService extends Service {
     if (known) return known;
     const level = this.settings.SELF_IMPROVE_TRAJECTORY_REDACTION;
     const redacted = redact(raw, level);
-    const evaluation = evaluateTrajectory(trajectory, this.policy);
+    const evaluation = withRedactedCommands(evaluateTrajectory(trajectory, this.policy), level);
     const earned = evaluation.accepted ? Math.max(0, evaluation.reward.total_sats) : 0;
     const createdAt = Date.now();
     const paid = !options.pay || earned === 0 ? 0 : source === 'runtime' ? earned : Math.min(earned, await this.submittedSatsLeft(createdAt));
@@ -226,16 +235,16 @@ export class TrajectoryService extends Service {
   }
 
   /**
-   * The run's outcome settles its message in the ELO book: an accepted trajectory is a reward for
-   * the items that were in the prompt, a failed run (timeout or error) a penalty; anything else
-   * moves nothing.
+   * The run's outcome settles its message in the ELO book (`runEloReward`): an accepted trajectory
+   * is a reward for the items that were in the prompt, a failed run (timeout or error) that did
+   * work (commits, CI) a penalty; anything else — a chat run — moves nothing. The message's context
+   * is kept: what the person says about the answer next settles it too (`settleAnswerVerdict`).
    */
   private settleRun(p: RunEventPayload, stored: StoredTrajectory): void {
     const book = this.runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
     if (!book || !p.messageId) return;
-    const failed = p.status !== 'completed' || Boolean(p.error);
-    const reward = stored.evaluation.accepted ? 1 : failed ? -1 : 0;
-    book.settle(messageContext(p.messageId), reward, stored.evaluation.accepted ? 'trajectory_accepted' : 'run_failed', { forget: true });
+    const reward = runEloReward(stored.evaluation, p.status !== 'completed' || Boolean(p.error));
+    book.settle(messageContext(p.messageId), reward, reward > 0 ? 'trajectory_accepted' : 'run_failed');
   }
 
   /** Puts the message that started the run first, when the runtime still has it. */
