@@ -1,4 +1,6 @@
 import { type IAgentRuntime, ModelType, type Plugin } from '@elizaos/core';
+import { mulberry32 } from '../../examples/generate-outcomes';
+import { fnv1a } from '../../src/domain/lexical-vector';
 
 /** Dimensions of the dense test embedding (a size plugin-sql stores). */
 export const DENSE_DIMENSIONS = 384;
@@ -7,27 +9,6 @@ export const DENSE_DIMENSIONS = 384;
  * texts sit near 0.33 instead of 0, as real embedding models do (they are anisotropic).
  */
 const ANISOTROPY = 0.7;
-
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
-
-/** mulberry32: a small deterministic PRNG, uniform in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const directions = new Map<string, Float64Array>();
 

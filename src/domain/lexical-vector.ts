@@ -21,7 +21,7 @@ export function lexicalTokens(text: string): string[] {
 }
 
 /** FNV-1a, 32 bit. */
-function fnv1a(text: string): number {
+export function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
