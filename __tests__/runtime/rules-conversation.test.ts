@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type Action, type AgentRuntime, EventType, type Memory, type Plugin, stringToUuid, type UUID } from '@elizaos/core';
+import { deployApp } from '../helpers/failing-deploy';
 import { onActionCompletedAudit, onActionStartedAudit } from '../../src/events/rule-audit-events';
 import { runEvents } from '../../src/events/run-events';
 import { explicitFeedbackEvent } from '../../src/domain/feedback-detect';
@@ -30,14 +31,6 @@ const LATER = 'Never run rm -rf in deploy scripts.';
 /** Test-only actions: a shell step that succeeds and a deploy that fails. */
 const runShell: Action = { name: 'RUN_SHELL', description: 'runs a shell command', similes: [], examples: [], validate: async () => true, handler: async () => ({ success: true, text: 'done' }) };
 const archiveBuilds: Action = { name: 'ARCHIVE_BUILDS', description: 'moves old builds to the archive', similes: [], examples: [], validate: async () => true, handler: async () => ({ success: true, text: 'moved 3 builds (rm -rf is not allowed in deploy scripts)' }) };
-const deployApp: Action = {
-  name: 'DEPLOY_APP',
-  description: 'deploys the app',
-  similes: [],
-  examples: [],
-  validate: async () => true,
-  handler: async () => ({ success: false, text: 'deploy failed', error: 'exit code 1: permission denied on /srv/app' }),
-};
 const toolsPlugin: Plugin = { name: 'test-rule-tools', description: 'test actions', actions: [runShell, archiveBuilds, deployApp] };
 
 async function events(book: RuleBookService): Promise<LearningEvent[]> {
