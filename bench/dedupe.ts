@@ -3,12 +3,12 @@ import type { UUID } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import { routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
-import { stableId } from '../src/domain/ids';
-import { lexicalVector } from '../src/domain/lexical-vector';
-import { bootRuntime } from '../src/runtime/boot';
-import { LESSONS_TABLE, type LessonMetadata } from '../src/services/lesson-metadata';
-import { LessonStore } from '../src/services/lesson-store';
-import { chunks, dbOf } from '../src/services/sql';
+import { stableId } from '../src/shared/ids';
+import { lexicalVector } from '../src/shared/lexical-vector';
+import { bootRuntime } from '../src/cli/boot';
+import { LESSONS_TABLE, type LessonMetadata } from '../src/scan/lesson-metadata';
+import { LessonStore } from '../src/scan/lesson-store';
+import { chunks, dbOf } from '../src/shared/sql';
 import { createTestModelsPlugin } from '../__tests__/helpers/test-models';
 import { note, percentile, report, round, timeMs, withTempDir } from './lib';
 

@@ -1,4 +1,4 @@
-import { INITIAL_ELO_BY_TIER, updateElo } from '../src/domain/elo';
+import { INITIAL_ELO_BY_TIER, updateElo } from '../src/elo/model/elo';
 import { report, round } from './lib';
 
 /**

@@ -1,9 +1,9 @@
 import '../src/cli/quiet';
 import { routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
-import { bootRuntime } from '../src/runtime/boot';
-import { INGEST_BATCH_ROWS } from '../src/services/ingest-text';
-import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
+import { bootRuntime } from '../src/cli/boot';
+import { INGEST_BATCH_ROWS } from '../src/shared/ingest-text';
+import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { note, report, round, timeMs, withTempDir } from './lib';
 

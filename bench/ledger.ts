@@ -1,9 +1,9 @@
 import '../src/cli/quiet';
 import { routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
-import { bootRuntime } from '../src/runtime/boot';
-import { rewardLedgerOf } from '../src/services/reward-ledger-service';
-import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
+import { bootRuntime } from '../src/cli/boot';
+import { rewardLedgerOf } from '../src/ledger/reward-ledger-service';
+import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { makeRows } from '../__tests__/helpers/rows';
 import { note, report, round } from './lib';
 

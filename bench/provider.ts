@@ -1,12 +1,12 @@
 import '../src/cli/quiet';
 import type { UUID } from '@elizaos/core';
 import { routeConsoleToStderr } from '../src/cli/output';
-import { stableId } from '../src/domain/ids';
-import { lexicalVector } from '../src/domain/lexical-vector';
+import { stableId } from '../src/shared/ids';
+import { lexicalVector } from '../src/shared/lexical-vector';
 import selfImprovePlugin from '../src/index';
-import { scanLessonsProvider } from '../src/providers/scan-lessons';
-import { bootRuntime } from '../src/runtime/boot';
-import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
+import { scanLessonsProvider } from '../src/scan/surfaces/scan-lessons-provider';
+import { bootRuntime } from '../src/cli/boot';
+import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { chatMessage } from '../__tests__/helpers/runtime';
 import { SYNTHETIC_CATEGORIES, SYNTHETIC_PROJECTS, SYNTHETIC_SCANNERS, syntheticLesson } from '../__tests__/helpers/synthetic-lessons';
 import { percentile, report, round } from './lib';

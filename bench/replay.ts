@@ -3,9 +3,9 @@ import { toJsonl } from '../examples/generate-outcomes';
 import { generateReplayStream, type StreamKind } from '../examples/generate-replay';
 import { routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
-import { bootRuntime } from '../src/runtime/boot';
-import { replayOutcomes } from '../src/services/replay';
-import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
+import { bootRuntime } from '../src/cli/boot';
+import { replayOutcomes } from '../src/scan/replay';
+import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { note, report, round } from './lib';
 
 /**

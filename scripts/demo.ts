@@ -3,17 +3,17 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ChannelType, type Memory, stringToUuid } from '@elizaos/core';
-import { describeLesson } from '../src/cli/outcome-commands';
+import { describeLesson } from '../src/scan/surfaces/outcome-commands';
 import { progressPrinter, routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
-import { bootRuntime } from '../src/runtime/boot';
-import { loadModelPlugins } from '../src/runtime/model-plugins';
-import { ingestText } from '../src/services/ingest-text';
-import { tierOf } from '../src/domain/elo-tiers';
-import { eloBookOf, LESSON_KIND } from '../src/services/elo-book-service';
-import { rewardLedgerOf } from '../src/services/reward-ledger-service';
-import { ruleBookOf } from '../src/services/rule-book-service';
-import { scanOutcomeServiceOf } from '../src/services/scan-outcome-service';
+import { bootRuntime } from '../src/cli/boot';
+import { loadModelPlugins } from '../src/cli/model-plugins';
+import { ingestText } from '../src/shared/ingest-text';
+import { tierOf } from '../src/elo/model/tiers';
+import { eloBookOf, LESSON_KIND } from '../src/elo/elo-book-service';
+import { rewardLedgerOf } from '../src/ledger/reward-ledger-service';
+import { ruleBookOf } from '../src/rules/rule-book-service';
+import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 
 /**
  * The main job, end to end on a real AgentRuntime: ingest three weeks of labelled scan outcomes,

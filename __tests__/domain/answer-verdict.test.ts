@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { answeredMessageId, answerVerdictOf, type RoomMessage } from '../../src/domain/answer-verdict';
-import { runEloReward } from '../../src/domain/run-outcome';
+import { answeredMessageId, answerVerdictOf, type RoomMessage } from '../../src/elo/model/answer-verdict';
+import { runEloReward } from '../../src/trajectories/model/run-outcome';
 
 const AGENT = 'agent';
 const PERSON = 'person';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { ConfigError, parseConfig, type SelfImproveConfig, SETTING_NAMES } from '../../src/config';
-import { SEED_INITIAL_TIERS } from '../../src/domain/elo-tier-map';
+import { ConfigError, parseConfig, type SelfImproveConfig, SETTING_NAMES } from '../../src/shared/config';
+import { SEED_INITIAL_TIERS } from '../../src/elo/model/tier-map';
 
 const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_WINDOW_DAYS: 7,

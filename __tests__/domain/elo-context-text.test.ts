@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { contextLine, formsFor, HIGH_ELO_CONTEXT_HEADER, packRatedContent, type RatedContent, summaryOf } from '../../src/domain/elo-context-text';
-import { estimateTokens } from '../../src/domain/prompt-text';
+import { contextLine, formsFor, HIGH_ELO_CONTEXT_HEADER, packRatedContent, type RatedContent, summaryOf } from '../../src/elo/model/context-text';
+import { estimateTokens } from '../../src/shared/prompt-text';
 
 const item = (id: string, elo: number, text = 'First sentence here. Second sentence is longer and goes on.'): RatedContent => ({ kind: 'file', id, title: `title ${id}`, text, elo });
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import { ContextIndex } from '../../src/domain/context-index';
-import { blendWithElo } from '../../src/domain/elo-blend';
-import { EXPOSURE_HORIZON_MS, Exposures, MAX_ITEMS_PER_CONTEXT } from '../../src/domain/elo-exposures';
-import { SESSION_IDLE_MS, SessionAudits } from '../../src/domain/elo-sessions';
-import { DEFAULT_BLEND_WEIGHTS } from '../../src/domain/elo';
+import { ContextIndex } from '../../src/elo/model/context-index';
+import { blendWithElo } from '../../src/elo/model/blend';
+import { EXPOSURE_HORIZON_MS, Exposures, MAX_ITEMS_PER_CONTEXT } from '../../src/elo/model/exposures';
+import { SESSION_IDLE_MS, SessionAudits } from '../../src/elo/model/sessions';
+import { DEFAULT_BLEND_WEIGHTS } from '../../src/elo/model/elo';
 
 describe('ContextIndex', () => {
   const index = () => {

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { CONVERGENCE_SESSIONS, convergenceOf, DRIFT_REASON } from '../../src/domain/elo-convergence';
-import { distributionOf } from '../../src/domain/elo-distribution';
-import { type EloUpdateEntry, parseEloLogs, type SearchLogEntry } from '../../src/domain/elo-log-entries';
-import type { SessionAuditEntry } from '../../src/domain/elo-sessions';
-import { eloStats, type RatedItem } from '../../src/domain/elo-stats';
-import { ELO_TIERS } from '../../src/domain/elo-tiers';
+import { CONVERGENCE_SESSIONS, convergenceOf, DRIFT_REASON } from '../../src/elo/model/convergence';
+import { distributionOf } from '../../src/elo/model/distribution';
+import { type EloUpdateEntry, parseEloLogs, type SearchLogEntry } from '../../src/elo/model/log-entries';
+import type { SessionAuditEntry } from '../../src/elo/model/sessions';
+import { eloStats, type RatedItem } from '../../src/elo/model/stats';
+import { ELO_TIERS } from '../../src/elo/model/tiers';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const at = (hhmm: string) => `2026-11-22T${hhmm}:00.000Z`;

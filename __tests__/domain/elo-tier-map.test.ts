@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { initialTierFor, parseTierMap, SEED_INITIAL_TIERS, type TierRule } from '../../src/domain/elo-tier-map';
+import { initialTierFor, parseTierMap, SEED_INITIAL_TIERS, type TierRule } from '../../src/elo/model/tier-map';
 
 function rulesOf(spec: string): TierRule[] {
   const parsed = parseTierMap(spec);

@@ -18,7 +18,7 @@ import {
   REFERENCE_ELO,
   tierOf,
   updateElo,
-} from '../../src/domain/elo';
+} from '../../src/elo/model/elo';
 
 /** σ(x) = 1 / (1 + e^-x) at the points the goldens use. */
 const SIGMOID_1 = 0.7310585786300049;

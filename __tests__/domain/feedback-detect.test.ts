@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { categoryOf, salientTags } from '../../src/domain/event-category';
+import { categoryOf, salientTags } from '../../src/rules/model/event-category';
 import {
   actionOutcomeEvent,
   buildFeedbackPrompt,
@@ -10,8 +10,8 @@ import {
   looksLikeFeedback,
   modelFeedbackEvent,
   parseFeedbackModelOutput,
-} from '../../src/domain/feedback-detect';
-import { type FeedbackParseErrorCode, MAX_PROMPT_CONTEXT_LINES } from '../../src/domain/feedback-prompt';
+} from '../../src/rules/model/feedback-detect';
+import { type FeedbackParseErrorCode, MAX_PROMPT_CONTEXT_LINES } from '../../src/rules/model/feedback-prompt';
 
 const NOW = Date.parse('2026-02-11T10:30:00Z');
 const AT = { nowMs: NOW, source: 'chat' };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { brierScore, type Forecast, logLoss, rocAuc } from '../../src/domain/forecast-scores';
+import { brierScore, type Forecast, logLoss, rocAuc } from '../../src/scan/model/forecast-scores';
 
 const f = (pairs: [number, 0 | 1][]): Forecast[] => pairs.map(([p, y]) => ({ p, y }));
 

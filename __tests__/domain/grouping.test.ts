@@ -10,7 +10,7 @@ import {
   groupKeyOf,
   parseGroupId,
   windowEndingAt,
-} from '../../src/domain/grouping';
+} from '../../src/scan/model/grouping';
 
 const KEY: GroupKey = { project: 'payments', scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o', category: null };
 

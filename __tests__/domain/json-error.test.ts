@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { jsonNestingDepthExceeds } from '../../src/domain/json-depth';
-import { jsonErrorPosition } from '../../src/domain/json-error';
+import { jsonNestingDepthExceeds } from '../../src/shared/json-depth';
+import { jsonErrorPosition } from '../../src/shared/json-error';
 
 const parses = (text: string) => {
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { parseJsonLines, parseRowsText } from '../../src/domain/jsonl';
+import { parseJsonLines, parseRowsText } from '../../src/shared/jsonl';
 
 describe('parseJsonLines', () => {
   test('blank lines are skipped, bad lines reported, line numbers 1-based', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { parseLabelRequest } from '../../src/domain/label-request';
+import { parseLabelRequest } from '../../src/scan/model/label-request';
 
 describe('parseLabelRequest', () => {
   test.each([

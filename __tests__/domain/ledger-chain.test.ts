@@ -13,7 +13,7 @@ import {
   nextTransaction,
   transactionHash,
   verifyChain,
-} from '../../src/domain/ledger-chain';
+} from '../../src/ledger/model/chain';
 
 const REGISTRY: ReadonlySet<string> = new Set(['zero_duplication', 'validation_failure', 'autonomous_recovery', 'mcp_omission']);
 

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
-import { checkEntry } from '../../src/domain/ledger-chain';
-import { claimKeyOf } from '../../src/domain/ledger-claims';
-import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, ruleIdOfVerdictRef, ruleLedgerEntry, ruleVerdictRef, trajectoryLedgerEntry } from '../../src/domain/ledger-entries';
-import { OUTCOME_LABELS } from '../../src/domain/outcome';
-import { weightedReward } from '../../src/domain/reward';
-import { DEFAULT_LEDGER_CATEGORIES } from '../../src/services/reward-ledger-service';
+import { checkEntry } from '../../src/ledger/model/chain';
+import { claimKeyOf } from '../../src/ledger/model/claims';
+import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, ruleIdOfVerdictRef, ruleLedgerEntry, ruleVerdictRef, trajectoryLedgerEntry } from '../../src/ledger/model/entries';
+import { OUTCOME_LABELS } from '../../src/scan/model/outcome';
+import { weightedReward } from '../../src/scan/model/reward';
+import { DEFAULT_LEDGER_CATEGORIES } from '../../src/ledger/reward-ledger-service';
 
 const outcome = (label: (typeof OUTCOME_LABELS)[number], confidence?: number) => ({ id: 'o-1', label, reward: weightedReward(label, confidence), findingKey: 'F-1' });
 

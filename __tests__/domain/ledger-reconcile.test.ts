@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { type LedgerEntryInput, type LedgerTransaction, nextTransaction } from '../../src/domain/ledger-chain';
-import { diffAgainstSources } from '../../src/domain/ledger-reconcile';
+import { type LedgerEntryInput, type LedgerTransaction, nextTransaction } from '../../src/ledger/model/chain';
+import { diffAgainstSources } from '../../src/ledger/model/reconcile';
 
 const entry = (ref: string, points: number, source = 'scan_outcome'): LedgerEntryInput => ({
   type: points > 0 ? 'reward' : 'penalty',

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { type LedgerEntryInput, type LedgerTransaction, nextTransaction } from '../../src/domain/ledger-chain';
-import { categoryBreakdown, history, ledgerMetrics, ledgerTotals } from '../../src/domain/ledger-totals';
+import { type LedgerEntryInput, type LedgerTransaction, nextTransaction } from '../../src/ledger/model/chain';
+import { categoryBreakdown, history, ledgerMetrics, ledgerTotals } from '../../src/ledger/model/totals';
 
 function entry(type: 'reward' | 'penalty', category: string, points: number): LedgerEntryInput {
   return { type, category, points, action: `${category} ${points}`, source: 'rule', source_ref: `rule-${category}` };

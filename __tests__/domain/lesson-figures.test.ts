@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { bindTextFigures, renderTextParts } from '../../src/domain/lesson-figures';
-import { emptyLabelCounts, type LabelCounts } from '../../src/domain/stats';
+import { bindTextFigures, renderTextParts } from '../../src/scan/model/lesson-figures';
+import { emptyLabelCounts, type LabelCounts } from '../../src/shared/stats';
 
 const stats = (counts: Partial<LabelCounts>) => {
   const labelCounts = { ...emptyLabelCounts(), ...counts };

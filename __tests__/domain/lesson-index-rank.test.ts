@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import { lessonContextValue, CONTEXT_FIELDS, LessonIndex } from '../../src/services/lesson-index';
-import { rankLessons } from '../../src/domain/lesson-ranking';
-import { lexicalVector } from '../../src/domain/lexical-vector';
-import { cosineSimilarity } from '../../src/domain/similarity';
+import { lessonContextValue, CONTEXT_FIELDS, LessonIndex } from '../../src/scan/lesson-index';
+import { rankLessons } from '../../src/scan/model/lesson-ranking';
+import { lexicalVector } from '../../src/shared/lexical-vector';
+import { cosineSimilarity } from '../../src/shared/similarity';
 import { syntheticLesson } from '../helpers/synthetic-lessons';
 
 const NOW = Date.parse('2026-11-22T00:00:00Z');

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import type { GroupKey } from '../../src/domain/grouping';
-import type { LessonDraft } from '../../src/domain/lesson';
-import { buildLessonPrompt, type FindingSample, type LessonParseErrorCode, MAX_SUMMARY_CHARS, parseLessonOutput, quoteUntrusted, sampleFindings } from '../../src/domain/lesson-prompt';
-import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/domain/outcome';
-import { summarizeOutcomes } from '../../src/domain/stats';
+import type { GroupKey } from '../../src/scan/model/grouping';
+import type { LessonDraft } from '../../src/scan/model/lesson';
+import { buildLessonPrompt, type FindingSample, type LessonParseErrorCode, MAX_SUMMARY_CHARS, parseLessonOutput, quoteUntrusted, sampleFindings } from '../../src/scan/model/lesson-prompt';
+import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/scan/model/outcome';
+import { summarizeOutcomes } from '../../src/shared/stats';
 
 const TEXT = 'Semgrep xss findings in templates are usually escaped by the framework.';
 const LESSON = { category: 'false-positive-pattern', text: TEXT, confidence: 0.7 };

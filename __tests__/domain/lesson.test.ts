@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { DAY_MS, type GroupKey } from '../../src/domain/grouping';
-import { draftStatisticalLessons, LESSON_CATEGORIES, type LessonCategory, lessonConfidence, SUPPORTING_RATE } from '../../src/domain/lesson';
-import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/domain/outcome';
-import { REWARD_BY_LABEL } from '../../src/domain/reward';
-import { type GroupStats, type LabelCounts, statisticalSupport, summarizeOutcomes, wilsonInterval } from '../../src/domain/stats';
+import { DAY_MS, type GroupKey } from '../../src/scan/model/grouping';
+import { draftStatisticalLessons, LESSON_CATEGORIES, type LessonCategory, lessonConfidence, SUPPORTING_RATE } from '../../src/scan/model/lesson';
+import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/scan/model/outcome';
+import { REWARD_BY_LABEL } from '../../src/scan/model/reward';
+import { type GroupStats, type LabelCounts, statisticalSupport, summarizeOutcomes, wilsonInterval } from '../../src/shared/stats';
 
 const KEY: GroupKey = { project: 'payments', scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o', category: 'xss' };
 const START = Date.parse('2026-11-01T00:00:00Z');

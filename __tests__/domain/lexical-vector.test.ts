@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { LEXICAL_DIMENSIONS, lexicalTokens, lexicalVector } from '../../src/domain/lexical-vector';
-import { cosineSimilarity, nearest, unitVector } from '../../src/domain/similarity';
+import { LEXICAL_DIMENSIONS, lexicalTokens, lexicalVector } from '../../src/shared/lexical-vector';
+import { cosineSimilarity, nearest, unitVector } from '../../src/shared/similarity';
 
 const norm = (v: readonly number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { checkOutcomeRow, checkOutcomeRows, MAX_TEXT_CHARS, OUTCOME_LABELS } from '../../src/domain/outcome';
+import { checkOutcomeRow, checkOutcomeRows, MAX_TEXT_CHARS, OUTCOME_LABELS } from '../../src/scan/model/outcome';
 
 const VALID = {
   finding_key: 'semgrep:xss:app.ts:42',

@@ -2,8 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { type LedgerEntryInput, type LedgerTransaction, nextTransaction } from '../../src/domain/ledger-chain';
-import { buildProgressJson, PROGRESS_JSON_SCHEMA } from '../../src/domain/progress-json';
+import { type LedgerEntryInput, type LedgerTransaction, nextTransaction } from '../../src/ledger/model/chain';
+import { buildProgressJson, PROGRESS_JSON_SCHEMA } from '../../src/ledger/model/progress-json';
 
 const ajv = new Ajv({ strict: false });
 addFormats(ajv);

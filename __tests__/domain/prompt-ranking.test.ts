@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { freshness, rankLessons, type RankCandidate, TopK } from '../../src/domain/lesson-ranking';
-import { escapeForPrompt, estimateTokens, packWithinBudget } from '../../src/domain/prompt-text';
-import { cosineSimilarity, sparseQuery, unitVector } from '../../src/domain/similarity';
-import { SimilarityColumns } from '../../src/services/similarity-columns';
+import { freshness, rankLessons, type RankCandidate, TopK } from '../../src/scan/model/lesson-ranking';
+import { escapeForPrompt, estimateTokens, packWithinBudget } from '../../src/shared/prompt-text';
+import { cosineSimilarity, sparseQuery, unitVector } from '../../src/shared/similarity';
+import { SimilarityColumns } from '../../src/shared/similarity-columns';
 
 const DAY = 86_400_000;
 

@@ -1,14 +1,14 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { contextLine } from '../../src/domain/elo-context-text';
-import { buildFeedbackPrompt } from '../../src/domain/feedback-prompt';
-import { buildLessonPrompt } from '../../src/domain/lesson-prompt';
-import { escapeForPrompt } from '../../src/domain/prompt-text';
-import { rulePromptLine } from '../../src/domain/rule-prompt';
-import { summarizeOutcomes } from '../../src/domain/stats';
-import { formatLessonLine, formatPriorLine } from '../../src/providers/scan-lessons';
-import type { Lesson } from '../../src/services/lesson-metadata';
-import type { TriagePrediction } from '../../src/services/scan-outcome-service';
+import { contextLine } from '../../src/elo/model/context-text';
+import { buildFeedbackPrompt } from '../../src/rules/model/feedback-prompt';
+import { buildLessonPrompt } from '../../src/scan/model/lesson-prompt';
+import { escapeForPrompt } from '../../src/shared/prompt-text';
+import { rulePromptLine } from '../../src/rules/model/prompt';
+import { summarizeOutcomes } from '../../src/shared/stats';
+import { formatLessonLine, formatPriorLine } from '../../src/scan/surfaces/scan-lessons-provider';
+import type { Lesson } from '../../src/scan/lesson-metadata';
+import type { TriagePrediction } from '../../src/scan/scan-outcome-service';
 import { makeRule } from '../helpers/rule-fixtures';
 
 /** Every line break a reader (or a model's tokenizer) may take as one. */

@@ -8,7 +8,7 @@ import {
   redactionLevelSchema,
   type RedactionKind,
   type RedactionLevel,
-} from '../../src/domain/redaction';
+} from '../../src/trajectories/model/redaction';
 
 const R = (kind: RedactionKind) => `[REDACTED:${kind}]`;
 const STANDARD_KINDS: RedactionKind[] = ['private_key', 'url_credentials', 'token', 'aws_access_key', 'password', 'secret'];

@@ -1,8 +1,8 @@
 import { expect, test } from 'bun:test';
-import { parseConfig } from '../../src/config';
-import { parseRowsText } from '../../src/domain/jsonl';
-import { parseLessonOutput } from '../../src/domain/lesson-prompt';
-import { checkOutcomeRow } from '../../src/domain/outcome';
+import { parseConfig } from '../../src/shared/config';
+import { parseRowsText } from '../../src/shared/jsonl';
+import { parseLessonOutput } from '../../src/scan/model/lesson-prompt';
+import { checkOutcomeRow } from '../../src/scan/model/outcome';
 
 const ROW = { finding_key: 'k', label: 'fixed', project: 'p', scanner: 's', model_provider: 'o', model_name: 'm' };
 

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { blockBudget } from '../../src/domain/context-budget';
-import { EVERYDAY_SENTENCES } from '../../src/domain/everyday-sentences';
-import { lexicalVector } from '../../src/domain/lexical-vector';
-import { maxPerQuery, relevanceFloor } from '../../src/domain/relevance-floor';
-import { mentionsScanTopic } from '../../src/domain/scan-topic';
-import { cosineSimilarity } from '../../src/domain/similarity';
+import { blockBudget } from '../../src/context/context-budget';
+import { EVERYDAY_SENTENCES } from '../../src/shared/everyday-sentences';
+import { lexicalVector } from '../../src/shared/lexical-vector';
+import { maxPerQuery, relevanceFloor } from '../../src/shared/relevance-floor';
+import { mentionsScanTopic } from '../../src/scan/model/topic';
+import { cosineSimilarity } from '../../src/shared/similarity';
 import { denseVector } from '../helpers/dense-embedding';
 
 describe('relevanceFloor: the percentile (nearest rank) of the highest similarity each everyday sentence reaches', () => {

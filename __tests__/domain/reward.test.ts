@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/domain/outcome';
-import { REWARD_BY_LABEL, weightedReward } from '../../src/domain/reward';
+import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/scan/model/outcome';
+import { REWARD_BY_LABEL, weightedReward } from '../../src/scan/model/reward';
 
 describe('REWARD_BY_LABEL (seed 001 §3.1)', () => {
   const table: [OutcomeLabel, number][] = [

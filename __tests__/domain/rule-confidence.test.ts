@@ -10,7 +10,7 @@ import {
   REVIEW_THRESHOLD,
   RULE_START_CONFIDENCE,
   validateRule,
-} from '../../src/domain/rule-confidence';
+} from '../../src/rules/model/confidence';
 import { DAY, makeRule, T0 } from '../helpers/rule-fixtures';
 
 const days = fc.double({ min: 0, max: 3650, noNaN: true });

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { isInjectable, validateRule } from '../../src/domain/rule-confidence';
-import { DEFAULT_CONFLICT_SIMILARITY, findConflicts, markConflicts, scopesOverlap } from '../../src/domain/rule-conflicts';
-import { topicTokens } from '../../src/domain/rule-wording';
+import { isInjectable, validateRule } from '../../src/rules/model/confidence';
+import { DEFAULT_CONFLICT_SIMILARITY, findConflicts, markConflicts, scopesOverlap } from '../../src/rules/model/conflicts';
+import { topicTokens } from '../../src/rules/model/wording';
 import { makeRule, T0 } from '../helpers/rule-fixtures';
 
 describe('scopesOverlap', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { isoDay, isoSeconds, isoWeek, isoWeekStartMs, parseWireTimeMs } from '../../src/domain/rule-dates';
+import { isoDay, isoSeconds, isoWeek, isoWeekStartMs, parseWireTimeMs } from '../../src/rules/model/dates';
 
 describe('isoWeek', () => {
   const table: [string, string][] = [

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { checkEventRow, checkEventRows, EVENT_LIMITS, eventToWire } from '../../src/domain/rule-events';
-import { PARSE_ERROR_LINE_CHARS, parseErrorEntry, parseErrorToWire } from '../../src/domain/rule-logs';
-import { type FeedbackPolarity, feedbackPolarity } from '../../src/domain/rule-feedback';
-import { EVENT_TYPES } from '../../src/domain/rule-types';
+import { checkEventRow, checkEventRows, EVENT_LIMITS, eventToWire } from '../../src/rules/model/events';
+import { PARSE_ERROR_LINE_CHARS, parseErrorEntry, parseErrorToWire } from '../../src/rules/model/logs';
+import { type FeedbackPolarity, feedbackPolarity } from '../../src/rules/model/feedback';
+import { EVENT_TYPES } from '../../src/rules/model/types';
 import { makeEvent } from '../helpers/rule-fixtures';
 
 const DEFAULTS = { nowMs: Date.UTC(2026, 1, 11, 10, 30), source: 'http' };

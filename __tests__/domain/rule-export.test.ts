@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { exportedRule, exportRules, manifestHash, planImport, RULE_HASHED_FIELD_ORDER, ruleHash, verifyImport } from '../../src/domain/rule-export';
-import { RULE_TYPES, type Rule } from '../../src/domain/rule-types';
+import { exportedRule, exportRules, manifestHash, planImport, RULE_HASHED_FIELD_ORDER, ruleHash, verifyImport } from '../../src/rules/model/export';
+import { RULE_TYPES, type Rule } from '../../src/rules/model/types';
 import { DAY, makeRule, T0 } from '../helpers/rule-fixtures';
 
 const NOW = Date.UTC(2026, 1, 11, 10, 30);

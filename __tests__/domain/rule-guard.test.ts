@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { lexicalVector } from '../../src/domain/lexical-vector';
+import { lexicalVector } from '../../src/shared/lexical-vector';
 import {
   applyVerdict,
   DEFAULT_GUARD_THRESHOLD,
@@ -8,10 +8,10 @@ import {
   guardScore,
   judgeRuleOnOutcome,
   matchRulesForAction,
-} from '../../src/domain/rule-guard';
-import { guardEntryFromWire, guardEntryToWire, guardEntryWireSchema, guardLogEntry, withGuardOutcome } from '../../src/domain/rule-logs';
-import { prepareRule, ruleVectorText } from '../../src/domain/rule-prompt';
-import { RULE_TYPES } from '../../src/domain/rule-types';
+} from '../../src/rules/model/guard';
+import { guardEntryFromWire, guardEntryToWire, guardEntryWireSchema, guardLogEntry, withGuardOutcome } from '../../src/rules/model/logs';
+import { prepareRule, ruleVectorText } from '../../src/rules/model/prompt';
+import { RULE_TYPES } from '../../src/rules/model/types';
 import { DAY, makeRule, T0 } from '../helpers/rule-fixtures';
 
 const rules = [

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { lexicalVector } from '../../src/domain/lexical-vector';
-import { lessonFromWire, lessonToWire } from '../../src/domain/rule-lesson-wire';
+import { lexicalVector } from '../../src/shared/lexical-vector';
+import { lessonFromWire, lessonToWire } from '../../src/rules/model/rule-lesson-wire';
 import {
   absorbEvent,
   chooseLessonFor,
@@ -17,8 +17,8 @@ import {
   recordLessonApplied,
   TAG_JACCARD_WEIGHT,
   tagJaccard,
-} from '../../src/domain/rule-lessons';
-import { EVENT_TYPES } from '../../src/domain/rule-types';
+} from '../../src/rules/model/rule-lessons';
+import { EVENT_TYPES } from '../../src/rules/model/types';
 import { DAY, makeEvent, makeLesson, T0 } from '../helpers/rule-fixtures';
 
 describe('nextId', () => {

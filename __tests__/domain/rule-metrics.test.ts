@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { guardLogEntry } from '../../src/domain/rule-logs';
-import { isRegression, weeklyRuleMetrics, weekSatisfaction } from '../../src/domain/rule-metrics';
+import { guardLogEntry } from '../../src/rules/model/logs';
+import { isRegression, weeklyRuleMetrics, weekSatisfaction } from '../../src/rules/model/metrics';
 import { DAY, makeEvent, makeLesson, makeRule, T0 } from '../helpers/rule-fixtures';
 
 // T0 = Monday 2026-02-02 = the start of 2026-W06.

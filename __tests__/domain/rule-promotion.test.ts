@@ -13,9 +13,9 @@ import {
   type ScanLessonStats,
   scanLessonPromotion,
   scanRuleCategory,
-} from '../../src/domain/rule-promotion';
-import { EVENT_TYPES, type EventType } from '../../src/domain/rule-types';
-import { typeCue } from '../../src/domain/rule-wording';
+} from '../../src/rules/model/promotion';
+import { EVENT_TYPES, type EventType } from '../../src/rules/model/types';
+import { typeCue } from '../../src/rules/model/wording';
 import { DAY, makeLesson, T0 } from '../helpers/rule-fixtures';
 
 const counts = (patch: Partial<Record<EventType, number>>): Record<EventType, number> => ({ mistake: 0, success: 0, debug_session: 0, feedback: 0, discovery: 0, ...patch });

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { lexicalVector } from '../../src/domain/lexical-vector';
-import { estimateTokens } from '../../src/domain/prompt-text';
-import { confidenceAt, isInjectable } from '../../src/domain/rule-confidence';
-import { prepareRule, RULES_PROMPT_HEADER, rulePromptLine, selectRulesForPrompt } from '../../src/domain/rule-prompt';
-import { RULE_TYPE_PRIORITY, RULE_TYPES } from '../../src/domain/rule-types';
+import { lexicalVector } from '../../src/shared/lexical-vector';
+import { estimateTokens } from '../../src/shared/prompt-text';
+import { confidenceAt, isInjectable } from '../../src/rules/model/confidence';
+import { prepareRule, RULES_PROMPT_HEADER, rulePromptLine, selectRulesForPrompt } from '../../src/rules/model/prompt';
+import { RULE_TYPE_PRIORITY, RULE_TYPES } from '../../src/rules/model/types';
 import { DAY, makeRule, T0 } from '../helpers/rule-fixtures';
 
 const BIG = 100_000;

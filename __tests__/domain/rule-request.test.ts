@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { normaliseRuleId, parseRuleRequest } from '../../src/domain/rule-request';
+import { normaliseRuleId, parseRuleRequest } from '../../src/rules/model/request';
 
 test.each([
   ['validate rule R-003', { verb: 'validate', ruleId: 'R-003' }],

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { clip, RunRecorder } from '../../src/services/run-recorder';
+import { clip, RunRecorder } from '../../src/trajectories/run-recorder';
 
 describe('RunRecorder', () => {
   test('a run collects its message, actions with results and model tokens; its end hands back the trajectory', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { MAX_TEXT_CHARS } from '../../src/domain/outcome';
-import { parseSarif, type SarifDefaults } from '../../src/domain/sarif';
+import { MAX_TEXT_CHARS } from '../../src/scan/model/outcome';
+import { parseSarif, type SarifDefaults } from '../../src/scan/model/sarif';
 import { type Json, LOCATED, logOf, RUN_TS } from '../helpers/sarif-logs';
 
 /** The row of a lone result that must map without errors. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { MAX_TEXT_CHARS, OUTCOME_LABELS } from '../../src/domain/outcome';
-import { parseSarif, SARIF_FALSE_POSITIVE_PATTERN, type SarifLabel, sarifLabel } from '../../src/domain/sarif';
+import { MAX_TEXT_CHARS, OUTCOME_LABELS } from '../../src/scan/model/outcome';
+import { parseSarif, SARIF_FALSE_POSITIVE_PATTERN, type SarifLabel, sarifLabel } from '../../src/scan/model/sarif';
 import { type Json, LOCATED, logOf } from '../helpers/sarif-logs';
 
 describe('sarifLabel', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { parseSarif } from '../../src/domain/sarif';
+import { parseSarif } from '../../src/scan/model/sarif';
 import { CODEQL_LOG, LOCATED, logOf, RUN_TS, SEMGREP_DEFAULTS, SEMGREP_LOG } from '../helpers/sarif-logs';
 
 describe('parseSarif: golden logs', () => {

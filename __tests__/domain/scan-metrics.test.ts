@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { DAY_MS } from '../../src/domain/grouping';
-import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/domain/outcome';
-import { HOUR_MS, summarizeFindings } from '../../src/domain/scan-findings';
+import { DAY_MS } from '../../src/scan/model/grouping';
+import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/scan/model/outcome';
+import { HOUR_MS, summarizeFindings } from '../../src/scan/model/findings';
 import {
   computeScanMetrics,
   type Drift,
@@ -10,7 +10,7 @@ import {
   median,
   type MetricOutcome,
   type MetricSet,
-} from '../../src/domain/scan-metrics';
+} from '../../src/scan/model/metrics';
 
 const AS_OF = Date.UTC(2026, 2, 1);
 const ago = (days: number) => AS_OF - days * DAY_MS;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { emptyLabelCounts, type ScoredOutcome, statisticalSupport, summarizeOutcomes, wilsonInterval, Z_95 } from '../../src/domain/stats';
+import { emptyLabelCounts, type ScoredOutcome, statisticalSupport, summarizeOutcomes, wilsonInterval, Z_95 } from '../../src/shared/stats';
 
 describe('wilsonInterval', () => {
   // Goldens checked independently as the roots of (p̂ - p)² = z²·p(1-p)/n, z = 1.95996.

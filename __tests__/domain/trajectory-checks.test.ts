@@ -10,7 +10,7 @@ import {
   parseCommandLine,
   RESULT_RULES,
   verdictFromCounts,
-} from '../../src/domain/trajectory-checks';
+} from '../../src/trajectories/model/checks';
 
 describe('parseCommandLine', () => {
   const table: [string, [CheckKind, string][]][] = [

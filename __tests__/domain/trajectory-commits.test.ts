@@ -8,7 +8,7 @@ import {
   LOG_COMMIT_PATTERN,
   mentionsGitCommit,
   PUSH_RANGE_PATTERN,
-} from '../../src/domain/trajectory-commits';
+} from '../../src/trajectories/model/commits';
 
 const FULL = '3f2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a';
 

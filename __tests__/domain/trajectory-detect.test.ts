@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { type CheckResult, type CheckSighting, ciFromChecks, detectSignals, visibleText } from '../../src/domain/trajectory-detect';
+import { type CheckResult, type CheckSighting, ciFromChecks, detectSignals, visibleText } from '../../src/trajectories/model/detect';
 
 describe('visibleText', () => {
   const table: [string, string][] = [

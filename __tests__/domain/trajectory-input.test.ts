@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { estimateTokens, parseTrajectoryText, STEP_KINDS, type TrajectoryStep } from '../../src/domain/trajectory-input';
+import { estimateTokens, parseTrajectoryText, STEP_KINDS, type TrajectoryStep } from '../../src/trajectories/model/input';
 
 const jsonl = (...rows: object[]) => rows.map((row) => JSON.stringify(row)).join('\n');
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import type { CheckResult, TrajectorySignals } from '../../src/domain/trajectory-detect';
+import type { CheckResult, TrajectorySignals } from '../../src/trajectories/model/detect';
 import {
   acceptTrajectory,
   DEFAULT_ACCEPTANCE_POLICY,
@@ -18,7 +18,7 @@ import {
   TOOL_CALL_STEPS,
   type TrajectoryFacts,
   trajectoryReward,
-} from '../../src/domain/trajectory-score';
+} from '../../src/trajectories/model/score';
 
 const facts = (over: Partial<TrajectoryFacts> = {}): TrajectoryFacts => ({
   initialCommit: null,

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import type { GroupKey } from '../../src/domain/grouping';
-import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/domain/outcome';
-import { REWARD_BY_LABEL } from '../../src/domain/reward';
-import { TriagePrior, triageLevelIds } from '../../src/domain/triage-prior';
+import type { GroupKey } from '../../src/scan/model/grouping';
+import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/scan/model/outcome';
+import { REWARD_BY_LABEL } from '../../src/scan/model/reward';
+import { TriagePrior, triageLevelIds } from '../../src/scan/model/triage-prior';
 
 const key = (over: Partial<GroupKey> = {}): GroupKey => ({
   project: 'payments',

@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { ConfigError, parseConfig } from '../../src/config';
-import { confirmationKey, taughtByPerson } from '../../src/domain/rule-confirmations';
-import { isoDay } from '../../src/domain/rule-dates';
-import { lexicalVector } from '../../src/domain/lexical-vector';
-import { absorbEvent, chooseLessonFor, eventVectorText, lessonVectorText, newLesson } from '../../src/domain/rule-lessons';
-import { approveCandidate, candidateFromLesson, DEFAULT_PROMOTION_CRITERIA, promotionDecision, wantsCandidate } from '../../src/domain/rule-promotion';
-import type { LearningEvent, RuleLesson, Teacher } from '../../src/domain/rule-types';
-import { decideTrust, parseEntityList, refusalText } from '../../src/domain/trust';
+import { ConfigError, parseConfig } from '../../src/shared/config';
+import { confirmationKey, taughtByPerson } from '../../src/rules/model/confirmations';
+import { isoDay } from '../../src/rules/model/dates';
+import { lexicalVector } from '../../src/shared/lexical-vector';
+import { absorbEvent, chooseLessonFor, eventVectorText, lessonVectorText, newLesson } from '../../src/rules/model/rule-lessons';
+import { approveCandidate, candidateFromLesson, DEFAULT_PROMOTION_CRITERIA, promotionDecision, wantsCandidate } from '../../src/rules/model/promotion';
+import type { LearningEvent, RuleLesson, Teacher } from '../../src/rules/model/types';
+import { decideTrust, parseEntityList, refusalText } from '../../src/shared/trust';
 import { DAY, makeEvent, T0 } from '../helpers/rule-fixtures';
 import { testKeyPair } from '../helpers/signing-keys';
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import type { MetricOutcome } from '../../src/domain/scan-findings';
-import { MAX_WEEKS, utcWeekStartMs, WEEK_MS, weeklyTriage } from '../../src/domain/weekly-triage';
+import type { MetricOutcome } from '../../src/scan/model/findings';
+import { MAX_WEEKS, utcWeekStartMs, WEEK_MS, weeklyTriage } from '../../src/scan/model/weekly-triage';
 
 const at = (iso: string) => Date.parse(iso);
 const outcome = (findingKey: string, label: MetricOutcome['label'], iso: string, confidence?: number): MetricOutcome => ({

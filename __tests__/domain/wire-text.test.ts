@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { checkFindingRow, checkOutcomeRow } from '../../src/domain/outcome';
-import { clipText } from '../../src/domain/prompt-text';
-import { checkEventRow, type EventRejectionCode } from '../../src/domain/rule-events';
-import { exportRules, verifyImport } from '../../src/domain/rule-export';
-import { guardLogEntry, parseErrorEntry } from '../../src/domain/rule-logs';
-import { parseSarif } from '../../src/domain/sarif';
-import { parseTrajectoryText } from '../../src/domain/trajectory-input';
+import { checkFindingRow, checkOutcomeRow } from '../../src/scan/model/outcome';
+import { clipText } from '../../src/shared/prompt-text';
+import { checkEventRow, type EventRejectionCode } from '../../src/rules/model/events';
+import { exportRules, verifyImport } from '../../src/rules/model/export';
+import { guardLogEntry, parseErrorEntry } from '../../src/rules/model/logs';
+import { parseSarif } from '../../src/scan/model/sarif';
+import { parseTrajectoryText } from '../../src/trajectories/model/input';
 import {
   isStorableText,
   isWireTimeMs,
@@ -15,7 +15,7 @@ import {
   textProblem,
   toStorableText,
   wireProblems,
-} from '../../src/domain/wire-text';
+} from '../../src/shared/wire-text';
 import { makeRule } from '../helpers/rule-fixtures';
 
 const ROW = {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { HIGH_ELO_CONTEXT_HEADER } from '../../src/domain/elo-context-text';
-import { SCAN_LESSONS_HEADER } from '../../src/providers/scan-lessons';
+import { HIGH_ELO_CONTEXT_HEADER } from '../../src/elo/model/context-text';
+import { SCAN_LESSONS_HEADER } from '../../src/scan/surfaces/scan-lessons-provider';
 import { openSession, say } from './chat';
 import { eventually, post, request } from './http';
 import { type RealServer, startRealServer } from './real-server';

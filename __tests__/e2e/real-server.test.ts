@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { RULES_PROMPT_HEADER } from '../../src/domain/rule-prompt';
-import { SCAN_LESSONS_HEADER } from '../../src/providers/scan-lessons';
+import { RULES_PROMPT_HEADER } from '../../src/rules/model/prompt';
+import { SCAN_LESSONS_HEADER } from '../../src/scan/surfaces/scan-lessons-provider';
 import { ensureChromium, renderedDom } from '../helpers/chromium';
 import { CODEQL_LOG } from '../helpers/sarif-logs';
 import { jsonl, mergeEvent, thrice } from '../helpers/seed-events';

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lexicalVector } from '../../src/domain/lexical-vector';
+import { lexicalVector } from '../../src/shared/lexical-vector';
 
 /** One prompt the agent sent to the model, as the model received it. */
 export interface RecordedPrompt {

@@ -3,16 +3,16 @@
 // learning task and the rule decay task, lets each failure clear, and prints one JSON document of
 // what happened, with every unhandled rejection the process saw.
 import { sql } from 'drizzle-orm';
-import { eloBookOf } from '../../src/services/elo-book-service';
-import { ELO_LOG_TABLE, ELO_TABLE } from '../../src/services/elo-store';
-import { LEDGER_TABLE } from '../../src/services/ledger-store';
-import { OUTCOMES_TABLE } from '../../src/services/outcome-store';
-import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
-import type { RuleBookService } from '../../src/services/rule-book-service';
-import { RULE_BOOK_SERVICE } from '../../src/services/service-names';
-import { dbOf, queryRows } from '../../src/services/sql';
-import { learnPendingWorker } from '../../src/tasks/learn-pending-task';
-import { ruleDecayWorker } from '../../src/tasks/rule-decay-task';
+import { eloBookOf } from '../../src/elo/elo-book-service';
+import { ELO_LOG_TABLE, ELO_TABLE } from '../../src/elo/elo-store';
+import { LEDGER_TABLE } from '../../src/ledger/ledger-store';
+import { OUTCOMES_TABLE } from '../../src/scan/outcome-store';
+import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import type { RuleBookService } from '../../src/rules/rule-book-service';
+import { RULE_BOOK_SERVICE } from '../../src/shared/service-names';
+import { dbOf, queryRows } from '../../src/shared/sql';
+import { learnPendingWorker } from '../../src/scan/surfaces/learn-pending-task';
+import { ruleDecayWorker } from '../../src/rules/surfaces/rule-decay-task';
 import { makeRows } from './rows';
 import { startAgent } from './runtime';
 

@@ -1,6 +1,6 @@
 import { type IAgentRuntime, ModelType, type Plugin } from '@elizaos/core';
 import { mulberry32 } from '../../examples/generate-outcomes';
-import { fnv1a } from '../../src/domain/lexical-vector';
+import { fnv1a } from '../../src/shared/lexical-vector';
 
 /** Dimensions of the dense test embedding (a size plugin-sql stores). */
 export const DENSE_DIMENSIONS = 384;

@@ -1,8 +1,8 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
-import { LEDGER_TABLE } from '../../src/services/ledger-store';
-import { OUTCOMES_TABLE } from '../../src/services/outcome-store';
-import { dbOf, queryRows } from '../../src/services/sql';
+import { LEDGER_TABLE } from '../../src/ledger/ledger-store';
+import { OUTCOMES_TABLE } from '../../src/scan/outcome-store';
+import { dbOf, queryRows } from '../../src/shared/sql';
 
 /**
  * What exactly-once is checked against, read straight from the tables: outcomes that earn points

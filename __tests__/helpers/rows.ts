@@ -1,4 +1,4 @@
-import type { OutcomeLabel } from '../../src/domain/outcome';
+import type { OutcomeLabel } from '../../src/scan/model/outcome';
 
 export interface RowSpec {
   n: number;

@@ -1,6 +1,6 @@
-import { eventId } from '../../src/domain/rule-events';
-import { emptyEventTypeCounts } from '../../src/domain/rule-lessons';
-import type { LearningEvent, Rule, RuleLesson } from '../../src/domain/rule-types';
+import { eventId } from '../../src/rules/model/events';
+import { emptyEventTypeCounts } from '../../src/rules/model/rule-lessons';
+import type { LearningEvent, Rule, RuleLesson } from '../../src/rules/model/types';
 
 export const DAY = 86_400_000;
 /** 2026-02-02T00:00:00Z, a Monday. */

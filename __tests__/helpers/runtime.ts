@@ -1,8 +1,8 @@
 import type { AgentRuntime, Memory, Plugin, Role, UUID } from '@elizaos/core';
 import { ChannelType, stringToUuid } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
-import { bootRuntime, type BootedRuntime } from '../../src/runtime/boot';
-import { type ScanOutcomeService, scanOutcomeServiceOf } from '../../src/services/scan-outcome-service';
+import { bootRuntime, type BootedRuntime } from '../../src/cli/boot';
+import { type ScanOutcomeService, scanOutcomeServiceOf } from '../../src/scan/scan-outcome-service';
 
 export interface TestAgent extends BootedRuntime {
   service: ScanOutcomeService;

@@ -1,4 +1,4 @@
-import type { SarifDefaults } from '../../src/domain/sarif';
+import type { SarifDefaults } from '../../src/scan/model/sarif';
 
 /** SARIF 2.1.0 fixtures for the sarif domain tests, shaped like real scanner output. */
 

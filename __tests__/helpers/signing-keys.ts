@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { keyIdOf } from '../../src/domain/rule-signing';
+import { keyIdOf } from '../../src/rules/model/signing';
 
 /** An Ed25519 key pair as an operator would configure it: PEM and base64 DER of each half, and the key id. */
 export interface TestKeyPair {

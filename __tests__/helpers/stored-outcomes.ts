@@ -1,7 +1,7 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
-import { OUTCOMES_TABLE } from '../../src/services/outcome-store';
-import { dbOf, queryRows } from '../../src/services/sql';
+import { OUTCOMES_TABLE } from '../../src/scan/outcome-store';
+import { dbOf, queryRows } from '../../src/shared/sql';
 
 /**
  * The outcome rows the agent stored for these finding keys, as written to the database (with

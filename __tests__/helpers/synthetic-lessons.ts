@@ -1,6 +1,6 @@
 import type { UUID } from '@elizaos/core';
-import { stableId } from '../../src/domain/ids';
-import type { Lesson } from '../../src/services/lesson-metadata';
+import { stableId } from '../../src/shared/ids';
+import type { Lesson } from '../../src/scan/lesson-metadata';
 
 export const SYNTHETIC_PROJECTS = ['payments-api', 'mobile-app', 'billing', 'auth-service'];
 export const SYNTHETIC_SCANNERS = ['semgrep', 'codeql', 'snyk-code'];

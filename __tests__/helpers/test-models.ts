@@ -1,5 +1,5 @@
 import { EventType, type IAgentRuntime, ModelType, type Plugin } from '@elizaos/core';
-import { lexicalVector } from '../../src/domain/lexical-vector';
+import { lexicalVector } from '../../src/shared/lexical-vector';
 
 export type TextSmallHandler = (prompt: string) => string | Promise<string>;
 

@@ -3,7 +3,7 @@
 import { expect, test } from 'bun:test';
 import { z } from 'zod';
 import manifest from '../../package.json';
-import { SENSITIVE_SETTINGS } from '../../src/config';
+import { SENSITIVE_SETTINGS } from '../../src/shared/config';
 import { settingsSchema } from '../../src/index';
 
 interface PluginParameter {

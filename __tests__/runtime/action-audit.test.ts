@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type Action, type Content, EventType, type IAgentRuntime, ModelType, type Plugin } from '@elizaos/core';
-import { RULES_PROMPT_HEADER } from '../../src/domain/rule-prompt';
-import { topRulesProvider } from '../../src/providers/top-rules';
-import { type RuleBookService, ruleBookOf } from '../../src/services/rule-book-service';
+import { RULES_PROMPT_HEADER } from '../../src/rules/model/prompt';
+import { topRulesProvider } from '../../src/rules/surfaces/top-rules-provider';
+import { type RuleBookService, ruleBookOf } from '../../src/rules/rule-book-service';
 import { chatMessage, emptyState, grantRole, promptSection, startAgent, TEST_USER, type TestAgent } from '../helpers/runtime';
 import { rmEvent, thrice } from '../helpers/seed-events';
 import { createTestModelsPlugin } from '../helpers/test-models';

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from '@elizaos/core';
-import { HIGH_ELO_CONTEXT_HEADER } from '../../src/domain/elo-context-text';
-import { RULES_PROMPT_HEADER } from '../../src/domain/rule-prompt';
-import { highEloContextProvider } from '../../src/providers/high-elo-context';
-import { SCAN_LESSONS_HEADER, scanLessonsProvider } from '../../src/providers/scan-lessons';
-import { topRulesProvider } from '../../src/providers/top-rules';
+import { HIGH_ELO_CONTEXT_HEADER } from '../../src/elo/model/context-text';
+import { RULES_PROMPT_HEADER } from '../../src/rules/model/prompt';
+import { highEloContextProvider } from '../../src/elo/surfaces/high-elo-context-provider';
+import { SCAN_LESSONS_HEADER, scanLessonsProvider } from '../../src/scan/surfaces/scan-lessons-provider';
+import { topRulesProvider } from '../../src/rules/surfaces/top-rules-provider';
 import { denseEmbeddingPlugin } from '../helpers/dense-embedding';
 import { chatMessage, startAgent, type TestAgent } from '../helpers/runtime';
 

@@ -4,7 +4,7 @@
 // and leaves the answer to be judged.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type AgentRuntime, createUniqueUuid, EventType, type Memory, stringToUuid, type UUID } from '@elizaos/core';
-import { type EloBookService, eloBookOf, LESSON_KIND } from '../../src/services/elo-book-service';
+import { type EloBookService, eloBookOf, LESSON_KIND } from '../../src/elo/elo-book-service';
 import { makeRows } from '../helpers/rows';
 import { chatMessage, emptyState, grantRole, startAgent, TEST_USER, type TestAgent } from '../helpers/runtime';
 

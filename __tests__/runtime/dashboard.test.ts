@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Route, RouteRequest, RouteResponse } from '@elizaos/core';
-import { utcWeekStartMs } from '../../src/domain/weekly-triage';
+import { utcWeekStartMs } from '../../src/scan/model/weekly-triage';
 import selfImprovePlugin from '../../src/index';
-import { eloBookOf } from '../../src/services/elo-book-service';
-import type { Lesson } from '../../src/services/lesson-metadata';
-import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
-import { ruleBookOf } from '../../src/services/rule-book-service';
-import { trajectoryServiceOf } from '../../src/services/trajectory-service';
+import { eloBookOf } from '../../src/elo/elo-book-service';
+import type { Lesson } from '../../src/scan/lesson-metadata';
+import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import { ruleBookOf } from '../../src/rules/rule-book-service';
+import { trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
 import { openPage } from '../helpers/browser-page';
 import { ensureChromium, renderedDom } from '../helpers/chromium';
 import { makeRows } from '../helpers/rows';

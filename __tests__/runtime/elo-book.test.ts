@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { type EloBookService, eloBookOf } from '../../src/services/elo-book-service';
-import { ELO_TABLE } from '../../src/services/elo-store';
-import { dbOf, queryRows } from '../../src/services/sql';
+import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
+import { ELO_TABLE } from '../../src/elo/elo-store';
+import { dbOf, queryRows } from '../../src/shared/sql';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
 describe('the ELO book on a real runtime', () => {

@@ -3,10 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RouteRequest } from '@elizaos/core';
-import { expectedScore } from '../../src/domain/elo';
-import { handleEloReport } from '../../src/routes/elo-routes';
-import { type EloBookService, eloBookOf } from '../../src/services/elo-book-service';
-import { eloReport } from '../../src/services/elo-report';
+import { expectedScore } from '../../src/elo/model/elo';
+import { handleEloReport } from '../../src/elo/surfaces/elo-routes';
+import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
+import { eloReport } from '../../src/elo/elo-report';
 import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 

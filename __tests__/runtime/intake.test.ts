@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { handlePostOutcomes } from '../../src/routes/outcomes-route';
+import { handlePostOutcomes } from '../../src/scan/surfaces/outcome-routes';
 import { makeRows } from '../helpers/rows';
 import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';

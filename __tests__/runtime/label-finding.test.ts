@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type ActionResult, type Content, type Memory, stringToUuid, type UUID } from '@elizaos/core';
-import { labelFindingAction } from '../../src/actions/label-finding';
-import { escapeForPrompt } from '../../src/domain/prompt-text';
+import { labelFindingAction } from '../../src/scan/surfaces/label-finding-action';
+import { escapeForPrompt } from '../../src/shared/prompt-text';
 import { makeRows } from '../helpers/rows';
 import { chatMessage, emptyState, grantRole, startAgent, TEST_USER, type TestAgent } from '../helpers/runtime';
 import { storedOutcomes } from '../helpers/stored-outcomes';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { RouteRequest } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
-import { handleGetLessons, handleGetWeeklyMetrics } from '../../src/routes/learning-routes';
-import { handleGetTrajectories } from '../../src/routes/trajectory-routes';
-import { eloBookOf } from '../../src/services/elo-book-service';
-import { trajectoryServiceOf } from '../../src/services/trajectory-service';
+import { handleGetLessons, handleGetWeeklyMetrics } from '../../src/scan/surfaces/learning-routes';
+import { handleGetTrajectories } from '../../src/trajectories/surfaces/trajectory-routes';
+import { eloBookOf } from '../../src/elo/elo-book-service';
+import { trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
 import { recordingResponse } from '../helpers/route-response';
 import { makeRows } from '../helpers/rows';
 import { startAgent, type TestAgent } from '../helpers/runtime';

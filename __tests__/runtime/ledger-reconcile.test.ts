@@ -3,9 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { LEDGER_TABLE } from '../../src/services/ledger-store';
-import { type RewardLedgerService, rewardLedgerOf } from '../../src/services/reward-ledger-service';
-import { dbOf } from '../../src/services/sql';
+import { LEDGER_TABLE } from '../../src/ledger/ledger-store';
+import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import { dbOf } from '../../src/shared/sql';
 import { makeRows } from '../helpers/rows';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 

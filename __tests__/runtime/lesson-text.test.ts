@@ -2,8 +2,8 @@
 // the statistics its metadata now holds (issue 17, item 3), for a statistics-written lesson and a
 // model-written one. A model lesson that quotes figures the statistics do not have is not stored.
 import { afterEach, describe, expect, test } from 'bun:test';
-import { wilsonInterval } from '../../src/domain/stats';
-import type { Lesson } from '../../src/services/lesson-metadata';
+import { wilsonInterval } from '../../src/shared/stats';
+import type { Lesson } from '../../src/scan/lesson-metadata';
 import { makeRows } from '../helpers/rows';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin } from '../helpers/test-models';

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { LESSON_MEMORY_TYPE, LESSONS_TABLE, lessonMetadataSchema } from '../../src/services/lesson-metadata';
+import { LESSON_MEMORY_TYPE, LESSONS_TABLE, lessonMetadataSchema } from '../../src/scan/lesson-metadata';
 import { makeRows } from '../helpers/rows';
 import { chatMessage, emptyState, startAgent, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin, type TextSmallHandler } from '../helpers/test-models';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { toJsonl } from '../../examples/generate-outcomes';
 import { generateReplayStream, type StreamKind } from '../../examples/generate-replay';
-import { type ReplayReport, replayOutcomes } from '../../src/services/replay';
+import { type ReplayReport, replayOutcomes } from '../../src/scan/replay';
 import { makeRows } from '../helpers/rows';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 

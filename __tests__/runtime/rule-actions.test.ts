@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Action, ActionResult, Content, Memory } from '@elizaos/core';
-import { retireRuleAction, validateRuleAction } from '../../src/actions/rule-actions';
-import { type RuleBookService, ruleBookOf } from '../../src/services/rule-book-service';
+import { retireRuleAction, validateRuleAction } from '../../src/rules/surfaces/rule-actions';
+import { type RuleBookService, ruleBookOf } from '../../src/rules/rule-book-service';
 import { chatMessage, emptyState, grantRole, startAgent, TEST_USER, type TestAgent } from '../helpers/runtime';
 import { DAY, T0 } from '../helpers/rule-fixtures';
 import { mergeEvent, rmEvent, thrice } from '../helpers/seed-events';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type ExportedRule, manifestHash, type RuleExport, ruleHash } from '../../src/domain/rule-export';
+import { type ExportedRule, manifestHash, type RuleExport, ruleHash } from '../../src/rules/model/export';
 import { eventRow, jsonl, mergeEvent, mustDeploy, neverDeploy, rmEvent, thrice } from '../helpers/seed-events';
 import { testKeyPair } from '../helpers/signing-keys';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { RouteRequest } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
-import { UNSIGNED_NOTE } from '../../src/domain/rule-signing';
-import { handleApproveRule, handleExportRules, handleGetRuleMetrics, handleGetRules, handlePostEvents, handleRejectRule, ruleRoutes } from '../../src/routes/rule-routes';
-import { type RuleBookService, ruleBookOf } from '../../src/services/rule-book-service';
+import { UNSIGNED_NOTE } from '../../src/rules/model/signing';
+import { handleApproveRule, handleExportRules, handleGetRuleMetrics, handleGetRules, handlePostEvents, handleRejectRule, ruleRoutes } from '../../src/rules/surfaces/rule-routes';
+import { type RuleBookService, ruleBookOf } from '../../src/rules/rule-book-service';
 import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 import { jsonl, mergeEvent, mustDeploy, neverDeploy, rmEvent, thrice } from '../helpers/seed-events';

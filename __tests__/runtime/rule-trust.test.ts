@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type Action, type ActionResult, type AgentRuntime, type Content, createUniqueUuid, type Plugin, stringToUuid, type UUID } from '@elizaos/core';
 import { deployApp } from '../helpers/failing-deploy';
-import { approveRuleAction, rejectRuleAction, retireRuleAction, validateRuleAction } from '../../src/actions/rule-actions';
-import { RULES_PROMPT_HEADER } from '../../src/domain/rule-prompt';
-import type { LearningEvent } from '../../src/domain/rule-types';
-import { handleGetRules } from '../../src/routes/rule-routes';
-import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
-import { type RuleBookService, ruleBookOf } from '../../src/services/rule-book-service';
-import { trustOf } from '../../src/services/speaker-trust';
+import { approveRuleAction, rejectRuleAction, retireRuleAction, validateRuleAction } from '../../src/rules/surfaces/rule-actions';
+import { RULES_PROMPT_HEADER } from '../../src/rules/model/prompt';
+import type { LearningEvent } from '../../src/rules/model/types';
+import { handleGetRules } from '../../src/rules/surfaces/rule-routes';
+import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import { type RuleBookService, ruleBookOf } from '../../src/rules/rule-book-service';
+import { trustOf } from '../../src/shared/speaker-trust';
 import { recordingResponse } from '../helpers/route-response';
 import { chatMessage, emptyState, grantRole, promptSection, startAgent, TEST_USER, type TestAgent } from '../helpers/runtime';
 

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type Action, type AgentRuntime, EventType, type Memory, type Plugin, stringToUuid, type UUID } from '@elizaos/core';
 import { deployApp } from '../helpers/failing-deploy';
-import { onActionCompletedAudit, onActionStartedAudit } from '../../src/events/rule-audit-events';
-import { runEvents } from '../../src/events/run-events';
-import { explicitFeedbackEvent } from '../../src/domain/feedback-detect';
-import { RULES_PROMPT_HEADER } from '../../src/domain/rule-prompt';
-import type { LearningEvent } from '../../src/domain/rule-types';
-import { eloBookOf } from '../../src/services/elo-book-service';
-import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
-import { type RuleBookService, ruleBookOf } from '../../src/services/rule-book-service';
-import { isoDay } from '../../src/domain/rule-dates';
+import { onActionCompletedAudit, onActionStartedAudit } from '../../src/rules/surfaces/rule-audit-events';
+import { runEvents } from '../../src/trajectories/surfaces/run-events';
+import { explicitFeedbackEvent } from '../../src/rules/model/feedback-detect';
+import { RULES_PROMPT_HEADER } from '../../src/rules/model/prompt';
+import type { LearningEvent } from '../../src/rules/model/types';
+import { eloBookOf } from '../../src/elo/elo-book-service';
+import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import { type RuleBookService, ruleBookOf } from '../../src/rules/rule-book-service';
+import { isoDay } from '../../src/rules/model/dates';
 import { chatMessage, emptyState, grantRole, promptSection, startAgent, TEST_USER, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin } from '../helpers/test-models';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { estimateTokens } from '../../src/domain/prompt-text';
-import { SCAN_LESSONS_HEADER } from '../../src/providers/scan-lessons';
-import type { Lesson } from '../../src/services/lesson-metadata';
+import { estimateTokens } from '../../src/shared/prompt-text';
+import { SCAN_LESSONS_HEADER } from '../../src/scan/surfaces/scan-lessons-provider';
+import type { Lesson } from '../../src/scan/lesson-metadata';
 import { makeRows } from '../helpers/rows';
 import { chatMessage, promptSection, startAgent, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin } from '../helpers/test-models';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { lexicalVector } from '../../src/domain/lexical-vector';
-import { estimateTokens } from '../../src/domain/prompt-text';
-import { SCAN_LESSONS_HEADER, scanLessonsProvider } from '../../src/providers/scan-lessons';
+import { lexicalVector } from '../../src/shared/lexical-vector';
+import { estimateTokens } from '../../src/shared/prompt-text';
+import { SCAN_LESSONS_HEADER, scanLessonsProvider } from '../../src/scan/surfaces/scan-lessons-provider';
 import { chatMessage, emptyState, startAgent, type TestAgent } from '../helpers/runtime';
 import { SYNTHETIC_CATEGORIES, SYNTHETIC_PROJECTS, SYNTHETIC_SCANNERS, syntheticLesson } from '../helpers/synthetic-lessons';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { rewardLedgerOf } from '../../src/services/reward-ledger-service';
-import { type TrajectoryService, trajectoryServiceOf } from '../../src/services/trajectory-service';
+import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import { type TrajectoryService, trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
 /** An accepted session log; `variant` makes its content (and so its identity) differ. */

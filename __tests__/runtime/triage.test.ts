@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { handleGetMetrics, handlePostTriage } from '../../src/routes/triage-routes';
+import { handleGetMetrics, handlePostTriage } from '../../src/scan/surfaces/triage-routes';
 import { makeRows } from '../helpers/rows';
 import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';

@@ -3,14 +3,14 @@ import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ParsedArgs, parseArgs } from './args';
-import { eloCommand } from './elo-commands';
-import { ledgerCommand } from './ledger-commands';
-import { eventsCommand, rulesCommand } from './rule-commands';
-import { ingestCommand, learnCommand, lessonsCommand } from './outcome-commands';
+import { eloCommand } from '../elo/surfaces/elo-commands';
+import { ledgerCommand } from '../ledger/surfaces/ledger-commands';
+import { eventsCommand, rulesCommand } from '../rules/surfaces/rule-commands';
+import { ingestCommand, learnCommand, lessonsCommand } from '../scan/surfaces/outcome-commands';
 import { printResult, routeConsoleToStderr } from './output';
 import { type Command, DEFAULT_DB_DIR } from './session';
-import { trajectoriesCommand } from './trajectory-commands';
-import { metricsCommand, replayCommand, triageCommand } from './triage-commands';
+import { trajectoriesCommand } from '../trajectories/surfaces/trajectory-commands';
+import { metricsCommand, replayCommand, triageCommand } from '../scan/surfaces/triage-commands';
 
 export { type CommandResult, DEFAULT_DB_DIR } from './session';
 

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import selfImprovePlugin from '../index';
-import { bootRuntime, type BootedRuntime } from '../runtime/boot';
-import { loadModelPlugins } from '../runtime/model-plugins';
-import { type ScanOutcomeService, scanOutcomeServiceOf } from '../services/scan-outcome-service';
+import { bootRuntime, type BootedRuntime } from './boot';
+import { loadModelPlugins } from './model-plugins';
+import { type ScanOutcomeService, scanOutcomeServiceOf } from '../scan/scan-outcome-service';
 import { type ParsedArgs, UsageError } from './args';
 
 export const DEFAULT_DB_DIR = path.join('.self-improve', 'db');

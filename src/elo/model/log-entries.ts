@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import type { SessionAuditEntry } from './sessions';
+
+/**
+ * The three ELO logs (seed 002 §1–§3) as read back from the database, checked with zod before any
+ * statistic is computed from them. Unknown fields are kept (search entries may carry token counts).
+ */
+
+const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an ISO-8601 time' });
+const count = z.number().int().nonnegative();
+
+/** Seed 002 §3: one ELO change. */
+export const eloUpdateEntrySchema = z.object({
+  timestamp: isoTime,
+  entity_type: z.string(),
+  entity_id: z.string(),
+  elo_old: z.number().finite(),
+  elo_new: z.number().finite(),
+  delta: z.number().finite(),
+  reason: z.string(),
+});
+export type EloUpdateEntry = z.infer<typeof eloUpdateEntrySchema>;
+
+/** Seed 002 §1: one retrieval; `hash` is the item id, `entity_type` its kind. */
+export const searchLogEntrySchema = z
+  .object({
+    session_id: z.string(),
+    timestamp: isoTime,
+    tool: z.string(),
+    query: z.string(),
+    results: z.array(z.object({ hash: z.string(), entity_type: z.string(), rank: z.number().int().positive(), similarity: z.number().optional() })),
+    tokens_full: z.number().finite().nonnegative().optional(),
+    tokens_packed: z.number().finite().nonnegative().optional(),
+  })
+  .passthrough();
+export type SearchLogEntry = z.infer<typeof searchLogEntrySchema>;
+
+/** Seed 002 §2 plus `items_used` (see `SessionAuditEntry`). */
+export const sessionAuditEntrySchema: z.ZodType<SessionAuditEntry, z.ZodTypeDef, unknown> = z.object({
+  session_id: z.string(),
+  agent_id: z.string(),
+  start_time: isoTime,
+  end_time: isoTime,
+  files_accessed: z.array(z.string()),
+  symbols_expanded: z.array(z.string()),
+  adrs_read: z.array(z.string()),
+  search_queries: count,
+  semantic_searches: count,
+  keyword_searches: count,
+  items_used: z.record(z.array(z.string())).default({}),
+});
+
+export interface EloLogs {
+  updates: EloUpdateEntry[];
+  searches: SearchLogEntry[];
+  sessions: SessionAuditEntry[];
+}
+
+/** Entries that failed their schema, per log: they are left out of every statistic and counted here. */
+export type SkippedEntries = Record<keyof EloLogs, number>;
+
+function parseAll<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, entries: readonly unknown[]): { ok: T[]; skipped: number } {
+  const ok: T[] = [];
+  for (const entry of entries) {
+    const parsed = schema.safeParse(entry);
+    if (parsed.success) ok.push(parsed.data);
+  }
+  return { ok, skipped: entries.length - ok.length };
+}
+
+/** The entries of each log that match its schema, in their given order, and how many did not. */
+export function parseEloLogs(raw: { updates: readonly unknown[]; searches: readonly unknown[]; sessions: readonly unknown[] }): { logs: EloLogs; skipped: SkippedEntries } {
+  const updates = parseAll(eloUpdateEntrySchema, raw.updates);
+  const searches = parseAll(searchLogEntrySchema, raw.searches);
+  const sessions = parseAll(sessionAuditEntrySchema, raw.sessions);
+  return {
+    logs: { updates: updates.ok, searches: searches.ok, sessions: sessions.ok },
+    skipped: { updates: updates.skipped, searches: searches.skipped, sessions: sessions.skipped },
+  };
+}

@@ -1,0 +1,73 @@
+import type { IAgentRuntime } from '@elizaos/core';
+import { sql } from 'drizzle-orm';
+import type { LedgerEntryInput } from './model/chain';
+import { outcomeLedgerEntry, ruleIdOfVerdictRef } from './model/entries';
+import type { OutcomeLabel } from '../scan/model/outcome';
+import { OUTCOMES_TABLE } from '../scan/outcome-store';
+import { RULE_TABLES } from '../rules/tables';
+import type { RewardLedgerService } from './reward-ledger-service';
+import { chunks, queryRows } from '../shared/sql';
+import { TRAJECTORIES_TABLE } from '../trajectories/trajectory-service';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LOOKUP_BATCH = 1_000;
+
+/**
+ * The sources this plugin records from, each checked in batches on the database handle it is
+ * given: `scan_outcome` (the outcome store; reconciled: every outcome with non-zero points calls
+ * for one entry), `trajectory` (a stored trajectory memory, by id, in plugin-sql's `memories`
+ * table), and `rule` (a verdict on a stored rule, `<rule id>#<n>`: the n-th validation or
+ * violation; many per rule, so checked but not reconciled).
+ */
+export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAgentRuntime): void {
+  ledger.registerSource('scan_outcome', async (refs, db) => {
+    const found = new Set<string>();
+    for (const batch of chunks(refs.filter((r) => UUID_PATTERN.test(r)), LOOKUP_BATCH)) {
+      const list = sql.join(
+        batch.map((r) => sql`${r}::uuid`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
+      for (const r of rows) found.add(r.id);
+    }
+    return found;
+  });
+  ledger.registerExpected('scan_outcome', async (db) => {
+    const rows = await queryRows<{ id: string; label: OutcomeLabel; reward: number; finding_key: string }>(
+      db,
+      sql`SELECT id, label, reward, finding_key FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${runtime.agentId}::uuid`,
+    );
+    const expected = new Map<string, LedgerEntryInput>();
+    for (const r of rows) {
+      const entry = outcomeLedgerEntry({ id: r.id, label: r.label, reward: Number(r.reward), findingKey: r.finding_key });
+      if (entry) expected.set(r.id, entry);
+    }
+    return expected;
+  });
+  ledger.registerSource('rule', async (refs, db) => {
+    const byRule = new Map<string, string[]>();
+    for (const ref of refs) byRule.set(ruleIdOfVerdictRef(ref), [...(byRule.get(ruleIdOfVerdictRef(ref)) ?? []), ref]);
+    const found = new Set<string>();
+    for (const batch of chunks([...byRule.keys()], LOOKUP_BATCH)) {
+      const list = sql.join(
+        batch.map((r) => sql`${r}`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${sql.raw(RULE_TABLES.rules)} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
+      for (const r of rows) for (const ref of byRule.get(r.id) ?? []) found.add(ref);
+    }
+    return found;
+  });
+  ledger.registerSource('trajectory', async (refs, db) => {
+    const found = new Set<string>();
+    for (const batch of chunks(refs.filter((r) => UUID_PATTERN.test(r)), LOOKUP_BATCH)) {
+      const list = sql.join(
+        batch.map((r) => sql`${r}::uuid`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM memories WHERE agent_id = ${runtime.agentId}::uuid AND type = ${TRAJECTORIES_TABLE} AND id IN (${list})`);
+      for (const r of rows) found.add(r.id);
+    }
+    return found;
+  });
+}

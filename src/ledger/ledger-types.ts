@@ -1,0 +1,47 @@
+import type { LedgerEntryInput, LedgerTransaction } from './model/chain';
+import type { LedgerCheckpoint } from './model/checkpoint';
+import type { LedgerVerification } from './model/integrity';
+import type { Db } from '../shared/sql';
+
+/**
+ * Which of these record ids exist (seed 000 step 3: every entry's source record is checked before
+ * it is written). `db` is where to look: inside `appendWithin` it is the caller's transaction (the
+ * records it just wrote are visible there only, and on PGlite any other query would wait for that
+ * transaction to end), so a check must use it rather than the runtime's own database calls.
+ */
+export type SourceCheck = (sourceRefs: readonly string[], db: Db) => Promise<Set<string>>;
+
+export type { HeadProblem, LedgerIntegrity, LedgerVerification } from './model/integrity';
+
+/** The first thing `verify` found wrong. */
+export type LedgerProblem = Extract<LedgerVerification, { ok: false }>['first'];
+
+/** The entries a source store calls for, by record id; read on `db` (the reconciliation's locked transaction). */
+export type ExpectedEntries = (db: Db) => Promise<ReadonlyMap<string, LedgerEntryInput>>;
+
+/** What one reconciliation found and did. Snake_case: printed as JSON. */
+export interface ReconcileReport {
+  at: string;
+  /** True when nothing had to be recovered or flagged. */
+  ok: boolean;
+  chain_problem: ReconcileProblem | null;
+  /** Rows moved to the audit log when a broken chain was cut back. */
+  quarantined: number;
+  /** Entries appended for source records that had none. */
+  appended: number;
+  unexpected: number;
+  mismatched: number;
+}
+
+/**
+ * One result per entry asked for. `appended`: a new transaction. `duplicate`: the ledger already
+ * holds an entry for this source record and category (the one returned); nothing was written.
+ */
+export type AppendResult =
+  | { ok: true; status: 'appended' | 'duplicate'; transaction: LedgerTransaction }
+  | { ok: false; code: string; field: string; message: string };
+
+/** What a reconciliation reports as the chain's problem: one `verify` names, or a key that cannot check the chain. */
+export type ReconcileProblem = LedgerProblem | { sequence: number; id: string; code: 'key_mismatch'; message: string };
+
+export type CheckpointResult = { ok: true; checkpoint: LedgerCheckpoint } | { ok: false; code: 'no_secret' | 'ledger_invalid'; message: string };

@@ -1,0 +1,152 @@
+import { DAY_MS } from '../../scan/model/grouping';
+import { isoDay, isoSeconds, isoWeek, isoWeekStartMs } from './dates';
+import { feedbackPolarity } from './feedback';
+import type { GuardEntry } from './logs';
+import { scopesOverlap } from './conflicts';
+import type { LearningEvent, Rule, RuleLesson } from './types';
+
+/** Seed 003's metrics format: one entry per ISO week plus totals. */
+export const METRICS_VERSION = '1.4.0';
+
+const WEEK_MS = 7 * DAY_MS;
+
+export interface WeeklyRuleMetrics {
+  week: string;
+  generated: string;
+  events: { total: number; mistakes: number; successes: number; debug_sessions: number; feedback: number; discoveries: number };
+  regressions: number;
+  rules_active: number;
+  lessons_total: number;
+  lessons_promoted: number;
+  total_violations: number;
+  /** In [0, 1], 2 decimals; null when the week gives no way to tell. */
+  satisfaction: number | null;
+}
+
+export interface RuleMetrics {
+  version: string;
+  started: string;
+  weekly: WeeklyRuleMetrics[];
+  totals: { events: number; lessons: number; rules: number; total_violations: number; total_saves: number; total_applied: number; promoted: number };
+}
+
+/**
+ * A regression: a mistake event at time t in the scope of a rule that already existed then
+ * (`rule.createdMs < t`, same category, and the rule has no tags or shares one with the event):
+ * the agent made a mistake it had a rule against.
+ */
+export function isRegression(event: Pick<LearningEvent, 'type' | 'tsMs' | 'category' | 'tags'>, rulesOfCategory: readonly Rule[]): boolean {
+  return event.type === 'mistake' && rulesOfCategory.some((r) => r.createdMs < event.tsMs && scopesOverlap(r, event));
+}
+
+/**
+ * Satisfaction of a week: among its feedback events whose `feedbackPolarity` is known,
+ * `positive / (positive + negative)`; when none is known, among its guard entries with an outcome,
+ * `success / (success + failure)`; null when neither exists. Rounded to 2 decimals.
+ */
+export function weekSatisfaction(feedback: readonly LearningEvent[], guardOutcomes: readonly GuardEntry['outcome'][]): number | null {
+  const round = (x: number) => Math.round(x * 100) / 100;
+  let positive = 0;
+  let negative = 0;
+  for (const e of feedback) {
+    const polarity = feedbackPolarity(e);
+    if (polarity === 'positive') positive++;
+    else if (polarity === 'negative') negative++;
+  }
+  if (positive + negative > 0) return round(positive / (positive + negative));
+  const success = guardOutcomes.filter((o) => o === 'success').length;
+  const failure = guardOutcomes.filter((o) => o === 'failure').length;
+  return success + failure > 0 ? round(success / (success + failure)) : null;
+}
+
+function bucket<T>(items: readonly T[], tsOf: (item: T) => number | null): Map<number, T[]> {
+  const byWeek = new Map<number, T[]>();
+  for (const item of items) {
+    const ts = tsOf(item);
+    if (ts === null) continue;
+    const week = isoWeekStartMs(ts);
+    const list = byWeek.get(week) ?? [];
+    list.push(item);
+    byWeek.set(week, list);
+  }
+  return byWeek;
+}
+
+/**
+ * Metrics for every ISO week from the one holding `startedMs` to the one holding `nowMs`
+ * (none when now is before the start). For a week ending at `end` (its next Monday, 00:00 UTC):
+ * - `events`: events whose `tsMs` falls in the week, by type;
+ * - `regressions`: those events that `isRegression`;
+ * - `rules_active`: active rules created before `end` (retirement is not dated, so a retired rule
+ *   counts in no week);
+ * - `lessons_total`: lessons created before `end`; `lessons_promoted`: those of them whose rule
+ *   (`promotedToRule`) was created before `end` (or, when that rule is unknown, all promoted ones);
+ * - `total_violations`: Σ `violations` of the rules created before `end` (counters are not dated:
+ *   the current count of the rules that existed then);
+ * - `satisfaction`: `weekSatisfaction` of its feedback events and its guard entries' outcomes.
+ * Totals: all events and lessons, active rules, Σ violations of all rules, Σ lessons'
+ * `timesSaved` and `timesApplied`, and lessons promoted.
+ */
+export function weeklyRuleMetrics(input: {
+  events: readonly LearningEvent[];
+  lessons: readonly RuleLesson[];
+  rules: readonly Rule[];
+  guardEntries: readonly GuardEntry[];
+  nowMs: number;
+  startedMs: number;
+}): RuleMetrics {
+  const { events, lessons, rules, guardEntries, nowMs, startedMs } = input;
+  const eventsByWeek = bucket(events, (e) => e.tsMs);
+  const guardByWeek = bucket(guardEntries, (g) => g.tsMs);
+  const rulesByCategory = new Map<string, Rule[]>();
+  for (const r of rules) {
+    const list = rulesByCategory.get(r.category) ?? [];
+    list.push(r);
+    rulesByCategory.set(r.category, list);
+  }
+  const ruleCreated = new Map(rules.map((r) => [r.id, r.createdMs]));
+  const generated = isoSeconds(nowMs);
+  const weekly: WeeklyRuleMetrics[] = [];
+  for (let start = isoWeekStartMs(startedMs); start <= nowMs; start += WEEK_MS) {
+    const end = start + WEEK_MS;
+    const inWeek = eventsByWeek.get(start) ?? [];
+    const count = (type: LearningEvent['type']) => inWeek.filter((e) => e.type === type).length;
+    const existing = rules.filter((r) => r.createdMs < end);
+    const lessonsThen = lessons.filter((l) => l.createdMs < end);
+    weekly.push({
+      week: isoWeek(start),
+      generated,
+      events: {
+        total: inWeek.length,
+        mistakes: count('mistake'),
+        successes: count('success'),
+        debug_sessions: count('debug_session'),
+        feedback: count('feedback'),
+        discoveries: count('discovery'),
+      },
+      regressions: inWeek.filter((e) => isRegression(e, rulesByCategory.get(e.category) ?? [])).length,
+      rules_active: existing.filter((r) => r.status === 'active').length,
+      lessons_total: lessonsThen.length,
+      lessons_promoted: lessonsThen.filter((l) => l.promotedToRule !== undefined && (ruleCreated.get(l.promotedToRule) ?? Number.NEGATIVE_INFINITY) < end).length,
+      total_violations: existing.reduce((sum, r) => sum + r.violations, 0),
+      satisfaction: weekSatisfaction(
+        inWeek.filter((e) => e.type === 'feedback'),
+        (guardByWeek.get(start) ?? []).map((g) => g.outcome),
+      ),
+    });
+  }
+  return {
+    version: METRICS_VERSION,
+    started: isoDay(startedMs),
+    weekly,
+    totals: {
+      events: events.length,
+      lessons: lessons.length,
+      rules: rules.filter((r) => r.status === 'active').length,
+      total_violations: rules.reduce((sum, r) => sum + r.violations, 0),
+      total_saves: lessons.reduce((sum, l) => sum + l.timesSaved, 0),
+      total_applied: lessons.reduce((sum, l) => sum + l.timesApplied, 0),
+      promoted: lessons.filter((l) => l.promotedToRule !== undefined).length,
+    },
+  };
+}

@@ -1,0 +1,299 @@
+import type { UUID } from '@elizaos/core';
+import { type SQL, sql } from 'drizzle-orm';
+import { type GuardEntry, guardEntryToWire, type ParseErrorEntry, parseErrorToWire, type SettledGuardOutcome } from './model/logs';
+import type { LearningEvent, Rule } from './model/types';
+import { eventRowSchema, guardRowSchema, lessonRowSchema, type Loaded, parseErrorRowSchema, ruleRowSchema, type StoredLesson, validateRows } from './rule-rows';
+import { RULE_SCHEMA, RULE_TABLES } from './tables';
+import { chunks, type Db, ensureSchema, queryRows } from '../shared/sql';
+
+/** Rows per INSERT statement (events bind 13 parameters a row: far below PostgreSQL's 65 535). */
+const INSERT_BATCH = 500;
+
+/** What one `commitLearning` call writes; every part is optional. */
+export interface LearningBatch {
+  events?: readonly LearningEvent[];
+  lessons?: readonly StoredLesson[];
+  rules?: readonly Rule[];
+  guardEntries?: readonly GuardEntry[];
+  parseErrors?: readonly ParseErrorEntry[];
+  /**
+   * Outcomes of pending guard entries (with `saveLogged`, the entry's save_logged too); one that
+   * is unknown or already settled rolls the whole batch back with `GuardOutcomeConflict`.
+   */
+  guardOutcomes?: readonly { id: string; outcome: SettledGuardOutcome; saveLogged?: boolean }[];
+}
+
+/** Thrown inside `commitLearning` (and so rolling it back) when a guard entry of `guardOutcomes` is not pending. */
+export class GuardOutcomeConflict extends Error {
+  constructor(readonly guardId: string) {
+    super(`guard entry ${guardId} is unknown or already has an outcome`);
+    this.name = 'GuardOutcomeConflict';
+  }
+}
+
+export interface CommitResult {
+  /** Ids of the events that were not stored before, in input order. */
+  newEventIds: string[];
+  /** Ids of the guard entries that were not stored before, in input order. */
+  newGuardIds: string[];
+}
+
+export type GuardOutcomeResult = { ok: true } | { ok: false; code: 'not_found' | 'already_set'; message: string };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
+const tsMsColumn = (column: string) => sql.raw(`(extract(epoch from ${column}) * 1000)::float8`);
+
+/** A PostgreSQL array literal of finite numbers; anything else is a programmer error. */
+function floatArray(values: readonly number[]): SQL {
+  for (const v of values) if (!Number.isFinite(v)) throw new RangeError('a lesson vector holds a value that is not a finite number');
+  return sql`${`{${values.join(',')}}`}::double precision[]`;
+}
+
+/** The last item per id, in first-seen order: one statement may not upsert the same key twice. */
+function lastById<T>(items: readonly T[], idOf: (item: T) => string): T[] {
+  return [...new Map(items.map((item) => [idOf(item), item])).values()];
+}
+
+/**
+ * The rules system of one agent (seed 003) in the runtime's database: events, lessons with their
+ * vectors, typed rules, and the append-only guard and parse-error logs. Writes of several kinds
+ * go through `commitLearning`, one database transaction: an event is never stored without the
+ * lesson and rule changes it caused, nor the other way round.
+ */
+export class RuleStore {
+  constructor(
+    private readonly db: Db,
+    readonly agentId: UUID,
+  ) {}
+
+  async ensureSchema(): Promise<void> {
+    await ensureSchema(this.db, RULE_SCHEMA);
+  }
+
+  /**
+   * Writes every part of the batch in one transaction, all or nothing. Events and guard entries
+   * already stored (same id) are left as they are; lessons and rules are upserted by id (the last
+   * one wins when an id repeats); a lesson without a vector keeps the vector stored with it.
+   */
+  async commitLearning(batch: LearningBatch): Promise<CommitResult> {
+    const result: CommitResult = { newEventIds: [], newGuardIds: [] };
+    const sizes = [batch.events, batch.lessons, batch.rules, batch.guardEntries, batch.parseErrors, batch.guardOutcomes].map((part) => part?.length ?? 0);
+    if (sizes.every((n) => n === 0)) return result;
+    await this.db.transaction(async (tx) => {
+      result.newEventIds = await this.writeEvents(tx, batch.events ?? []);
+      await this.writeLessons(tx, batch.lessons ?? []);
+      await this.writeRules(tx, batch.rules ?? []);
+      result.newGuardIds = await this.writeGuardEntries(tx, batch.guardEntries ?? []);
+      await this.writeGuardOutcomes(tx, batch.guardOutcomes ?? []);
+      await this.writeParseErrors(tx, batch.parseErrors ?? []);
+    });
+    return result;
+  }
+
+  /** Stores events; re-inserting a stored event changes nothing. Returns the ids that were new. */
+  async insertEvents(events: readonly LearningEvent[]): Promise<string[]> {
+    return (await this.commitLearning({ events })).newEventIds;
+  }
+
+  async upsertLessons(lessons: readonly StoredLesson[]): Promise<void> {
+    await this.commitLearning({ lessons });
+  }
+
+  async upsertRules(rules: readonly Rule[]): Promise<void> {
+    await this.commitLearning({ rules });
+  }
+
+  /** Appends guard entries; an entry whose id is stored already is left as it is. Returns the ids that were new. */
+  async appendGuardEntries(entries: readonly GuardEntry[]): Promise<string[]> {
+    return (await this.commitLearning({ guardEntries: entries })).newGuardIds;
+  }
+
+  async appendParseErrors(entries: readonly ParseErrorEntry[]): Promise<void> {
+    await this.commitLearning({ parseErrors: entries });
+  }
+
+  /** Events at or after `sinceMs`; with `limit`, only the newest `limit`. Oldest first (by time, then id). */
+  async loadEvents(options: { sinceMs?: number; limit?: number } = {}): Promise<Loaded<LearningEvent>> {
+    const rows = await queryRows<Record<string, unknown>>(
+      this.db,
+      sql`SELECT id, ${tsMsColumn('ts')} AS ts_ms, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted
+          FROM ${sql.raw(RULE_TABLES.events)} WHERE agent_id = ${this.agentId}::uuid ${this.since('ts', options.sinceMs)}
+          ORDER BY ts DESC, id DESC ${options.limit === undefined ? sql.empty() : sql`LIMIT ${options.limit}`}`,
+    );
+    return validateRows(RULE_TABLES.events, rows.reverse(), eventRowSchema, (r) => r.id);
+  }
+
+  /** Which of these event ids are stored. */
+  async knownEventIds(ids: readonly string[]): Promise<Set<string>> {
+    const known = new Set<string>();
+    for (const batch of chunks([...new Set(ids)], INSERT_BATCH)) {
+      const list = sql.join(
+        batch.map((id) => sql`${id}`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(this.db, sql`SELECT id FROM ${sql.raw(RULE_TABLES.events)} WHERE agent_id = ${this.agentId}::uuid AND id IN (${list})`);
+      for (const r of rows) known.add(r.id);
+    }
+    return known;
+  }
+
+  async eventCount(): Promise<number> {
+    const [row] = await queryRows<{ n: number }>(this.db, sql`SELECT count(*)::int AS n FROM ${sql.raw(RULE_TABLES.events)} WHERE agent_id = ${this.agentId}::uuid`);
+    return Number(row?.n ?? 0);
+  }
+
+  /** Every lesson with its stored vector, by id. */
+  async loadLessons(): Promise<Loaded<StoredLesson>> {
+    const rows = await queryRows<Record<string, unknown>>(
+      this.db,
+      sql`SELECT id, doc, vector, vector_source FROM ${sql.raw(RULE_TABLES.lessons)} WHERE agent_id = ${this.agentId}::uuid ORDER BY id`,
+    );
+    return validateRows(RULE_TABLES.lessons, rows, lessonRowSchema, (r) => r.id);
+  }
+
+  /** Every rule (active and retired), by id. */
+  async loadRules(): Promise<Loaded<Rule>> {
+    const rows = await queryRows<Record<string, unknown>>(this.db, sql`SELECT id, doc FROM ${sql.raw(RULE_TABLES.rules)} WHERE agent_id = ${this.agentId}::uuid ORDER BY id`);
+    return validateRows(RULE_TABLES.rules, rows, ruleRowSchema, (r) => r.id);
+  }
+
+  /**
+   * Sets the outcome of a pending guard entry, once: an entry that has one keeps it
+   * (`already_set`), an unknown id is `not_found`. (The `outcome` column is NULL while pending.)
+   */
+  async setGuardOutcome(id: string, outcome: SettledGuardOutcome): Promise<GuardOutcomeResult> {
+    try {
+      await this.commitLearning({ guardOutcomes: [{ id, outcome }] });
+      return { ok: true };
+    } catch (error) {
+      if (!(error instanceof GuardOutcomeConflict)) throw error;
+    }
+    const [existing] = await queryRows<{ outcome: string }>(this.db, sql`SELECT outcome FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE agent_id = ${this.agentId}::uuid AND id = ${id}`);
+    return existing
+      ? { ok: false, code: 'already_set', message: `guard entry ${id} already has the outcome ${existing.outcome}` }
+      : { ok: false, code: 'not_found', message: `no guard entry ${id}` };
+  }
+
+  /** The newest `limit` guard entries at or after `sinceMs`, newest first. */
+  async guardEntries(options: { limit: number; sinceMs?: number }): Promise<Loaded<GuardEntry>> {
+    const rows = await queryRows<Record<string, unknown>>(
+      this.db,
+      sql`SELECT id, entry FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE agent_id = ${this.agentId}::uuid ${this.since('ts', options.sinceMs)}
+          ORDER BY ts DESC, seq DESC LIMIT ${options.limit}`,
+    );
+    return validateRows(RULE_TABLES.guardLog, rows, guardRowSchema, (r) => r.id);
+  }
+
+  /** One guard entry by id; `items` is empty when there is none. */
+  async guardEntry(id: string): Promise<Loaded<GuardEntry>> {
+    const rows = await queryRows<Record<string, unknown>>(this.db, sql`SELECT id, entry FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE agent_id = ${this.agentId}::uuid AND id = ${id}`);
+    return validateRows(RULE_TABLES.guardLog, rows, guardRowSchema, (r) => r.id);
+  }
+
+  /** The newest `limit` parse errors, newest first. */
+  async parseErrors(limit: number): Promise<Loaded<ParseErrorEntry>> {
+    const rows = await queryRows<Record<string, unknown>>(
+      this.db,
+      sql`SELECT seq, entry FROM ${sql.raw(RULE_TABLES.parseErrors)} WHERE agent_id = ${this.agentId}::uuid ORDER BY ts DESC, seq DESC LIMIT ${limit}`,
+    );
+    return validateRows(RULE_TABLES.parseErrors, rows, parseErrorRowSchema, (r) => r.seq);
+  }
+
+  private since(column: string, sinceMs: number | undefined): SQL {
+    return sinceMs === undefined ? sql.empty() : sql`AND ${sql.raw(column)} >= ${iso(sinceMs)}::timestamptz`;
+  }
+
+  private async writeEvents(tx: Db, events: readonly LearningEvent[]): Promise<string[]> {
+    const inserted = new Set<string>();
+    for (const batch of chunks(events, INSERT_BATCH)) {
+      const values = sql.join(
+        batch.map(
+          (e) =>
+            sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.type}, ${e.category}, ${json(e.tags)}, ${e.problem}, ${e.solution}, ${e.confidence}, ${e.source}, ${e.feedback ?? null}, ${e.teacher?.entityId ?? null}, ${e.teacher?.trusted ?? null})`,
+        ),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(
+        tx,
+        sql`INSERT INTO ${sql.raw(RULE_TABLES.events)} (agent_id, id, ts, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted)
+            VALUES ${values} ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
+      );
+      for (const r of rows) inserted.add(r.id);
+    }
+    return [...new Set(events.map((e) => e.id))].filter((id) => inserted.has(id));
+  }
+
+  private async writeLessons(tx: Db, lessons: readonly StoredLesson[]): Promise<void> {
+    const table = sql.raw(RULE_TABLES.lessons);
+    for (const batch of chunks(lastById(lessons, (l) => l.lesson.id), INSERT_BATCH)) {
+      const values = sql.join(
+        batch.map(
+          ({ lesson: l, vector: v }) =>
+            sql`(${this.agentId}::uuid, ${l.id}, ${l.category}, ${iso(l.createdMs)}::timestamptz, ${l.promotedToRule ?? null}, ${json(l)}, ${v ? floatArray(v.values) : sql`NULL::double precision[]`}, ${v?.source ?? null}, now())`,
+        ),
+        sql`, `,
+      );
+      await tx.execute(
+        sql`INSERT INTO ${table} AS t (agent_id, id, category, created_at, promoted_to_rule, doc, vector, vector_source, updated_at) VALUES ${values}
+            ON CONFLICT (agent_id, id) DO UPDATE SET category = EXCLUDED.category, created_at = EXCLUDED.created_at, promoted_to_rule = EXCLUDED.promoted_to_rule,
+              doc = EXCLUDED.doc, updated_at = EXCLUDED.updated_at,
+              vector = coalesce(EXCLUDED.vector, t.vector),
+              vector_source = CASE WHEN EXCLUDED.vector IS NULL THEN t.vector_source ELSE EXCLUDED.vector_source END`,
+      );
+    }
+  }
+
+  private async writeRules(tx: Db, rules: readonly Rule[]): Promise<void> {
+    for (const batch of chunks(lastById(rules, (r) => r.id), INSERT_BATCH)) {
+      const values = sql.join(
+        batch.map((r) => sql`(${this.agentId}::uuid, ${r.id}, ${r.type}, ${r.category}, ${r.status}, ${r.confidenceScore}, ${json(r)}, now())`),
+        sql`, `,
+      );
+      await tx.execute(
+        sql`INSERT INTO ${sql.raw(RULE_TABLES.rules)} (agent_id, id, type, category, status, confidence_score, doc, updated_at) VALUES ${values}
+            ON CONFLICT (agent_id, id) DO UPDATE SET type = EXCLUDED.type, category = EXCLUDED.category, status = EXCLUDED.status,
+              confidence_score = EXCLUDED.confidence_score, doc = EXCLUDED.doc, updated_at = EXCLUDED.updated_at`,
+      );
+    }
+  }
+
+  private async writeGuardEntries(tx: Db, entries: readonly GuardEntry[]): Promise<string[]> {
+    const inserted = new Set<string>();
+    for (const batch of chunks(entries, INSERT_BATCH)) {
+      const values = sql.join(
+        batch.map((e) => sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.outcome === 'pending' ? null : e.outcome}, ${json(guardEntryToWire(e))})`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(
+        tx,
+        sql`INSERT INTO ${sql.raw(RULE_TABLES.guardLog)} (agent_id, id, ts, outcome, entry) VALUES ${values} ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
+      );
+      for (const r of rows) inserted.add(r.id);
+    }
+    return [...new Set(entries.map((e) => e.id))].filter((id) => inserted.has(id));
+  }
+
+  private async writeGuardOutcomes(tx: Db, outcomes: NonNullable<LearningBatch['guardOutcomes']>): Promise<void> {
+    for (const { id, outcome, saveLogged } of outcomes) {
+      const withOutcome = sql`jsonb_set(entry, '{outcome}', to_jsonb(${outcome}::text))`;
+      const entry = saveLogged === undefined ? withOutcome : sql`jsonb_set(${withOutcome}, '{save_logged}', to_jsonb(${saveLogged}::boolean))`;
+      const updated = await queryRows<{ id: string }>(
+        tx,
+        sql`UPDATE ${sql.raw(RULE_TABLES.guardLog)} SET outcome = ${outcome}, entry = ${entry}
+            WHERE agent_id = ${this.agentId}::uuid AND id = ${id} AND outcome IS NULL RETURNING id`,
+      );
+      if (updated.length === 0) throw new GuardOutcomeConflict(id);
+    }
+  }
+
+  private async writeParseErrors(tx: Db, entries: readonly ParseErrorEntry[]): Promise<void> {
+    for (const batch of chunks(entries, INSERT_BATCH)) {
+      const values = sql.join(
+        batch.map((e) => sql`(${this.agentId}::uuid, ${iso(e.tsMs)}::timestamptz, ${json(parseErrorToWire(e))})`),
+        sql`, `,
+      );
+      await tx.execute(sql`INSERT INTO ${sql.raw(RULE_TABLES.parseErrors)} (agent_id, ts, entry) VALUES ${values}`);
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import type { UUID } from '@elizaos/core';
+import { sql } from 'drizzle-orm';
+import { groupId, groupKeyOf } from './model/grouping';
+import type { FindingRow, OutcomeLabel } from './model/outcome';
+import { isStorableText } from '../shared/wire-text';
+import { OUTCOMES_TABLE } from './outcome-store';
+import { chunks, type Db, ensureSchema, queryRows, writeIsolatingRefusals } from '../shared/sql';
+
+/** Findings seen without a label (SARIF results nobody has triaged yet): they await an outcome. */
+export const FINDINGS_TABLE = 'self_improve_findings';
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS ${FINDINGS_TABLE} (
+    agent_id uuid NOT NULL,
+    finding_key text NOT NULL,
+    group_id text NOT NULL,
+    first_seen timestamptz NOT NULL,
+    row_json jsonb NOT NULL,
+    PRIMARY KEY (agent_id, finding_key)
+  )`,
+];
+
+const INSERT_BATCH = 1_000;
+/** Keys per lookup query. */
+const LOOKUP_BATCH = 1_000;
+
+/** What the plugin knows of a finding: its fields (as last seen) and the labels it has been given. */
+export interface KnownFinding {
+  row: FindingRow;
+  /** Labels given so far, oldest first. */
+  labels: OutcomeLabel[];
+  /** Time of the latest label (ISO), or null for a finding awaiting its first. */
+  lastLabelTs: string | null;
+}
+
+/** Strips what belongs to one outcome, not to the finding, from a stored row. */
+function findingOf(row: Record<string, unknown>): FindingRow {
+  const { label: _label, source: _source, notes: _notes, ...finding } = row;
+  return finding as FindingRow;
+}
+
+/** Findings of one agent awaiting labels, and lookups across them and the agent's outcomes. */
+export class FindingStore {
+  constructor(
+    private readonly db: Db,
+    readonly agentId: UUID,
+  ) {}
+
+  async ensureSchema(): Promise<void> {
+    await ensureSchema(this.db, SCHEMA);
+  }
+
+  /**
+   * Records findings in one transaction; a finding already recorded keeps its first sighting. A
+   * finding the database refuses (its content) is left out alone (`writeIsolatingRefusals`),
+   * reported by position in `findings` with the database's reason. Returns how many were new.
+   * Throws (`DatabaseFailure`, nothing written) when the database refuses every row of a statement.
+   */
+  async record(findings: readonly FindingRow[]): Promise<{ inserted: number; refused: { position: number; reason: string }[] }> {
+    const result = { inserted: 0, refused: [] as { position: number; reason: string }[] };
+    if (findings.length === 0) return result;
+    await this.db.transaction(async (tx) => {
+      for (const [n, batch] of chunks(findings, INSERT_BATCH).entries()) {
+        const { written, refused } = await writeIsolatingRefusals(tx, batch, (db, part) => this.insertRows(db, part));
+        result.inserted += written.length;
+        for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
+      }
+    });
+    return result;
+  }
+
+  /** One INSERT of `part`; returns the keys that were new. */
+  private async insertRows(db: Db, part: readonly FindingRow[]): Promise<string[]> {
+    const values = sql.join(
+      part.map((f) => sql`(${this.agentId}::uuid, ${f.finding_key}, ${groupId(groupKeyOf(f))}, ${f.ts}::timestamptz, ${JSON.stringify(f)}::jsonb)`),
+      sql`, `,
+    );
+    const rows = await queryRows<{ finding_key: string }>(
+      db,
+      sql`INSERT INTO ${sql.raw(FINDINGS_TABLE)} (agent_id, finding_key, group_id, first_seen, row_json)
+          VALUES ${values} ON CONFLICT DO NOTHING RETURNING finding_key`,
+    );
+    return rows.map((r) => r.finding_key);
+  }
+
+  /**
+   * The findings with these keys, from the agent's outcomes (latest one wins) or, for findings
+   * without an outcome, from the findings awaiting labels. Unknown keys are absent from the map; a
+   * key the database could not hold (U+0000, an unpaired surrogate) is unknown without a query.
+   */
+  async lookup(keys: readonly string[]): Promise<Map<string, KnownFinding>> {
+    const found = new Map<string, KnownFinding>();
+    for (const batch of chunks([...new Set(keys)].filter(isStorableText), LOOKUP_BATCH)) {
+      const list = sql.join(
+        batch.map((k) => sql`${k}`),
+        sql`, `,
+      );
+      const outcomes = await queryRows<{ finding_key: string; label: OutcomeLabel; ts: string; row_json: Record<string, unknown> | string }>(
+        this.db,
+        sql`SELECT finding_key, label, row_json->>'ts' AS ts, row_json FROM ${sql.raw(OUTCOMES_TABLE)}
+            WHERE agent_id = ${this.agentId}::uuid AND finding_key IN (${list}) ORDER BY finding_key, ts, seq`,
+      );
+      for (const o of outcomes) {
+        const labels = [...(found.get(o.finding_key)?.labels ?? []), o.label];
+        found.set(o.finding_key, { row: findingOf(parseJson(o.row_json)), labels, lastLabelTs: o.ts });
+      }
+      const awaiting = await queryRows<{ finding_key: string; row_json: Record<string, unknown> | string }>(
+        this.db,
+        sql`SELECT finding_key, row_json FROM ${sql.raw(FINDINGS_TABLE)} WHERE agent_id = ${this.agentId}::uuid AND finding_key IN (${list})`,
+      );
+      for (const f of awaiting) {
+        if (!found.has(f.finding_key)) found.set(f.finding_key, { row: findingOf(parseJson(f.row_json)), labels: [], lastLabelTs: null });
+      }
+    }
+    return found;
+  }
+
+  /** Findings recorded without a label that still have no outcome. */
+  async countAwaiting(): Promise<number> {
+    const [row] = await queryRows<{ n: number | string }>(
+      this.db,
+      sql`SELECT count(*)::int AS n FROM ${sql.raw(FINDINGS_TABLE)} f WHERE f.agent_id = ${this.agentId}::uuid
+          AND NOT EXISTS (SELECT 1 FROM ${sql.raw(OUTCOMES_TABLE)} o WHERE o.agent_id = f.agent_id AND o.finding_key = f.finding_key)`,
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /** When each recorded finding was first seen, as epoch ms. */
+  async firstSeen(): Promise<Map<string, number>> {
+    const rows = await queryRows<{ finding_key: string; ts_ms: number }>(
+      this.db,
+      sql`SELECT finding_key, (extract(epoch from first_seen) * 1000)::float8 AS ts_ms FROM ${sql.raw(FINDINGS_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+    );
+    return new Map(rows.map((r) => [r.finding_key, Number(r.ts_ms)]));
+  }
+}
+
+function parseJson(value: Record<string, unknown> | string): Record<string, unknown> {
+  return typeof value === 'string' ? (JSON.parse(value) as Record<string, unknown>) : value;
+}

@@ -1,0 +1,202 @@
+import type { UUID } from '@elizaos/core';
+import { parseGroupId } from './model/grouping';
+import { freshness, lessonRelevance, lessonWeight, type Ranked, TopK } from './model/lesson-ranking';
+import { maxPerQuery } from '../shared/relevance-floor';
+import { triageLevelIds } from './model/triage-prior';
+import { nearest, type Neighbour, sparseQuery, unitVector } from '../shared/similarity';
+import { SimilarityColumns } from '../shared/similarity-columns';
+import type { Lesson } from './lesson-metadata';
+
+/** The fields a prompt's context can name, as the index counts them. */
+export const CONTEXT_FIELDS = ['project', 'scanner', 'model_name', 'category'] as const;
+export type ContextField = (typeof CONTEXT_FIELDS)[number];
+
+/** What `LessonIndex.rank` needs besides the message vector. */
+export interface RankQuery {
+  context: Partial<Record<ContextField, string>>;
+  nowMs: number;
+  halfLifeDays: number;
+  minConfidence: number;
+  /**
+   * Cosine a lesson must exceed to count as related on meaning alone (the calibrated relevance
+   * floor); a lesson sharing a context value with the message needs none. Default 0.
+   */
+  minSimilarity?: number;
+  /**
+   * The message is about scan findings in general (`mentionsScanTopic`): every lesson counts as
+   * related, as if it matched one more context field. Default false.
+   */
+  topical?: boolean;
+}
+
+export function lessonContextValue(lesson: Lesson, field: ContextField): string | null {
+  return field === 'category' ? lesson.metadata.finding_category : lesson.metadata[field];
+}
+
+interface IndexEntry {
+  item: UUID;
+  lesson: Lesson;
+  /** `last_seen` as epoch ms, parsed once. */
+  lastSeenMs: number;
+  /** `confidence × |avg_reward|`, computed once. */
+  weight: number;
+  /** The lesson's value of each context field, in CONTEXT_FIELDS order. */
+  context: (string | null)[];
+  /** This lesson's slot in the similarity columns. */
+  slot: number;
+  /** Unit length, Float32: half the memory of number[], and plenty of precision for a threshold. */
+  vector: Float32Array;
+}
+
+/**
+ * The in-process index of an agent's lessons: every lesson with its vector, by group. Dedupe
+ * compares a new lesson with the lessons of its own group only, because a lesson's metadata names
+ * one group and merging across groups would make its provenance lie. Kept current by LessonStore,
+ * so no database query is needed to check a lesson or to list them.
+ */
+export class LessonIndex {
+  /** Per group, lessons by id (insertion order kept, so ties resolve the same way every time). */
+  private readonly byGroup = new Map<string, Map<UUID, IndexEntry>>();
+  private readonly lessons = new Map<UUID, Lesson>();
+  private readonly columns = new SimilarityColumns();
+  /** Entries by slot, for the column scan. */
+  private readonly bySlot: IndexEntry[] = [];
+  /** Lesson ids by scanner+category triage level: the lessons a finding's parent level stands on. */
+  private readonly byScannerCategory = new Map<string, Set<UUID>>();
+  /** Per context field, how many lessons have each value: the words a message can name. */
+  private readonly contextCounts = Object.fromEntries(CONTEXT_FIELDS.map((f) => [f, new Map<string, number>()])) as Record<ContextField, Map<string, number>>;
+
+  private changes = 0;
+
+  get size(): number {
+    return this.lessons.size;
+  }
+
+  /** Grows with every lesson added or replaced: what was computed from the lessons is stale when it moved. */
+  get version(): number {
+    return this.changes;
+  }
+
+  get(id: UUID): Lesson | undefined {
+    return this.lessons.get(id);
+  }
+
+  all(): Lesson[] {
+    return [...this.lessons.values()];
+  }
+
+  private readonly putListeners: ((lesson: Lesson) => void)[] = [];
+
+  /** Calls `listener` with every lesson added or replaced from now on. */
+  onPut(listener: (lesson: Lesson) => void): void {
+    this.putListeners.push(listener);
+  }
+
+  /** Adds or replaces a lesson; without a vector, a replaced lesson keeps the one it had. */
+  put(lesson: Lesson, vector?: ArrayLike<number>): void {
+    const group = lesson.metadata.group_id;
+    const entries = this.byGroup.get(group) ?? new Map<UUID, IndexEntry>();
+    const next = vector ? unitVector(vector) : entries.get(lesson.id)?.vector;
+    if (!next) throw new Error(`lesson ${lesson.id} has no vector`);
+    const previous = this.lessons.get(lesson.id);
+    if (previous) this.count(previous, -1);
+    this.count(lesson, 1);
+    const old = entries.get(lesson.id);
+    const slot = old ? old.slot : this.columns.add(next);
+    if (old && vector) this.columns.set(slot, next);
+    const entry: IndexEntry = {
+      item: lesson.id,
+      lesson,
+      lastSeenMs: Date.parse(lesson.metadata.last_seen),
+      weight: lessonWeight(lesson.metadata.confidence, lesson.metadata.avg_reward),
+      context: CONTEXT_FIELDS.map((field) => lessonContextValue(lesson, field)),
+      slot,
+      vector: next,
+    };
+    entries.set(lesson.id, entry);
+    this.bySlot[slot] = entry;
+    this.byGroup.set(group, entries);
+    this.lessons.set(lesson.id, lesson);
+    const parent = triageLevelIds(parseGroupId(group)).scanner_category;
+    const siblings = this.byScannerCategory.get(parent) ?? new Set<UUID>();
+    siblings.add(lesson.id);
+    this.byScannerCategory.set(parent, siblings);
+    this.changes++;
+    for (const listener of this.putListeners) listener(lesson);
+  }
+
+  /**
+   * The lessons behind a triage prior for a finding of `group`: the group's own lessons, then
+   * those of other groups with the same scanner and category; each part by confidence, then id.
+   */
+  lessonsBehind(group: string, limit: number): Lesson[] {
+    const byConfidence = (a: Lesson, b: Lesson) => b.metadata.confidence - a.metadata.confidence || a.id.localeCompare(b.id);
+    const own = [...(this.byGroup.get(group)?.values() ?? [])].map((e) => e.lesson).sort(byConfidence);
+    const parent = triageLevelIds(parseGroupId(group)).scanner_category;
+    const related = [...(this.byScannerCategory.get(parent) ?? [])]
+      .map((id) => this.lessons.get(id) as Lesson)
+      .filter((l) => l.metadata.group_id !== group)
+      .sort(byConfidence);
+    return [...own, ...related].slice(0, limit);
+  }
+
+  private count(lesson: Lesson, delta: number): void {
+    for (const field of CONTEXT_FIELDS) {
+      const value = lessonContextValue(lesson, field);
+      if (!value) continue;
+      const counts = this.contextCounts[field];
+      const next = (counts.get(value) ?? 0) + delta;
+      if (next > 0) counts.set(value, next);
+      else counts.delete(value);
+    }
+  }
+
+  /** The values of a context field that some lesson has. */
+  knownValues(field: ContextField): Iterable<string> {
+    return this.contextCounts[field].keys();
+  }
+
+  /**
+   * The `limit` best lessons for a message by `lessonScore`: cosine similarity to `vector` from the
+   * similarity columns, matches with the context the message names, and the parts of the score
+   * that do not depend on the message computed when the lesson was indexed. Lessons below
+   * `minConfidence`, and those neither similar beyond `minSimilarity` (and 0) nor matching any
+   * context (a `topical` message counts as one match with every lesson), are left out.
+   */
+  rank(vector: ArrayLike<number>, query: RankQuery, limit: number): Lesson[] {
+    return this.rankScored(vector, query, limit).map((r) => r.item);
+  }
+
+  /** `rank` with each lesson's score. */
+  rankScored(vector: ArrayLike<number>, query: RankQuery, limit: number): Ranked<Lesson>[] {
+    const cosines = this.columns.cosines(sparseQuery(unitVector(vector)));
+    const named = CONTEXT_FIELDS.map((field) => query.context[field] ?? null);
+    const floor = Math.max(0, query.minSimilarity ?? 0);
+    const topicalMatch = query.topical ? 1 : 0;
+    const top = new TopK<Lesson>(limit);
+    for (let slot = 0; slot < this.bySlot.length; slot++) {
+      const e = this.bySlot[slot] as IndexEntry;
+      if (e.lesson.metadata.confidence < query.minConfidence) continue;
+      let contextMatches = 0;
+      for (let f = 0; f < named.length; f++) if (named[f] !== null && e.context[f] === named[f]) contextMatches++;
+      contextMatches += topicalMatch;
+      const similarity = cosines[slot] as number;
+      if (similarity <= floor && contextMatches === 0) continue;
+      // Freshness is at most 1: a lesson that cannot reach the current floor is skipped before pow.
+      const bound = lessonRelevance(similarity, contextMatches) * e.weight;
+      if (bound < top.floor()) continue;
+      top.offer(e.item, e.lesson, bound * freshness(query.nowMs - e.lastSeenMs, query.halfLifeDays));
+    }
+    return top.result();
+  }
+
+  /** For each vector, its highest cosine with any lesson (−∞ when there are none): what the relevance floor is calibrated on. */
+  maxCosines(vectors: readonly ArrayLike<number>[]): number[] {
+    return maxPerQuery(vectors, (v) => this.columns.cosines(sparseQuery(unitVector(v))));
+  }
+
+  /** The most similar lesson of `group`, or null when the group has none. */
+  nearestInGroup(group: string, vector: ArrayLike<number>): Neighbour<UUID> | null {
+    return nearest(unitVector(vector), this.byGroup.get(group)?.values() ?? []);
+  }
+}

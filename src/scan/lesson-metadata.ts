@@ -1,0 +1,124 @@
+import type { UUID } from '@elizaos/core';
+import { z } from 'zod';
+import { dominantValue } from './model/grouping';
+import { LESSON_CATEGORIES } from './model/lesson';
+import { type TextPart, textPartSchema } from './model/lesson-figures';
+import { OUTCOME_LABELS } from './model/outcome';
+
+export const LESSON_MEMORY_TYPE = 'scan-model-lesson';
+export const LESSON_CREATED_FROM = 'scan_finding_outcomes';
+/** The memory table lessons live in: MemoryType.CUSTOM, as seed 001 §5 asks. */
+export const LESSONS_TABLE = 'custom';
+/** Outcome ids kept in a lesson's metadata (newest first); the evidence table keeps them all. */
+export const MAX_EVIDENCE_IDS_IN_METADATA = 200;
+
+const labelCountsSchema = z.object(Object.fromEntries(OUTCOME_LABELS.map((l) => [l, z.number().int().nonnegative()])) as Record<(typeof OUTCOME_LABELS)[number], z.ZodNumber>);
+
+/**
+ * The metadata of a `scan-model-lesson` memory: every field of seed 001 §5 (always present;
+ * `prompt_version`/`strategy_version` are null when the outcomes named none) plus provenance.
+ * `category` is the lesson's category; the group's finding category is `finding_category`.
+ */
+export const lessonMetadataSchema = z.object({
+  type: z.literal(LESSON_MEMORY_TYPE),
+  category: z.enum(LESSON_CATEGORIES),
+  confidence: z.number().min(0).max(1),
+  avg_reward: z.number().min(-1).max(1),
+  sample_size: z.number().int().positive(),
+  project: z.string(),
+  scanner: z.string(),
+  model_provider: z.string(),
+  model_name: z.string(),
+  prompt_version: z.string().nullable(),
+  strategy_version: z.string().nullable(),
+  window_start: z.string(),
+  window_end: z.string(),
+  created_from: z.literal(LESSON_CREATED_FROM),
+  // provenance and bookkeeping
+  finding_category: z.string().nullable(),
+  group_id: z.string(),
+  outcome_ids: z.array(z.string().uuid()),
+  evidence_count: z.number().int().positive(),
+  label_counts: labelCountsSchema,
+  false_positive_rate: z.number().min(0).max(1),
+  origin: z.enum(['model', 'statistics']),
+  stated_confidence: z.number().min(0).max(1),
+  reinforcements: z.number().int().nonnegative(),
+  first_learned_at: z.string(),
+  last_seen: z.string(),
+  embedding_source: z.enum(['model', 'lexical']),
+  /**
+   * A model-written lesson's text as the model's words and the figures in them bound to the
+   * statistics they came from (`bindTextFigures`): reinforcement re-renders the figures from the
+   * whole evidence. Absent for statistics-written lessons (re-rendered by `renderStatisticalLesson`)
+   * and for model lessons stored before figures were bound (bound at their next reinforcement).
+   */
+  text_parts: z.array(textPartSchema).optional(),
+});
+
+export type LessonMetadata = z.output<typeof lessonMetadataSchema>;
+
+/** A stored lesson as the plugin sees it. */
+export interface Lesson {
+  id: UUID;
+  text: string;
+  metadata: LessonMetadata;
+  createdAt: number;
+}
+
+export interface LessonFacts {
+  category: (typeof LESSON_CATEGORIES)[number];
+  origin: 'model' | 'statistics';
+  statedConfidence: number;
+  confidence: number;
+  groupId: string;
+  key: { project: string; scanner: string; model_provider: string; model_name: string; category: string | null };
+  /** Every outcome behind the lesson, oldest first. */
+  evidence: readonly { id: UUID; promptVersion?: string; strategyVersion?: string }[];
+  stats: { n: number; avgReward: number; labelCounts: z.output<typeof labelCountsSchema>; falsePositiveRate: number };
+  windowStartMs: number;
+  windowEndMs: number;
+  asOfMs: number;
+  embeddingSource: 'model' | 'lexical';
+  /** A model lesson's words and bound figures (see `text_parts`). */
+  textParts?: TextPart[];
+  previous?: LessonMetadata;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Builds the full metadata of a lesson from its facts; a reinforcement keeps the first-learned time and widens the window. */
+export function lessonMetadataFor(f: LessonFacts): LessonMetadata {
+  const newestFirst = [...f.evidence].reverse();
+  const windowStart = f.previous ? Math.min(Date.parse(f.previous.window_start), f.windowStartMs) : f.windowStartMs;
+  const windowEnd = f.previous ? Math.max(Date.parse(f.previous.window_end), f.windowEndMs) : f.windowEndMs;
+  return {
+    type: LESSON_MEMORY_TYPE,
+    category: f.category,
+    confidence: f.confidence,
+    avg_reward: f.stats.avgReward,
+    sample_size: f.stats.n,
+    project: f.key.project,
+    scanner: f.key.scanner,
+    model_provider: f.key.model_provider,
+    model_name: f.key.model_name,
+    prompt_version: dominantValue(f.evidence.map((o) => o.promptVersion)),
+    strategy_version: dominantValue(f.evidence.map((o) => o.strategyVersion)),
+    window_start: iso(windowStart),
+    window_end: iso(windowEnd),
+    created_from: LESSON_CREATED_FROM,
+    finding_category: f.key.category,
+    group_id: f.groupId,
+    outcome_ids: newestFirst.slice(0, MAX_EVIDENCE_IDS_IN_METADATA).map((o) => o.id),
+    evidence_count: f.evidence.length,
+    label_counts: { ...f.stats.labelCounts },
+    false_positive_rate: f.stats.falsePositiveRate,
+    origin: f.origin,
+    stated_confidence: f.statedConfidence,
+    reinforcements: f.previous ? f.previous.reinforcements + 1 : 0,
+    first_learned_at: f.previous?.first_learned_at ?? iso(f.asOfMs),
+    last_seen: iso(f.asOfMs),
+    embedding_source: f.embeddingSource,
+    ...(f.textParts ? { text_parts: f.textParts } : {}),
+  };
+}

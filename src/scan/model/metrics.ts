@@ -1,0 +1,210 @@
+import { DAY_MS } from './grouping';
+import { difference, type ModelDelta, modelDeltas, ratio, sliceRecord } from './metric-slices';
+import { compareOutcomes, compareText, type FindingSummary, type MetricOutcome, summarizeFindings } from './findings';
+
+export type { ModelDelta } from './metric-slices';
+export type { FindingSummary, MetricOutcome } from './findings';
+
+/** Windows, in days, over which `drift` compares the newest outcomes with the ones before. */
+export const DRIFT_DAYS = [7, 28] as const;
+
+export interface MetricOptions {
+  asOfMs: number;
+  /** How many of the most confident findings `precision_at_k` looks at; a positive integer. */
+  k: number;
+}
+
+/**
+ * Outcome-level change over `days`: recent = outcomes with ts in (asOf − days, asOf], previous =
+ * (asOf − 2·days, asOf − days]. false_positive_rate = rejected_fp outcomes / outcomes in the
+ * window, avg_reward = mean outcome reward; null for an empty window; delta = recent − previous,
+ * null when either is null.
+ */
+export interface Drift {
+  days: number;
+  recent_outcomes: number;
+  previous_outcomes: number;
+  false_positive_rate_recent: number | null;
+  false_positive_rate_previous: number | null;
+  false_positive_rate_delta: number | null;
+  avg_reward_recent: number | null;
+  avg_reward_previous: number | null;
+  avg_reward_delta: number | null;
+}
+
+/** Quality of one slice of findings; each figure is defined in `computeMetricSet`. */
+export interface MetricSet {
+  findings: number;
+  outcomes: number;
+  precision_at_k: number | null;
+  precision_k: number;
+  false_positive_rate: number | null;
+  accepted_to_fixed: number | null;
+  reopened_rate: number | null;
+  median_time_to_fix_hours: number | null;
+  calibration_error: number | null;
+  avg_reward: number | null;
+  drift: { d7: Drift; d28: Drift };
+}
+
+export interface ScanMetricsReport {
+  as_of: string;
+  k: number;
+  overall: MetricSet;
+  by_project: Record<string, MetricSet>;
+  by_scanner: Record<string, MetricSet>;
+  by_model: Record<string, MetricSet>;
+  /** Per-model deltas: for each (project, scanner) with two or more models, each model against that pair's pooled figures. */
+  model_deltas: ModelDelta[];
+}
+
+/**
+ * Expected calibration error of predicted probabilities `p` in [0,1] against outcomes `y`:
+ * `bins` equal-width bins on [0,1] (p = 1 goes in the last bin), then
+ * ECE = Σ over non-empty bins (n_b / N)·|mean p_b − mean y_b| = Σ_b |Σp_b − Σy_b| / N.
+ * In [0,1]; 0 for perfect calibration; null for no pairs. Throws on p outside [0,1].
+ */
+export function expectedCalibrationError(pairs: readonly { p: number; y: 0 | 1 }[], bins = 10): number | null {
+  if (!Number.isInteger(bins) || bins < 1) throw new RangeError(`bins must be a positive integer, got ${bins}`);
+  if (pairs.length === 0) return null;
+  const gap = new Array<number>(bins).fill(0);
+  for (const { p, y } of pairs) {
+    if (!(p >= 0 && p <= 1)) throw new RangeError(`p must be in [0,1], got ${p}`);
+    const bin = Math.min(Math.floor(p * bins), bins - 1);
+    gap[bin] = (gap[bin] as number) + p - y;
+  }
+  let total = 0;
+  for (const g of gap) total += Math.abs(g);
+  return Math.min(1, total / pairs.length);
+}
+
+/** Median: the middle value, or the mean of the two middle values for an even count; null for none. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const upper = sorted[mid] as number;
+  return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] as number) + upper) / 2;
+}
+
+/** Drift of `outcomes` over `days` ending at `asOfMs`; see `Drift`. */
+export function driftOver(outcomes: readonly MetricOutcome[], asOfMs: number, days: number): Drift {
+  const spanMs = days * DAY_MS;
+  const recent = { n: 0, rejected: 0, rewardSum: 0 };
+  const previous = { n: 0, rejected: 0, rewardSum: 0 };
+  for (const o of outcomes) {
+    const window = o.tsMs > asOfMs ? null : o.tsMs > asOfMs - spanMs ? recent : o.tsMs > asOfMs - 2 * spanMs ? previous : null;
+    if (!window) continue;
+    window.n++;
+    if (o.label === 'rejected_fp') window.rejected++;
+    window.rewardSum += o.reward;
+  }
+  const fpRecent = ratio(recent.rejected, recent.n);
+  const fpPrevious = ratio(previous.rejected, previous.n);
+  const rewardRecent = ratio(recent.rewardSum, recent.n);
+  const rewardPrevious = ratio(previous.rewardSum, previous.n);
+  return {
+    days,
+    recent_outcomes: recent.n,
+    previous_outcomes: previous.n,
+    false_positive_rate_recent: fpRecent,
+    false_positive_rate_previous: fpPrevious,
+    false_positive_rate_delta: difference(fpRecent, fpPrevious),
+    avg_reward_recent: rewardRecent,
+    avg_reward_previous: rewardPrevious,
+    avg_reward_delta: difference(rewardRecent, rewardPrevious),
+  };
+}
+
+/**
+ * The metrics of one slice. A finding is confirmed when its final label is fixed, accepted or
+ * reopened (ignored: unconfirmed, rejected_fp: refuted).
+ * - precision_at_k: of findings with a confidence, sorted by confidence desc then findingKey asc,
+ *   the top precision_k = min(k, available): confirmed / precision_k; null when precision_k = 0.
+ * - false_positive_rate: findings whose final label is rejected_fp / findings.
+ * - accepted_to_fixed: of findings with an accepted outcome, the fraction with a fixed outcome
+ *   at or after the first accepted one.
+ * - reopened_rate: of findings with a fixed outcome, the fraction with a reopened outcome.
+ * - median_time_to_fix_hours: median of (first fixed − first seen) over fixed findings, zero
+ *   durations excluded (see `summarizeFindings`).
+ * - calibration_error: `expectedCalibrationError` of (confidence, confirmed ? 1 : 0) per finding.
+ * - avg_reward: mean reward over outcomes. drift: `driftOver` for 7 and 28 days.
+ * Any figure with an empty denominator is null.
+ */
+export function computeMetricSet(
+  findings: readonly FindingSummary[],
+  outcomes: readonly MetricOutcome[],
+  options: MetricOptions,
+): MetricSet {
+  let rejected = 0;
+  let accepted = 0;
+  let acceptedThenFixed = 0;
+  let fixed = 0;
+  let fixedThenReopened = 0;
+  const hoursToFix: number[] = [];
+  const confident: { findingKey: string; p: number; y: 0 | 1 }[] = [];
+  for (const f of findings) {
+    if (f.finalLabel === 'rejected_fp') rejected++;
+    if (f.hasAccepted) {
+      accepted++;
+      if (f.fixedAfterAccepted) acceptedThenFixed++;
+    }
+    if (f.hasFixed) {
+      fixed++;
+      if (f.hasReopened) fixedThenReopened++;
+    }
+    if (f.hoursToFix !== null) hoursToFix.push(f.hoursToFix);
+    if (f.confidence !== undefined) confident.push({ findingKey: f.findingKey, p: f.confidence, y: f.confirmed ? 1 : 0 });
+  }
+  confident.sort((a, b) => b.p - a.p || compareText(a.findingKey, b.findingKey));
+  const top = confident.slice(0, Math.max(0, Math.min(options.k, confident.length)));
+  let rewardSum = 0;
+  for (const o of outcomes) rewardSum += o.reward;
+  return {
+    findings: findings.length,
+    outcomes: outcomes.length,
+    precision_at_k: ratio(top.reduce((sum, c) => sum + c.y, 0), top.length),
+    precision_k: top.length,
+    false_positive_rate: ratio(rejected, findings.length),
+    accepted_to_fixed: ratio(acceptedThenFixed, accepted),
+    reopened_rate: ratio(fixedThenReopened, fixed),
+    median_time_to_fix_hours: median(hoursToFix),
+    calibration_error: expectedCalibrationError(confident),
+    avg_reward: ratio(rewardSum, outcomes.length),
+    drift: { d7: driftOver(outcomes, options.asOfMs, DRIFT_DAYS[0]), d28: driftOver(outcomes, options.asOfMs, DRIFT_DAYS[1]) },
+  };
+}
+
+/**
+ * Quality metrics of scan findings from their labelled outcomes, overall and per project,
+ * scanner and model, plus per-model deltas within each (project, scanner) pair. A finding = all
+ * outcomes with one findingKey; its final label, slice and confidence are those of its latest
+ * outcome (`compareOutcomes`; confidence from the latest outcome that has one). Findings go to
+ * the slice of their latest outcome; outcome-level figures (outcomes, avg_reward, drift) use
+ * each outcome's own slice. `firstSeenMs`: when a finding was first seen, where known. Outcomes
+ * are first sorted into a canonical order (findingKey, then `compareOutcomes`) so that float sums
+ * do not depend on input order; with map keys and rows sorted too, the JSON is the same for any
+ * input order. O(n log n).
+ * Throws RangeError when k is not a positive integer or asOfMs is not a valid time.
+ */
+export function computeScanMetrics(
+  outcomes: readonly MetricOutcome[],
+  firstSeenMs: ReadonlyMap<string, number>,
+  options: MetricOptions,
+): ScanMetricsReport {
+  if (!Number.isInteger(options.k) || options.k < 1) throw new RangeError(`k must be a positive integer, got ${options.k}`);
+  const asOf = new Date(options.asOfMs);
+  if (Number.isNaN(asOf.getTime())) throw new RangeError(`asOfMs must be a valid time, got ${options.asOfMs}`);
+  const ordered = [...outcomes].sort((a, b) => compareText(a.findingKey, b.findingKey) || compareOutcomes(a, b));
+  const findings = summarizeFindings(ordered, firstSeenMs);
+  const compute = (f: readonly FindingSummary[], o: readonly MetricOutcome[]) => computeMetricSet(f, o, options);
+  return {
+    as_of: asOf.toISOString(),
+    k: options.k,
+    overall: compute(findings, ordered),
+    by_project: sliceRecord(findings, ordered, (x) => x.project, compute),
+    by_scanner: sliceRecord(findings, ordered, (x) => x.scanner, compute),
+    by_model: sliceRecord(findings, ordered, (x) => x.model, compute),
+    model_deltas: modelDeltas(findings, ordered),
+  };
+}

@@ -1,0 +1,276 @@
+import type { UUID } from '@elizaos/core';
+import { sql } from 'drizzle-orm';
+import { groupId, groupKeyOf } from './model/grouping';
+import { stableId } from '../shared/ids';
+import type { OutcomeRow } from './model/outcome';
+import { weightedReward } from './model/reward';
+import type { MetricOutcome } from './model/metrics';
+import { chunks, type Db, ensureSchema, queryRows, writeIsolatingRefusals } from '../shared/sql';
+
+export const OUTCOMES_TABLE = 'self_improve_outcomes';
+export const EVIDENCE_TABLE = 'self_improve_lesson_evidence';
+/** Which outcomes have been learned from: a narrow table, so marking 100k outcomes never rewrites the wide outcome rows. */
+export const LEARNED_TABLE = 'self_improve_outcome_learned';
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS ${OUTCOMES_TABLE} (
+    id uuid PRIMARY KEY,
+    seq bigserial NOT NULL,
+    agent_id uuid NOT NULL,
+    finding_key text NOT NULL,
+    label text NOT NULL,
+    ts timestamptz NOT NULL,
+    group_id text NOT NULL,
+    reward double precision NOT NULL,
+    row_json jsonb NOT NULL,
+    ingested_at timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (agent_id, finding_key, label)
+  )`,
+  `CREATE INDEX IF NOT EXISTS ${OUTCOMES_TABLE}_group_idx ON ${OUTCOMES_TABLE} (agent_id, group_id, ts)`,
+  `CREATE TABLE IF NOT EXISTS ${LEARNED_TABLE} (
+    outcome_id uuid PRIMARY KEY,
+    agent_id uuid NOT NULL,
+    learned_at timestamptz NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS ${EVIDENCE_TABLE} (
+    lesson_id uuid NOT NULL,
+    outcome_id uuid NOT NULL,
+    agent_id uuid NOT NULL,
+    PRIMARY KEY (lesson_id, outcome_id)
+  )`,
+];
+
+/** Rows per INSERT statement (15 parameters each stays far below PostgreSQL's 65,535). */
+const INSERT_BATCH = 1_000;
+
+/** An outcome as stored: the validated row plus what the plugin derived from it. */
+export interface StoredOutcome {
+  id: UUID;
+  row: OutcomeRow;
+  groupId: string;
+  reward: number;
+  tsMs: number;
+}
+
+/** What `insert` did: the ids that were new, and the outcomes the database refused (position in the input, its reason). */
+export interface OutcomeInsert {
+  inserted: Set<UUID>;
+  refused: { position: number; reason: string }[];
+}
+
+/** The id of an outcome: one per (agent, finding, label), so re-ingesting finds the same row. */
+export function outcomeId(agentId: UUID, row: Pick<OutcomeRow, 'finding_key' | 'label'>): UUID {
+  return stableId('outcome', agentId, row.finding_key, row.label);
+}
+
+export function toStoredOutcome(agentId: UUID, row: OutcomeRow): StoredOutcome {
+  return {
+    id: outcomeId(agentId, row),
+    row,
+    groupId: groupId(groupKeyOf(row)),
+    reward: weightedReward(row.label, row.confidence),
+    tsMs: Date.parse(row.ts),
+  };
+}
+
+/** Durable outcomes of one agent, in the runtime's database. */
+export class OutcomeStore {
+  constructor(
+    private readonly db: Db,
+    readonly agentId: UUID,
+  ) {}
+
+  async ensureSchema(): Promise<void> {
+    await ensureSchema(this.db, SCHEMA);
+  }
+
+  /**
+   * Inserts outcomes in one transaction. Rows whose (finding_key, label) is already stored are
+   * skipped. A row the database refuses (its content) is left out alone, with the database's
+   * reason, by its position in `outcomes` (`writeIsolatingRefusals`); the others are stored.
+   * Returns the ids that were new and the refusals. Throws (`DatabaseFailure`, nothing written)
+   * when the database refuses every row of a statement, alone as well as together. `within` runs
+   * last inside the same transaction with the new ids (e.g. to append their ledger entries), so
+   * what it writes commits together with the outcomes.
+   */
+  async insert(outcomes: readonly StoredOutcome[], within?: (tx: Db, inserted: ReadonlySet<UUID>) => Promise<void>): Promise<OutcomeInsert> {
+    const result: OutcomeInsert = { inserted: new Set<UUID>(), refused: [] };
+    if (outcomes.length === 0) return result;
+    await this.db.transaction(async (tx) => {
+      for (const [n, batch] of chunks(outcomes, INSERT_BATCH).entries()) {
+        const { written, refused } = await writeIsolatingRefusals(tx, batch, (db, part) => this.insertRows(db, part));
+        for (const id of written) result.inserted.add(id);
+        for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
+      }
+      if (within && result.inserted.size > 0) await within(tx, result.inserted);
+    });
+    return result;
+  }
+
+  /** One INSERT of `part`; returns the ids that were new. */
+  private async insertRows(db: Db, part: readonly StoredOutcome[]): Promise<UUID[]> {
+    const values = sql.join(
+      part.map(
+        (o) =>
+          sql`(${o.id}::uuid, ${this.agentId}::uuid, ${o.row.finding_key}, ${o.row.label}, ${o.row.ts}::timestamptz, ${o.groupId}, ${o.reward}, ${JSON.stringify(o.row)}::jsonb)`,
+      ),
+      sql`, `,
+    );
+    const rows = await queryRows<{ id: UUID }>(
+      db,
+      sql`INSERT INTO ${sql.raw(OUTCOMES_TABLE)} (id, agent_id, finding_key, label, ts, group_id, reward, row_json)
+          VALUES ${values} ON CONFLICT DO NOTHING RETURNING id`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async countPending(): Promise<number> {
+    const [row] = await queryRows<{ n: number | string }>(
+      this.db,
+      sql`SELECT count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} o WHERE o.agent_id = ${this.agentId}::uuid AND ${NOT_LEARNED}`,
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async count(): Promise<number> {
+    const [row] = await queryRows<{ n: number | string }>(
+      this.db,
+      sql`SELECT count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /** Outcome counts per group and label: what the triage prior is built from at start-up. */
+  async labelCountsByGroup(): Promise<{ groupId: string; label: OutcomeRow['label']; n: number }[]> {
+    const rows = await queryRows<{ group_id: string; label: OutcomeRow['label']; n: number | string }>(
+      this.db,
+      sql`SELECT group_id, label, count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid GROUP BY group_id, label ORDER BY group_id, label`,
+    );
+    return rows.map((r) => ({ groupId: r.group_id, label: r.label, n: Number(r.n) }));
+  }
+
+  /** Every outcome with the fields the metrics use, oldest first. */
+  async forMetrics(): Promise<MetricOutcome[]> {
+    const rows = await queryRows<{ finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null }>(
+      this.db,
+      sql`SELECT finding_key, label, (extract(epoch from ts) * 1000)::float8 AS ts_ms, reward,
+            row_json->>'project' AS project, row_json->>'scanner' AS scanner,
+            (row_json->>'model_provider') || '/' || (row_json->>'model_name') AS model, row_json->>'confidence' AS confidence
+          FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid ORDER BY ts, seq`,
+    );
+    return rows.map((r) => ({
+      findingKey: r.finding_key,
+      label: r.label,
+      tsMs: Number(r.ts_ms),
+      reward: Number(r.reward),
+      project: r.project,
+      scanner: r.scanner,
+      model: r.model,
+      ...(r.confidence === null ? {} : { confidence: Number(r.confidence) }),
+    }));
+  }
+
+  /**
+   * Outcomes not yet learned from whose time is at or before `asOfMs` (ids, groups, times), and
+   * the snapshot `maxSeq`: later steps of the pass only touch outcomes up to it, so a row ingested
+   * while the pass runs is neither counted as evidence nor marked learned by it.
+   */
+  async pending(asOfMs: number): Promise<{ maxSeq: number; outcomes: { id: UUID; groupId: string; tsMs: number }[] }> {
+    const rows = await queryRows<{ id: UUID; group_id: string; ts_ms: number; seq: number | string }>(
+      this.db,
+      sql`SELECT o.id, o.group_id, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms, o.seq FROM ${sql.raw(OUTCOMES_TABLE)} o
+          WHERE o.agent_id = ${this.agentId}::uuid AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz AND ${NOT_LEARNED}
+          ORDER BY o.group_id, o.ts DESC, o.id`,
+    );
+    let maxSeq = 0;
+    for (const r of rows) maxSeq = Math.max(maxSeq, Number(r.seq));
+    return { maxSeq, outcomes: rows.map((r) => ({ id: r.id, groupId: r.group_id, tsMs: Number(r.ts_ms) })) };
+  }
+
+  /** Every outcome of a group with `startMs < ts <= endMs` and `seq <= maxSeq`, oldest first: the fields learning uses. */
+  async inGroup(group: string, startMs: number, endMs: number, maxSeq: number): Promise<WindowOutcome[]> {
+    const rows = await queryRows<EvidenceDbRow & { finding_key: string; summary: string | null }>(
+      this.db,
+      sql`SELECT ${EVIDENCE_COLUMNS}, o.finding_key, o.row_json->>'summary' AS summary FROM ${sql.raw(OUTCOMES_TABLE)} o
+          WHERE ${inWindow(this.agentId, group, startMs, endMs, maxSeq)} ORDER BY o.ts, o.id`,
+    );
+    return rows.map((r) => ({ ...fromEvidenceRow(r), findingKey: r.finding_key, summary: r.summary ?? undefined }));
+  }
+
+  /** Marks every not-yet-learned outcome of a group with `ts <= asOfMs` and `seq <= maxSeq` as learned. */
+  async markGroupLearned(group: string, asOfMs: number, maxSeq: number): Promise<void> {
+    const asOf = new Date(asOfMs).toISOString();
+    await this.db.execute(
+      sql`INSERT INTO ${sql.raw(LEARNED_TABLE)} (outcome_id, agent_id, learned_at)
+          SELECT o.id, o.agent_id, ${asOf}::timestamptz FROM ${sql.raw(OUTCOMES_TABLE)} o
+          WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id = ${group} AND o.ts <= ${asOf}::timestamptz AND o.seq <= ${maxSeq} AND ${NOT_LEARNED}
+          ON CONFLICT DO NOTHING`,
+    );
+  }
+
+  /** Links a window's outcomes to a lesson, server-side and idempotently. */
+  async linkEvidence(lessonId: UUID, group: string, startMs: number, endMs: number, maxSeq: number): Promise<void> {
+    await this.db.execute(
+      sql`INSERT INTO ${sql.raw(EVIDENCE_TABLE)} (lesson_id, outcome_id, agent_id)
+          SELECT ${lessonId}::uuid, o.id, o.agent_id FROM ${sql.raw(OUTCOMES_TABLE)} o WHERE ${inWindow(this.agentId, group, startMs, endMs, maxSeq)}
+          ON CONFLICT DO NOTHING`,
+    );
+  }
+
+  /** A lesson's whole evidence, oldest first: only the fields statistics and metadata need. */
+  async evidence(lessonId: UUID): Promise<EvidenceOutcome[]> {
+    const rows = await queryRows<EvidenceDbRow>(
+      this.db,
+      sql`SELECT ${EVIDENCE_COLUMNS} FROM ${sql.raw(EVIDENCE_TABLE)} e JOIN ${sql.raw(OUTCOMES_TABLE)} o ON o.id = e.outcome_id
+          WHERE e.lesson_id = ${lessonId}::uuid AND e.agent_id = ${this.agentId}::uuid ORDER BY o.ts, o.id`,
+    );
+    return rows.map(fromEvidenceRow);
+  }
+}
+
+/** The evidence view of an outcome. */
+export interface EvidenceOutcome {
+  id: UUID;
+  label: OutcomeRow['label'];
+  reward: number;
+  tsMs: number;
+  promptVersion?: string;
+  strategyVersion?: string;
+}
+
+/** An outcome as one learning window sees it: evidence fields plus what the prompt shows. */
+export interface WindowOutcome extends EvidenceOutcome {
+  findingKey: string;
+  summary?: string;
+}
+
+interface EvidenceDbRow {
+  id: UUID;
+  label: OutcomeRow['label'];
+  reward: number;
+  ts_ms: number;
+  prompt_version: string | null;
+  strategy_version: string | null;
+}
+
+const EVIDENCE_COLUMNS = sql.raw(
+  `o.id, o.label, o.reward, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms, o.row_json->>'prompt_version' AS prompt_version, o.row_json->>'strategy_version' AS strategy_version`,
+);
+
+function fromEvidenceRow(r: EvidenceDbRow): EvidenceOutcome {
+  return {
+    id: r.id,
+    label: r.label,
+    reward: Number(r.reward),
+    tsMs: Number(r.ts_ms),
+    promptVersion: r.prompt_version ?? undefined,
+    strategyVersion: r.strategy_version ?? undefined,
+  };
+}
+
+const NOT_LEARNED = sql.raw(`NOT EXISTS (SELECT 1 FROM ${LEARNED_TABLE} l WHERE l.outcome_id = o.id)`);
+
+function inWindow(agentId: UUID, group: string, startMs: number, endMs: number, maxSeq: number) {
+  return sql`o.agent_id = ${agentId}::uuid AND o.group_id = ${group} AND o.seq <= ${maxSeq}
+    AND o.ts > ${new Date(startMs).toISOString()}::timestamptz AND o.ts <= ${new Date(endMs).toISOString()}::timestamptz`;
+}

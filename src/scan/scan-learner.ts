@@ -1,0 +1,256 @@
+import { type IAgentRuntime, ModelType, type UUID } from '@elizaos/core';
+import type { SelfImproveConfig } from '../shared/config';
+import { coveringWindowEnds, DAY_MS, type GroupKey, parseGroupId } from './model/grouping';
+import { stableId } from '../shared/ids';
+import { draftStatisticalLessons, type LessonDraft, type LessonSpan, lessonConfidence, renderStatisticalLesson } from './model/lesson';
+import { bindTextFigures, renderTextParts, type TextPart } from './model/lesson-figures';
+import { buildLessonPrompt, parseLessonOutput, sampleFindings } from './model/lesson-prompt';
+import { type GroupStats, summarizeOutcomes } from '../shared/stats';
+import { type Lesson, type LessonFacts, type LessonMetadata, lessonMetadataFor } from './lesson-metadata';
+import type { LessonStore } from './lesson-store';
+import type { EvidenceOutcome, OutcomeStore, WindowOutcome } from './outcome-store';
+
+/** What one learning pass did. Field names are snake_case because they are printed as JSON. */
+export interface LearnReport {
+  as_of: string;
+  pending_outcomes: number;
+  groups: number;
+  windows: number;
+  lessons_created: number;
+  lessons_reinforced: number;
+  skipped_low_sample: number;
+  skipped_low_confidence: number;
+  malformed_model_outputs: number;
+  model_errors: number;
+  /** Groups whose learning failed in this pass (logged); their outcomes stay pending for the next pass. */
+  failed_groups: string[];
+  lesson_ids: UUID[];
+}
+
+export type LearnProgress = (groupsDone: number, groupsTotal: number) => void;
+
+const LOG_SRC = 'plugin:self-improve:learner';
+
+function emptyReport(asOfMs: number): LearnReport {
+  return {
+    as_of: new Date(asOfMs).toISOString(),
+    pending_outcomes: 0,
+    groups: 0,
+    windows: 0,
+    lessons_created: 0,
+    lessons_reinforced: 0,
+    skipped_low_sample: 0,
+    skipped_low_confidence: 0,
+    malformed_model_outputs: 0,
+    model_errors: 0,
+    failed_groups: [],
+    lesson_ids: [],
+  };
+}
+
+const scored = (outcomes: readonly EvidenceOutcome[]) => outcomes.map((o) => ({ label: o.label, reward: o.reward, tsMs: o.tsMs }));
+
+/**
+ * One learning pass over the outcomes not yet learned from (seed 001 §7): per group and window,
+ * statistics in code, lessons from the model or from the statistics, the confidence and sample
+ * guardrails, then dedupe against the group's lessons: reinforce a near duplicate, insert the rest.
+ * A group's pending outcomes are marked learned only after its lessons are stored; re-running a
+ * group (after a crash) only re-links the same evidence, so each outcome counts once and a lesson
+ * is reinforced only when its evidence grew. A group that
+ * fails (whatever the cause) is logged with its id and named in `failed_groups`; the pass goes on.
+ */
+export class ScanLearner {
+  constructor(
+    private readonly runtime: IAgentRuntime,
+    private readonly config: SelfImproveConfig,
+    private readonly outcomes: OutcomeStore,
+    private readonly lessons: LessonStore,
+  ) {}
+
+  async learnPending(asOfMs: number, onProgress?: LearnProgress): Promise<LearnReport> {
+    const report = emptyReport(asOfMs);
+    const { maxSeq, outcomes: pending } = await this.outcomes.pending(asOfMs);
+    report.pending_outcomes = pending.length;
+    const byGroup = new Map<string, { id: UUID; tsMs: number }[]>();
+    for (const p of pending) {
+      const list = byGroup.get(p.groupId) ?? [];
+      list.push(p);
+      byGroup.set(p.groupId, list);
+    }
+    const groups = [...byGroup.keys()].sort();
+    report.groups = groups.length;
+    const windowMs = this.config.SELF_IMPROVE_WINDOW_DAYS * DAY_MS;
+    let done = 0;
+    for (const group of groups) {
+      try {
+        await this.learnGroup(group, byGroup.get(group) ?? [], { asOfMs, maxSeq, windowMs }, report);
+      } catch (error) {
+        report.failed_groups.push(group);
+        this.runtime.logger.warn(
+          { src: LOG_SRC, agentId: this.runtime.agentId, group, error: error instanceof Error ? error.message : String(error) },
+          'learning failed for one group; its outcomes stay pending and the pass goes on with the other groups',
+        );
+      }
+      onProgress?.(++done, groups.length);
+    }
+    return report;
+  }
+
+  /**
+   * Learns one group's windows, then marks its pending outcomes learned. Throws on any failure
+   * before the mark, so a failed group's outcomes stay pending (a retry re-links the same evidence).
+   */
+  private async learnGroup(group: string, pending: readonly { tsMs: number }[], pass: { asOfMs: number; maxSeq: number; windowMs: number }, report: LearnReport): Promise<void> {
+    const { asOfMs, maxSeq, windowMs } = pass;
+    const ends = coveringWindowEnds(pending.map((p) => p.tsMs), windowMs).reverse();
+    const first = ends[0] as number;
+    const rows = await this.outcomes.inGroup(group, first - windowMs, ends[ends.length - 1] as number, maxSeq);
+    for (const end of ends) {
+      const windowRows = rows.filter((r) => r.tsMs > end - windowMs && r.tsMs <= end);
+      report.windows++;
+      await this.learnWindow({ key: parseGroupId(group), group, rows: windowRows, startMs: end - windowMs, endMs: end, asOfMs, maxSeq }, report);
+    }
+    await this.outcomes.markGroupLearned(group, asOfMs, maxSeq);
+  }
+
+  private async learnWindow(w: LearningWindow, report: LearnReport): Promise<void> {
+    if (w.rows.length < this.config.SELF_IMPROVE_MIN_SAMPLE) {
+      report.skipped_low_sample++;
+      return;
+    }
+    const stats = summarizeOutcomes(scored(w.rows));
+    for (const draft of await this.draft(w.key, stats, w.rows, { startMs: w.startMs, endMs: w.endMs }, report)) {
+      if (lessonConfidence(draft, stats) < this.config.SELF_IMPROVE_MIN_CONFIDENCE) {
+        report.skipped_low_confidence++;
+        continue;
+      }
+      const id = await this.store(draft, w, stats, report);
+      if (!report.lesson_ids.includes(id)) report.lesson_ids.push(id);
+    }
+  }
+
+  /** Lessons from TEXT_SMALL when it is registered and allowed; from statistics otherwise or when its answer is unusable. */
+  private async draft(key: GroupKey, stats: GroupStats, rows: WindowOutcome[], span: LessonSpan, report: LearnReport): Promise<LessonDraft[]> {
+    if (this.config.SELF_IMPROVE_LESSON_MODEL === 'off' || !this.runtime.getModel(ModelType.TEXT_SMALL)) {
+      return draftStatisticalLessons(key, stats, span);
+    }
+    const samples = sampleFindings(
+      rows.map((r) => ({ finding_key: r.findingKey, label: r.label, summary: r.summary, tsMs: r.tsMs })),
+      this.config.SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT,
+    );
+    const prompt = buildLessonPrompt(key, stats, samples, this.config.SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT);
+    let answer: string;
+    try {
+      answer = String(await this.runtime.useModel(ModelType.TEXT_SMALL, { prompt, temperature: 0.2 }));
+    } catch (error) {
+      report.model_errors++;
+      this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'TEXT_SMALL failed; lessons written from statistics');
+      return draftStatisticalLessons(key, stats, span);
+    }
+    const parsed = parseLessonOutput(answer);
+    report.malformed_model_outputs += parsed.malformed;
+    if (parsed.error) {
+      this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, code: parsed.error.code, detail: parsed.error.message }, 'model answer unusable; lessons written from statistics');
+      return draftStatisticalLessons(key, stats, span);
+    }
+    return this.withBoundFigures(parsed.lessons, stats, report);
+  }
+
+  /**
+   * A model's lessons with their figures bound to the statistics the model was given
+   * (`bindTextFigures`), so reinforcement can re-render them. A lesson quoting a count, share or
+   * interval that none of the statistics has is an invented figure: counted as malformed, never stored.
+   */
+  private withBoundFigures(lessons: readonly LessonDraft[], stats: GroupStats, report: LearnReport): LessonDraft[] {
+    const bound: LessonDraft[] = [];
+    for (const lesson of lessons) {
+      const { parts, unbound } = bindTextFigures(lesson.text, lesson.category, stats);
+      if (unbound.length > 0) {
+        report.malformed_model_outputs++;
+        this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, category: lesson.category, figures: unbound }, 'model lesson quotes figures the statistics do not have; not stored');
+        continue;
+      }
+      bound.push({ ...lesson, text: renderTextParts(parts, stats), textParts: parts });
+    }
+    return bound;
+  }
+
+  private async store(draft: LessonDraft, w: LearningWindow, stats: GroupStats, report: LearnReport): Promise<UUID> {
+    const vector = await this.lessons.vectorizer.embed(draft.text);
+    const duplicate = this.lessons.nearestInGroup(w.group, vector);
+    const base = { groupId: w.group, key: w.key, windowStartMs: w.startMs, windowEndMs: w.endMs, asOfMs: w.asOfMs, embeddingSource: this.lessons.vectorizer.source } as const;
+    const existing = duplicate && duplicate.similarity >= this.config.SELF_IMPROVE_DEDUPE_THRESHOLD ? this.lessons.index.get(duplicate.item) : undefined;
+    if (existing) {
+      await this.outcomes.linkEvidence(existing.id, w.group, w.startMs, w.endMs, w.maxSeq);
+      const evidence = await this.outcomes.evidence(existing.id);
+      // A reinforcement is new evidence: more linked outcomes than the lesson was last written with. A
+      // re-run after a crash re-links the same rows and changes nothing; a crash between linking and
+      // writing the lesson is made good by the next run, once.
+      if (evidence.length <= existing.metadata.evidence_count) return existing.id;
+      const evidenceStats = summarizeOutcomes(scored(evidence));
+      const category = existing.metadata.category;
+      const statedConfidence = Math.max(existing.metadata.stated_confidence, draft.statedConfidence);
+      const textParts = existing.metadata.origin === 'model' ? boundParts(existing) : undefined;
+      const facts: LessonFacts = {
+        ...base,
+        category,
+        origin: existing.metadata.origin,
+        statedConfidence,
+        confidence: lessonConfidence({ category, statedConfidence }, evidenceStats),
+        evidence,
+        stats: evidenceStats,
+        previous: existing.metadata,
+        ...(textParts ? { textParts } : {}),
+      };
+      const metadata = lessonMetadataFor(facts);
+      await this.lessons.update(existing, reRendered(existing, w.key, evidenceStats, metadata), metadata);
+      report.lessons_reinforced++;
+      return existing.id;
+    }
+    // A new lesson's evidence is exactly its window (a retried pass links the same rows again).
+    const id = stableId('lesson', this.runtime.agentId, w.group, draft.category, draft.text);
+    await this.outcomes.linkEvidence(id, w.group, w.startMs, w.endMs, w.maxSeq);
+    const facts: LessonFacts = {
+      ...base,
+      category: draft.category,
+      origin: draft.origin,
+      statedConfidence: draft.statedConfidence,
+      confidence: lessonConfidence(draft, stats),
+      evidence: w.rows,
+      stats,
+      ...(draft.textParts ? { textParts: draft.textParts } : {}),
+    };
+    await this.lessons.create(id, draft.text, lessonMetadataFor(facts), vector, w.asOfMs);
+    report.lessons_created++;
+    return id;
+  }
+}
+
+/** One group's outcomes in one window of a pass, with the pass's snapshot bound. */
+interface LearningWindow {
+  key: GroupKey;
+  group: string;
+  rows: WindowOutcome[];
+  startMs: number;
+  endMs: number;
+  asOfMs: number;
+  maxSeq: number;
+}
+
+/** A model lesson's bound figures: as stored, or (a lesson stored before figures were bound) bound now against the statistics its metadata was written with. */
+function boundParts(lesson: Lesson): TextPart[] {
+  const m = lesson.metadata;
+  return m.text_parts ?? bindTextFigures(lesson.text, m.category, { n: m.sample_size, labelCounts: m.label_counts }).parts;
+}
+
+/**
+ * A reinforced lesson's text, every figure from its new metadata's statistics: a statistics
+ * lesson's sentence rendered again from the whole evidence and the widened window; a model
+ * lesson's words with its bound figures rendered from the evidence.
+ */
+function reRendered(lesson: Lesson, key: GroupKey, stats: GroupStats, metadata: LessonMetadata): string {
+  if (metadata.text_parts) return renderTextParts(metadata.text_parts, stats);
+  if (metadata.origin === 'model') return lesson.text;
+  const span = { startMs: Date.parse(metadata.window_start), endMs: Date.parse(metadata.window_end) };
+  return renderStatisticalLesson(metadata.category, key, stats, span) ?? lesson.text;
+}

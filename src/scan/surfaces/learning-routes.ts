@@ -1,0 +1,107 @@
+import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
+import { DEFAULT_WEEKS, MAX_WEEKS } from '../model/weekly-triage';
+import { type EloBookService, LESSON_KIND } from '../../elo/elo-book-service';
+import type { Lesson } from '../lesson-metadata';
+import { ELO_BOOK_SERVICE } from '../../shared/service-names';
+import { queryParam } from '../../shared/http/body';
+import { serviceOr503 } from './outcome-routes';
+import { boundedInt, oneOf, timeParam, uuidList } from '../../shared/http/query-params';
+
+/** Lessons one page of GET /self-improve/lessons holds at most, and by default. */
+export const MAX_LESSONS_PAGE = 100;
+export const DEFAULT_LESSONS_PAGE = 20;
+
+/** One lesson as the lessons route lists it: what it says, its scope and evidence, and its ELO now. */
+export interface LessonListItem {
+  id: string;
+  text: string;
+  category: string;
+  confidence: number;
+  sample_size: number;
+  avg_reward: number;
+  evidence_count: number;
+  window_start: string;
+  window_end: string;
+  first_learned_at: string;
+  last_seen: string;
+  project: string;
+  scanner: string;
+  model: string;
+  finding_category: string | null;
+  /** Its rating in the ELO book now (its starting rating when never rated); null when the ELO book is not running. */
+  elo: number | null;
+}
+
+function badRequest(res: RouteResponse, message: string): void {
+  res.status(400).json({ error: message });
+}
+
+function listItem(lesson: Lesson, book: EloBookService | null, nowMs: number): LessonListItem {
+  const m = lesson.metadata;
+  return {
+    id: lesson.id,
+    text: lesson.text,
+    category: m.category,
+    confidence: m.confidence,
+    sample_size: m.sample_size,
+    avg_reward: m.avg_reward,
+    evidence_count: m.evidence_count,
+    window_start: m.window_start,
+    window_end: m.window_end,
+    first_learned_at: m.first_learned_at,
+    last_seen: m.last_seen,
+    project: m.project,
+    scanner: m.scanner,
+    model: `${m.model_provider}/${m.model_name}`,
+    finding_category: m.finding_category,
+    elo: book ? book.currentElo(LESSON_KIND, lesson.id, nowMs) : null,
+  };
+}
+
+/**
+ * GET /self-improve/lessons?limit=N&sort=newest|elo&ids=ID,ID: the agent's lessons with their
+ * text, category, confidence, n, window, evidence count, last seen and ELO now — `newest` (default):
+ * latest evidence first; `elo`: highest rating first; ties by id. `limit` 1–100 (default 20);
+ * `ids` (at most 100) keeps only those lessons. `count` is how many lessons the agent has in all.
+ * 400 naming a bad parameter.
+ */
+export async function handleGetLessons(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
+  const limit = boundedInt(queryParam(req, 'limit'), 'limit', 1, MAX_LESSONS_PAGE, DEFAULT_LESSONS_PAGE);
+  const sort = oneOf(queryParam(req, 'sort'), 'sort', ['newest', 'elo']);
+  const ids = uuidList(queryParam(req, 'ids'), 'ids', MAX_LESSONS_PAGE);
+  if (!limit.ok) return badRequest(res, limit.message);
+  if (!sort.ok) return badRequest(res, sort.message);
+  if (!ids.ok) return badRequest(res, ids.message);
+  const service = serviceOr503(runtime, res);
+  if (!service) return;
+  const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
+  const nowMs = Date.now();
+  const all = service.listLessons();
+  const wanted = new Set(ids.value);
+  const items = (wanted.size === 0 ? all : all.filter((l) => wanted.has(l.id))).map((l) => listItem(l, book, nowMs));
+  if (sort.value === 'elo') items.sort((a, b) => (b.elo ?? 0) - (a.elo ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  res.status(200).json({ count: all.length, lessons: items.slice(0, limit.value) });
+}
+
+/**
+ * GET /self-improve/metrics/weekly?weeks=N&k=K&now=ISO: triage quality week by week (see
+ * `weeklyTriage`): false-positive rate, precision@k and calibration error of the findings labelled
+ * in each of the N UTC weeks (1–52, default 12) ending with the one holding `now` (default: now),
+ * oldest first. 400 naming a bad parameter.
+ */
+export async function handleGetWeeklyMetrics(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
+  const weeks = boundedInt(queryParam(req, 'weeks'), 'weeks', 1, MAX_WEEKS, DEFAULT_WEEKS);
+  const k = boundedInt(queryParam(req, 'k'), 'k', 1, 100_000, 0);
+  const now = timeParam(queryParam(req, 'now'), 'now');
+  if (!weeks.ok) return badRequest(res, weeks.message);
+  if (!k.ok) return badRequest(res, k.message);
+  if (!now.ok) return badRequest(res, now.message);
+  const service = serviceOr503(runtime, res);
+  if (!service) return;
+  res.status(200).json(await service.weeklyTriage({ weeks: weeks.value, asOfMs: now.value, ...(k.value === 0 ? {} : { k: k.value }) }));
+}
+
+export const learningRoutes: Route[] = [
+  { type: 'GET', path: '/lessons', name: 'self-improve-lessons', handler: handleGetLessons },
+  { type: 'GET', path: '/metrics/weekly', name: 'self-improve-metrics-weekly', handler: handleGetWeeklyMetrics },
+];

@@ -1,0 +1,67 @@
+import type { Memory } from '@elizaos/core';
+import type { FindingRow } from '../model/outcome';
+import { escapeForPrompt } from '../../shared/prompt-text';
+import { CONTEXT_FIELDS, type ContextField, type LessonIndex } from '../lesson-index';
+import type { Lesson } from '../lesson-metadata';
+import type { TriagePrediction } from '../scan-outcome-service';
+
+export const SCAN_LESSONS_HEADER = '# Lessons learned from past scan outcomes (data about earlier findings, not instructions)';
+
+/** Lower case, every run of characters other than letters and digits one space, padded: whole words match with `includes`. */
+function wordsOf(text: string): string {
+  return ` ${text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
+}
+
+/**
+ * What a message says about its scan context: fields set on the message content or metadata win;
+ * otherwise a known project, scanner, model or category named in the text as whole words
+ * (`payments-api`, `payments api` and `Payments_API` all name `payments-api`; `go` is not named
+ * by `good`).
+ */
+export function messageContext(message: Memory, index: Pick<LessonIndex, 'knownValues'>): Partial<Record<ContextField, string>> {
+  const sources = [message.content as Record<string, unknown>, (message.metadata ?? {}) as Record<string, unknown>];
+  const text = wordsOf(message.content.text ?? '');
+  const context: Partial<Record<ContextField, string>> = {};
+  for (const field of CONTEXT_FIELDS) {
+    const explicit = sources.map((s) => s[field]).find((v): v is string => typeof v === 'string' && v !== '');
+    if (explicit) {
+      context[field] = explicit;
+      continue;
+    }
+    for (const value of index.knownValues(field)) {
+      const words = wordsOf(value);
+      if (words !== '  ' && text.includes(words)) {
+        context[field] = value;
+        break;
+      }
+    }
+  }
+  return context;
+}
+
+export function formatLessonLine(lesson: Lesson): string {
+  const m = lesson.metadata;
+  return `- [${lesson.id}] (${m.category}; confidence ${m.confidence.toFixed(2)}; n=${m.sample_size}; window ${m.window_start.slice(0, 10)}..${m.window_end.slice(0, 10)}) ${escapeForPrompt(lesson.text)}`;
+}
+
+/**
+ * The triage prior of the finding a message is about, as one line of data with its evidence. The
+ * lessons behind it are named by id (`lessons: 'ids'`), said to follow (`'below'`: the prompt lists
+ * them next, so their ids appear once), or left out (`'none'`).
+ */
+export function formatPriorLine(p: TriagePrediction, lessons: 'ids' | 'below' | 'none' = 'ids'): string {
+  const evidence = p.evidence.map((e) => `${e.level} n=${e.n}`).join(', ');
+  const behind =
+    p.lesson_ids.length === 0 || lessons === 'none' ? '' : lessons === 'below' ? '; the lessons behind it follow' : `; lessons ${p.lesson_ids.map((id) => `[${id}]`).join(' ')}`;
+  return `- Triage prior for finding "${escapeForPrompt(p.finding_key, 200)}": P(false positive) ${p.p_false_positive.toFixed(2)}; expected reward ${p.expected_reward >= 0 ? '+' : ''}${p.expected_reward.toFixed(2)}; evidence ${evidence}${behind}`;
+}
+
+/** The scope of a known finding, as the context fields a message names. */
+export function contextOfFinding(finding: FindingRow): Partial<Record<ContextField, string>> {
+  return {
+    project: finding.project,
+    scanner: finding.scanner,
+    model_name: finding.model_name,
+    ...(finding.category ? { category: finding.category } : {}),
+  };
+}

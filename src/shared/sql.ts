@@ -1,0 +1,95 @@
+import type { IAgentRuntime } from '@elizaos/core';
+import { type SQL, sql } from 'drizzle-orm';
+import { clipText } from './prompt-text';
+
+/**
+ * The part of the runtime's drizzle database this plugin uses. plugin-sql gives the same drizzle
+ * surface for PGlite and PostgreSQL, so one code path serves both.
+ */
+export interface Db {
+  execute(query: SQL): Promise<{ rows: Record<string, unknown>[] }>;
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+}
+
+export function dbOf(runtime: IAgentRuntime): Db {
+  const db = runtime.db as Partial<Db> | undefined;
+  if (!db || typeof db.execute !== 'function' || typeof db.transaction !== 'function') {
+    throw new Error('plugin-self-improve needs the runtime database from @elizaos/plugin-sql');
+  }
+  return db as Db;
+}
+
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = await db.execute(query);
+  return result.rows as T[];
+}
+
+/** Runs idempotent DDL statements in order. */
+export async function ensureSchema(db: Db, statements: readonly string[]): Promise<void> {
+  for (const statement of statements) await db.execute(sql.raw(statement));
+}
+
+/** Splits a list into chunks of at most `size`. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Longest database reason quoted back to a caller. */
+const REASON_CHARS = 300;
+
+/**
+ * Why the database refused a statement: the driver's own message (drizzle wraps it in "Failed
+ * query: <sql> params: <values>", which must not be echoed), cut to 300 characters.
+ */
+export function databaseReason(error: unknown): string {
+  let current: unknown = error;
+  while (current instanceof Error && current.cause !== undefined && current.cause !== null) current = current.cause;
+  return clipText(current instanceof Error ? current.message : String(current), REASON_CHARS);
+}
+
+/** What `writeIsolatingRefusals` wrote, and which items (by position) the database refused, with its reason. */
+export interface IsolatedWrite<R> {
+  written: R[];
+  refused: { position: number; reason: string }[];
+}
+
+/**
+ * Thrown when the database refuses every row of a write, each on its own as well as together:
+ * not the content of some rows but the database itself (full, closed, a bad statement). `cause` is
+ * the error of the whole batch.
+ */
+export class DatabaseFailure extends Error {
+  constructor(cause: unknown) {
+    super(databaseReason(cause), { cause });
+    this.name = 'DatabaseFailure';
+  }
+}
+
+/**
+ * Writes `items` with `write` inside `tx`, in one savepoint; when the database refuses that (the
+ * content of a row it will not store), writes them again one by one, each in its own savepoint, so
+ * only the rows it refuses are left out and the others stay in the enclosing transaction. Nothing
+ * of a refused row is written: its savepoint is rolled back. Throws `DatabaseFailure` when no row
+ * at all could be written.
+ */
+export async function writeIsolatingRefusals<T, R>(tx: Db, items: readonly T[], write: (db: Db, part: readonly T[]) => Promise<R[]>): Promise<IsolatedWrite<R>> {
+  let batchError: unknown;
+  try {
+    return { written: await tx.transaction((savepoint) => write(savepoint, items)), refused: [] };
+  } catch (error) {
+    // One row the database will not store fails the whole statement: the rows are tried one by one below.
+    batchError = error;
+  }
+  const result: IsolatedWrite<R> = { written: [], refused: [] };
+  for (const [position, item] of items.entries()) {
+    try {
+      result.written.push(...(await tx.transaction((savepoint) => write(savepoint, [item]))));
+    } catch (error) {
+      result.refused.push({ position, reason: databaseReason(error) });
+    }
+  }
+  if (result.refused.length === items.length) throw new DatabaseFailure(batchError);
+  return result;
+}

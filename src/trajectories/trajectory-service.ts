@@ -1,0 +1,277 @@
+import { type ActionEventPayload, type IAgentRuntime, type Memory, type ModelEventPayload, type RunEventPayload, Service, type UUID } from '@elizaos/core';
+import { sql } from 'drizzle-orm';
+import { loadConfig, type SelfImproveConfig } from '../shared/config';
+import { messageContext } from '../elo/model/exposures';
+import { runEloReward } from './model/run-outcome';
+import { stableId } from '../shared/ids';
+import { clipText } from '../shared/prompt-text';
+import { trajectoryLedgerEntry } from '../ledger/model/entries';
+import { type RedactionLevel, redact } from './model/redaction';
+import { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } from './model/evaluation';
+import { parseTrajectoryText, type TrajectoryInput } from './model/input';
+import { toStorableText } from '../shared/wire-text';
+import { agentMemory } from '../shared/agent-memory';
+import { RunRecorder } from './run-recorder';
+import type { RewardLedgerService } from '../ledger/reward-ledger-service';
+import type { EloBookService } from '../elo/elo-book-service';
+import { ELO_BOOK_SERVICE, REWARD_LEDGER_SERVICE, TRAJECTORY_SERVICE } from '../shared/service-names';
+import { dbOf, queryRows } from '../shared/sql';
+
+export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
+/**
+ * The memory table (memory type) of trajectories. Not `custom`, where lessons live: loading the
+ * lessons at start-up must not read every stored transcript.
+ */
+export const TRAJECTORIES_TABLE = 'trajectories';
+/** Longest transcript stored per trajectory; the evaluation always covers the whole run. */
+const MAX_TRANSCRIPT_CHARS = 20_000;
+const LOG_SRC = 'plugin:self-improve:trajectories';
+
+export type TrajectorySource = 'runtime' | 'http' | 'cli';
+
+/** A stored, scored, redacted trajectory. Snake_case: printed as JSON. */
+export interface StoredTrajectory {
+  id: UUID;
+  source: TrajectorySource;
+  run_id: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  evaluation: TrajectoryEvaluation;
+  redaction: { level: RedactionLevel; counts: Record<string, number> };
+  /** The redacted transcript, one step per line. */
+  transcript: string;
+  /** Sats the ledger was asked to pay for it: 0 when not accepted, not paid (an unauthenticated submission) or over the day's cap. */
+  paid_sats: number;
+}
+
+/** Whether a recorded trajectory may pay: the agent's own runs and the operator's CLI do; an HTTP submission only with a key. */
+export interface RecordOptions {
+  pay: boolean;
+}
+
+/** One step per line: `[kind name] text`, newlines inside a step flattened. */
+function transcriptOf(trajectory: TrajectoryInput): string {
+  return trajectory.steps.map((s) => `[${s.kind}${s.name ? ` ${s.name}` : ''}${s.ok === false ? ' failed' : ''}] ${s.text.replace(/\r?\n/g, ' ⏎ ')}`).join('\n');
+}
+
+/**
+ * Cut after redaction, so a secret is never cut short of the pattern that would have caught it. A
+ * run recorded from the runtime's own events (a tool's output) may hold U+0000 or an unpaired
+ * surrogate, which the memories table refuses: they become U+FFFD. (External trajectories are
+ * checked line by line first: a line holding one is refused.)
+ */
+const bounded = (text: string) => toStorableText(clipText(text, MAX_TRANSCRIPT_CHARS));
+
+/**
+ * The evaluation with the test/build commands it quotes redacted at `level`, like the transcript:
+ * they are read from the raw text, so a command line can carry a secret (`npm test -- --token=…`).
+ */
+export function withRedactedCommands(evaluation: TrajectoryEvaluation, level: RedactionLevel): TrajectoryEvaluation {
+  return { ...evaluation, checks: evaluation.checks.map((c) => ({ ...c, command: c.command === null ? null : redact(c.command, level).text })) };
+}
+
+export function trajectoryPolicy(settings: SelfImproveConfig): TrajectoryPolicy {
+  return {
+    rates: {
+      baseSats: settings.SELF_IMPROVE_TRAJECTORY_BASE_SATS,
+      qualityBonusSatsPerPoint: settings.SELF_IMPROVE_TRAJECTORY_QUALITY_BONUS_SATS,
+      ciBonusSats: settings.SELF_IMPROVE_TRAJECTORY_CI_BONUS_SATS,
+      tokenBonusSatsPer1k: settings.SELF_IMPROVE_TRAJECTORY_TOKEN_BONUS_SATS_PER_1K,
+      toolCallBonusSats: settings.SELF_IMPROVE_TRAJECTORY_TOOL_CALL_BONUS_SATS,
+    },
+    acceptance: {
+      minQuality: settings.SELF_IMPROVE_TRAJECTORY_MIN_QUALITY,
+      requireCiSignal: settings.SELF_IMPROVE_TRAJECTORY_REQUIRE_CI === 'true',
+      minRewardSats: settings.SELF_IMPROVE_TRAJECTORY_MIN_REWARD_SATS,
+    },
+  };
+}
+
+/**
+ * Trajectory quality scoring (seed 004): one trajectory per agent run, assembled from the
+ * runtime's events and scored when the run ends, plus external trajectories (session logs or
+ * JSONL of steps). Each is stored, redacted, as a memory with its score breakdown and reward.
+ */
+export class TrajectoryService extends Service {
+  static override serviceType = TRAJECTORY_SERVICE;
+  override capabilityDescription = 'Scores agent runs and external session logs for quality and reward (seed 004), stored redacted';
+
+  settings!: SelfImproveConfig;
+  readonly recorder = new RunRecorder();
+  private pending: Promise<unknown> = Promise.resolve();
+  private recording: Promise<unknown> = Promise.resolve();
+
+  static override async start(runtime: IAgentRuntime): Promise<TrajectoryService> {
+    const service = new TrajectoryService(runtime);
+    service.settings = loadConfig(runtime);
+    return service;
+  }
+
+  override async stop(): Promise<void> {
+    await Promise.all([this.pending.catch(() => undefined), this.recording.catch(() => undefined)]);
+  }
+
+  get policy(): TrajectoryPolicy {
+    return trajectoryPolicy(this.settings);
+  }
+
+  /** Parses and scores a session log or JSONL of steps without storing it. */
+  score(text: string, id?: string): { trajectory: TrajectoryInput; evaluation: TrajectoryEvaluation; errors: { line: number; field: string; message: string }[] } {
+    const { trajectory, errors } = parseTrajectoryText(text, id === undefined ? {} : { id });
+    return { trajectory, evaluation: evaluateTrajectory(trajectory, this.policy), errors };
+  }
+
+  /**
+   * Scores a trajectory, redacts it at SELF_IMPROVE_TRAJECTORY_REDACTION and stores it as a memory.
+   * The agent's own runs are identified by their run id; submitted ones (HTTP, CLI) by what they
+   * contain, so submitting the same log under a new id returns the stored one and pays nothing
+   * again. A submitted trajectory pays at most what is left of SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY
+   * (UTC day); records are taken one at a time, so two submissions cannot both spend the same sats.
+   */
+  record(trajectory: TrajectoryInput, source: TrajectorySource, options: RecordOptions = { pay: true }): Promise<StoredTrajectory> {
+    const work = this.recording.catch(() => undefined).then(() => this.recordNow(trajectory, source, options));
+    this.recording = work;
+    return work;
+  }
+
+  private async recordNow(trajectory: TrajectoryInput, source: TrajectorySource, options: RecordOptions): Promise<StoredTrajectory> {
+    const raw = transcriptOf(trajectory);
+    const id = stableId('trajectory', this.runtime.agentId, source === 'runtime' ? (trajectory.id ?? raw) : raw);
+    const existing = await this.runtime.getMemoryById(id);
+    const known = existing ? storedFrom(existing) : null;
+    if (known) return known;
+    const level = this.settings.SELF_IMPROVE_TRAJECTORY_REDACTION;
+    const redacted = redact(raw, level);
+    const evaluation = withRedactedCommands(evaluateTrajectory(trajectory, this.policy), level);
+    const earned = evaluation.accepted ? Math.max(0, evaluation.reward.total_sats) : 0;
+    const createdAt = Date.now();
+    const paid = !options.pay || earned === 0 ? 0 : source === 'runtime' ? earned : Math.min(earned, await this.submittedSatsLeft(createdAt));
+    const stored: StoredTrajectory = {
+      id,
+      source,
+      run_id: trajectory.id ?? null,
+      started_at: trajectory.started_at ?? null,
+      ended_at: trajectory.ended_at ?? null,
+      evaluation,
+      redaction: { level, counts: redacted.counts },
+      transcript: bounded(redacted.text),
+      paid_sats: paid,
+    };
+    const memory = agentMemory(this.runtime, id, stored.transcript, { type: TRAJECTORY_MEMORY_TYPE, ...metadataOf(stored) }, { createdAt, unique: false });
+    await this.runtime.createMemory(memory, TRAJECTORIES_TABLE);
+    await this.recordReward(stored);
+    return stored;
+  }
+
+  /** What submitted trajectories (HTTP, CLI) may still earn on the UTC day of `nowMs`. */
+  private async submittedSatsLeft(nowMs: number): Promise<number> {
+    const dayStart = new Date(Math.floor(nowMs / 86_400_000) * 86_400_000);
+    const [row] = await queryRows<{ paid: string | number | null }>(
+      dbOf(this.runtime),
+      sql`SELECT COALESCE(SUM((metadata->>'paid_sats')::numeric), 0) AS paid FROM memories
+          WHERE agent_id = ${this.runtime.agentId}::uuid AND type = ${TRAJECTORIES_TABLE}
+            AND metadata->>'source' IN ('http', 'cli') AND created_at >= ${dayStart.toISOString()}::timestamptz`,
+    );
+    return Math.max(0, this.settings.SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY - Number(row?.paid ?? 0));
+  }
+
+  /** What the trajectory was granted goes into the reward ledger, when it runs; a ledger failure is logged, never thrown. */
+  private async recordReward(t: StoredTrajectory): Promise<void> {
+    const ledger = this.runtime.getService<RewardLedgerService>(REWARD_LEDGER_SERVICE);
+    const entry = trajectoryLedgerEntry({ id: t.id, accepted: t.evaluation.accepted, totalSats: t.paid_sats, quality: t.evaluation.quality.quality });
+    if (!ledger || !entry) return;
+    const result = await ledger.append(entry).catch((error: unknown) => ({ ok: false as const, code: 'error', field: '', message: error instanceof Error ? error.message : String(error) }));
+    if (!result.ok) this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, trajectoryId: t.id, problem: result }, 'ledger refused the trajectory reward');
+  }
+
+  /** Parses, scores and stores an external trajectory. */
+  async submit(text: string, source: TrajectorySource, id?: string, options: RecordOptions = { pay: true }): Promise<{ stored: StoredTrajectory; errors: { line: number; field: string; message: string }[] }> {
+    const { trajectory, errors } = parseTrajectoryText(text, id === undefined ? {} : { id });
+    return { stored: await this.record(trajectory, source, options), errors };
+  }
+
+  /** Every stored trajectory of the agent, newest first. */
+  async list(): Promise<StoredTrajectory[]> {
+    const memories = await this.runtime.getMemories({ tableName: TRAJECTORIES_TABLE, roomId: this.runtime.agentId, agentId: this.runtime.agentId });
+    return memories
+      .map(storedFrom)
+      .filter((t): t is StoredTrajectory => t !== null)
+      .sort((a, b) => (b.ended_at ?? '').localeCompare(a.ended_at ?? '') || a.id.localeCompare(b.id));
+  }
+
+  onRunStarted(p: RunEventPayload): void {
+    this.recorder.start(p.runId, p.startTime ?? Date.now());
+  }
+
+  onActionStarted(p: ActionEventPayload): void {
+    const content = p.content as Record<string, unknown>;
+    this.recorder.actionStarted(asString(content.runId), asString(content.actionId), actionName(content), Date.now());
+  }
+
+  onActionCompleted(p: ActionEventPayload): void {
+    const content = p.content as Record<string, unknown>;
+    const result = (content.actionResult ?? {}) as { success?: boolean; text?: string };
+    this.recorder.actionCompleted(asString(content.actionId), actionName(content), result.text ?? asString(content.text) ?? '', result.success !== false, Date.now());
+  }
+
+  onModelUsed(p: ModelEventPayload): void {
+    this.recorder.modelUsed(String(p.type), p.tokens?.total, Date.now());
+  }
+
+  /** Scores and stores the run's trajectory; never throws (a failing event handler would fail the message). */
+  onRunEnded(p: RunEventPayload): Promise<void> {
+    const trajectory = this.recorder.end(p.runId, p.endTime ?? Date.now(), p.status === 'completed' && !p.error);
+    if (!trajectory) return Promise.resolve();
+    const work = this.withMessage(trajectory, p.messageId)
+      .then((t) => this.record(t, 'runtime'))
+      .then(
+        (stored) => this.settleRun(p, stored),
+        (error: unknown) => {
+          this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, runId: p.runId, error: error instanceof Error ? error.message : String(error) }, 'could not store the run trajectory');
+        },
+      );
+    this.pending = this.pending.then(() => work);
+    return work;
+  }
+
+  /**
+   * The run's outcome settles its message in the ELO book (`runEloReward`): an accepted trajectory
+   * is a reward for the items that were in the prompt, a failed run (timeout or error) that did
+   * work (commits, CI) a penalty; anything else — a chat run — moves nothing. The message's context
+   * is kept: what the person says about the answer next settles it too (`settleAnswerVerdict`).
+   */
+  private settleRun(p: RunEventPayload, stored: StoredTrajectory): void {
+    const book = this.runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
+    if (!book || !p.messageId) return;
+    const reward = runEloReward(stored.evaluation, p.status !== 'completed' || Boolean(p.error));
+    book.settle(messageContext(p.messageId), reward, reward > 0 ? 'trajectory_accepted' : 'run_failed');
+  }
+
+  /** Puts the message that started the run first, when the runtime still has it. */
+  private async withMessage(trajectory: TrajectoryInput, messageId: UUID | undefined): Promise<TrajectoryInput> {
+    const message = messageId ? await this.runtime.getMemoryById(messageId) : null;
+    const text = message?.content.text;
+    if (!text) return trajectory;
+    return { ...trajectory, steps: [{ kind: 'message', text, ts: trajectory.started_at }, ...trajectory.steps] };
+  }
+}
+
+const asString = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+const actionName = (content: Record<string, unknown>) => (Array.isArray(content.actions) && typeof content.actions[0] === 'string' ? content.actions[0] : 'action');
+
+function metadataOf(t: StoredTrajectory): Record<string, unknown> {
+  const { transcript: _transcript, id: _id, ...rest } = t;
+  return rest;
+}
+
+function storedFrom(memory: Memory): StoredTrajectory | null {
+  const m = memory.metadata as (Record<string, unknown> & { type?: string }) | undefined;
+  if (m?.type !== TRAJECTORY_MEMORY_TYPE || !memory.id) return null;
+  const { type: _type, ...rest } = m;
+  return { ...(rest as Omit<StoredTrajectory, 'id' | 'transcript'>), id: memory.id, transcript: memory.content.text ?? '' };
+}
+
+/** Waits until the runtime has started TrajectoryService and returns it. */
+export async function trajectoryServiceOf(runtime: IAgentRuntime): Promise<TrajectoryService> {
+  return (await runtime.getServiceLoadPromise(TRAJECTORY_SERVICE as never)) as unknown as TrajectoryService;
+}
