@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
-import { type LedgerEntryInput, type LedgerTransaction, nextTransaction } from '../../src/ledger/model/chain';
+import { type LedgerTransaction, nextTransaction } from '../../src/ledger/model/chain';
+import { type LedgerEntryInput } from '../../src/ledger/model/entry';
 import { buildProgressJson, PROGRESS_JSON_SCHEMA } from '../../src/ledger/model/progress-json';
 
 const ajv = new Ajv({ strict: false });

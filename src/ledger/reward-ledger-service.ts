@@ -1,6 +1,7 @@
 import { type IAgentRuntime, Service } from '@elizaos/core';
 import { loadConfig, type SelfImproveConfig } from '../shared/config';
-import { checkEntry, type EntryCheck, type LedgerEntryInput, type LedgerTransaction, nextTransaction } from './model/chain';
+import { type LedgerTransaction, nextTransaction } from './model/chain';
+import { checkEntry, type EntryCheck, type LedgerEntryInput } from './model/entry';
 import { type CheckpointCheck, headMac, type LedgerCheckpoint, makeCheckpoint, verifyAgainstCheckpoint } from './model/checkpoint';
 import { keyProblemOf, type LedgerVerification, type SignedHead, verifyLedger } from './model/integrity';
 import { claimKeyOf } from './model/claims';

@@ -1,4 +1,4 @@
-import type { LedgerEntryInput } from './chain';
+import type { LedgerEntryInput } from './entry';
 
 /**
  * What an entry claims: the reward or penalty of category `category` for the source record

@@ -1,4 +1,5 @@
-import type { LedgerEntryInput, LedgerTransaction } from './chain';
+import type { LedgerTransaction } from './chain';
+import type { LedgerEntryInput } from './entry';
 
 /** A ledger transaction as a reconciliation reports it. */
 export interface ReconcileRow {
