@@ -1,8 +1,9 @@
 import type { IAgentRuntime, Memory, UUID } from '@elizaos/core';
 
 /**
- * A memory the agent owns (DESIGN.md): entity, room and world are the agent itself, so the memory
- * viewer shows it and one agent never sees another's.
+ * A memory the agent owns: entity, room and world are the agent itself (core 1.7.2 creates the
+ * agent's own room and world at start-up), so the memory viewer shows it and one agent never sees
+ * another's.
  */
 export function agentMemory(
   runtime: IAgentRuntime,

@@ -1,6 +1,6 @@
 /**
  * Finding the JSON in a language model's answer. core's `parseJSONObjectFromText` turns numbers
- * into strings and fails on arrays and nesting (DESIGN.md), so answers are parsed here and then
+ * into strings and fails on arrays and nesting (@elizaos/core 1.7.2), so answers are parsed here and then
  * validated with zod by the caller.
  */
 

@@ -53,8 +53,8 @@ export function isoDateTimeField(field: string, params: { required_error?: strin
 }
 
 /**
- * The outcome row on the wire (JSONL line, HTTP body item, service call item): the contract in
- * DESIGN.md. Unknown fields are ignored; `ts` is normalised to UTC ISO-8601.
+ * The outcome row on the wire (JSONL line, HTTP body item, service call item), as the README's
+ * "Data" section documents it. Unknown fields are ignored; `ts` is normalised to UTC ISO-8601.
  */
 export const outcomeRowSchema = z.object({
   finding_key: requiredString('finding_key'),
