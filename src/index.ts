@@ -23,6 +23,7 @@ import { RewardLedgerService } from './ledger/reward-ledger-service';
 import { RuleBookService } from './rules/rule-book-service';
 import { ScanOutcomeService } from './scan/scan-outcome-service';
 import { TrajectoryService } from './trajectories/trajectory-service';
+import { selfImproveTables } from './shared/schema';
 
 /**
  * plugin-self-improve: scan outcomes -> weighted rewards -> deduplicated lessons; events -> typed
@@ -34,6 +35,7 @@ export const selfImprovePlugin: Plugin = {
   init: async (_config, runtime) => {
     loadConfig(runtime);
   },
+  schema: selfImproveTables,
   services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService, RuleBookService],
   actions: [labelFindingAction, validateRuleAction, retireRuleAction, approveRuleAction, rejectRuleAction],
   evaluators: [scanOutcomeExtractor, feedbackExtractor],
@@ -107,3 +109,4 @@ export { decideTrust, parseEntityList, type Trust, type TrustBasis } from './sha
 export { isTrusted, trustOf } from './shared/speaker-trust';
 export { checkSignature, keyIdOf, parsePrivateKey, parsePublicKey, signDocument } from './rules/model/signing';
 export { mergePluginEvents } from './shared/merge-events';
+export { selfImproveTables } from './shared/schema';

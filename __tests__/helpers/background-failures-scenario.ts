@@ -2,11 +2,13 @@
 // agent, makes the database fail under the ledger's reconciliation timer, the ELO flush, the
 // learning task and the rule decay task, lets each failure clear, and prints one JSON document of
 // what happened, with every unhandled rejection the process saw.
-import { sql } from 'drizzle-orm';
+import { getTableName, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import { eloBookOf } from '../../src/elo/elo-book-service';
-import { ELO_LOG_TABLE, ELO_TABLE } from '../../src/elo/elo-store';
-import { LEDGER_TABLE } from '../../src/ledger/ledger-store';
-import { OUTCOMES_TABLE } from '../../src/scan/outcome-store';
+import { eloItems, eloLog } from '../../src/elo/tables';
+import { ledger as ledgerTable } from '../../src/ledger/tables';
+import { outcomes } from '../../src/scan/tables';
+import { qualifiedName } from '../../src/shared/plugin-schema';
 import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import type { RuleBookService } from '../../src/rules/rule-book-service';
 import { RULE_BOOK_SERVICE } from '../../src/shared/service-names';
@@ -36,16 +38,18 @@ for (const level of ['warn', 'error'] as const) {
   };
 }
 const db = dbOf(agent.runtime);
-const rename = (from: string, to: string) => db.execute(sql.raw(`ALTER TABLE ${from} RENAME TO ${to}`));
-const count = async (table: string) => Number((await queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM ${sql.raw(table)} WHERE agent_id = ${agent.runtime.agentId}::uuid`))[0]?.n);
+/** Renames a table to `<name>_away` (the database then fails every statement on it), and back. */
+const setAside = (table: PgTable) => db.execute(sql.raw(`ALTER TABLE ${qualifiedName(table)} RENAME TO ${getTableName(table)}_away`));
+const putBack = (table: PgTable) => db.execute(sql.raw(`ALTER TABLE ${qualifiedName(table)}_away RENAME TO ${getTableName(table)}`));
+const count = async (table: PgTable) => Number((await queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM ${table} WHERE agent_id = ${agent.runtime.agentId}::uuid`))[0]?.n);
 const loggedNow = (prefix: string) => logged.filter((l) => l.message.startsWith(prefix)).map((l) => l.level);
 
 // Reconciliation on its 1-second timer, with the ledger table gone for 1.6 seconds.
 const ledger = await rewardLedgerOf(agent.runtime);
 await agent.service.ingest(makeRows({ n: 4, labels: ['fixed', 'rejected_fp'], keyPrefix: 'bg' }));
-await rename(LEDGER_TABLE, `${LEDGER_TABLE}_away`);
+await setAside(ledgerTable);
 await sleep(1_600);
-await rename(`${LEDGER_TABLE}_away`, LEDGER_TABLE);
+await putBack(ledgerTable);
 const reconcileFailedLogs = loggedNow('ledger reconciliation failed');
 const before = ledger.lastReconciliation?.at ?? '';
 await sleep(1_600);
@@ -54,26 +58,26 @@ const reconciliation = { failedLogs: reconcileFailedLogs, laterOk: ledger.lastRe
 // The ELO flush with its log table gone; a second change comes in before the table is back.
 const book = await eloBookOf(agent.runtime);
 book.recordAccess('file', 'src/a.ts', { reason: 'first' });
-await rename(ELO_LOG_TABLE, `${ELO_LOG_TABLE}_away`);
+await setAside(eloLog);
 await book.flush();
 const pendingAfterFailure = book.pendingChanges;
 book.recordAccess('file', 'src/b.ts', { reason: 'second' });
-await rename(`${ELO_LOG_TABLE}_away`, ELO_LOG_TABLE);
+await putBack(eloLog);
 await book.flush();
 const elo = {
   failedLogs: loggedNow('ELO batch not written'),
   pendingAfterFailure,
   pendingAfterRecovery: book.pendingChanges,
-  items: await count(ELO_TABLE),
+  items: await count(eloItems),
   logOrder: (await book.updateLogEntries(10)).map((e) => e.entity_id).reverse(),
 };
 
 // The learning task with the outcome table gone.
 await agent.service.ingest(makeRows({ n: 20, labels: ['rejected_fp'], keyPrefix: 'learn-bg', category: 'xss' }));
 const task = (name: string) => ({ name }) as never;
-await rename(OUTCOMES_TABLE, `${OUTCOMES_TABLE}_away`);
+await setAside(outcomes);
 await learnPendingWorker.execute(agent.runtime, {}, task(learnPendingWorker.name));
-await rename(`${OUTCOMES_TABLE}_away`, OUTCOMES_TABLE);
+await putBack(outcomes);
 const pendingAfterFailedPass = (await agent.service.counts()).pending;
 await learnPendingWorker.execute(agent.runtime, {}, task(learnPendingWorker.name));
 const learning = { failedLogs: loggedNow('periodic learning pass failed'), pendingAfterFailedPass, pendingAfterRecovery: (await agent.service.counts()).pending };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
-import { ELO_TABLE } from '../../src/elo/elo-store';
+import { eloItems } from '../../src/elo/tables';
 import { dbOf, queryRows } from '../../src/shared/sql';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
@@ -23,7 +23,7 @@ describe('the ELO book on a real runtime', () => {
   });
 
   const storedRows = async () =>
-    Number((await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${sql.raw(ELO_TABLE)} WHERE agent_id = ${agent.runtime.agentId}::uuid`))[0]?.n ?? 0);
+    Number((await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${eloItems} WHERE agent_id = ${agent.runtime.agentId}::uuid`))[0]?.n ?? 0);
 
   test('retrievals give rank boosts (+16, +8, +4, 0) from 1200, in memory first, then written as one batch', async () => {
     book.recordRetrieval({ tool: 'scan_lessons', query: 'xss on payments', results: [1, 2, 6, 11].map((rank) => ({ kind: 'lesson', id: `L${rank}`, rank })) }, Date.parse('2026-11-22T10:00:00Z'));

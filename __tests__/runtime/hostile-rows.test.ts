@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { sql } from 'drizzle-orm';
+import { getTableName, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { OutcomeRow } from '../../src/scan/model/outcome';
-import { RULE_TABLES } from '../../src/rules/tables';
-import { FINDINGS_TABLE } from '../../src/scan/finding-store';
-import { OUTCOMES_TABLE, toStoredOutcome } from '../../src/scan/outcome-store';
+import { ruleEvents } from '../../src/rules/tables';
+import { toStoredOutcome } from '../../src/scan/outcome-store';
+import { findings, outcomeLearned, outcomes } from '../../src/scan/tables';
+import { qualifiedName } from '../../src/shared/plugin-schema';
 import { type RuleBookService, ruleBookOf } from '../../src/rules/rule-book-service';
 import { dbOf, queryRows } from '../../src/shared/sql';
 import { type TrajectoryService, trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
@@ -14,13 +16,14 @@ import { eventRow, rmEvent, thrice } from '../helpers/seed-events';
 import { createTestModelsPlugin } from '../helpers/test-models';
 
 /** A trigger that makes the database itself refuse rows whose `column` equals `poison`: a refusal no validation foresees. */
-async function poison(agent: TestAgent, table: string, column: string, value: string): Promise<void> {
+async function poison(agent: TestAgent, table: PgTable, column: string, value: string): Promise<void> {
   const db = dbOf(agent.runtime);
+  const name = getTableName(table);
   await db.execute(
-    sql.raw(`CREATE OR REPLACE FUNCTION refuse_poison_${table}() RETURNS trigger AS $$
+    sql.raw(`CREATE OR REPLACE FUNCTION refuse_poison_${name}() RETURNS trigger AS $$
       BEGIN IF NEW.${column} = '${value}' THEN RAISE EXCEPTION 'poisoned row refused by trigger'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`),
   );
-  await db.execute(sql.raw(`CREATE TRIGGER refuse_poison_${table} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION refuse_poison_${table}()`));
+  await db.execute(sql.raw(`CREATE TRIGGER refuse_poison_${name} BEFORE INSERT ON ${qualifiedName(table)} FOR EACH ROW EXECUTE FUNCTION refuse_poison_${name}()`));
 }
 
 describe('hostile rows on a real runtime (PGlite): refused by row and field, good rows kept', () => {
@@ -52,7 +55,7 @@ describe('hostile rows on a real runtime (PGlite): refused by row and field, goo
   });
 
   test('outcomes: a row the database itself refuses is left out alone, named by index with field (row) and the reason; nothing of it is written', async () => {
-    await poison(agent, OUTCOMES_TABLE, 'finding_key', 'db-poison');
+    await poison(agent, outcomes, 'finding_key', 'db-poison');
     const rows = makeRows({ n: 3, labels: ['fixed'], keyPrefix: 'db-refusal' });
     const poisoned = { ...rows[0], finding_key: 'db-poison' };
     const before = (await agent.service.counts()).outcomes;
@@ -61,7 +64,7 @@ describe('hostile rows on a real runtime (PGlite): refused by row and field, goo
     expect(result.rejected).toEqual([{ index: 1, field: '(row)', message: 'the database refused the row: poisoned row refused by trigger' }]);
     expect(result.outcomes.map((o) => o.index)).toEqual([0, 2, 3]);
     expect((await agent.service.counts()).outcomes).toBe(before + 3);
-    const stored = await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} WHERE finding_key = 'db-poison'`);
+    const stored = await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${outcomes} WHERE finding_key = 'db-poison'`);
     expect(stored[0]?.n).toBe(0);
   });
 
@@ -78,7 +81,7 @@ describe('hostile rows on a real runtime (PGlite): refused by row and field, goo
   });
 
   test('findings awaiting labels: a bad finding and one the database refuses are reported, the others recorded', async () => {
-    await poison(agent, FINDINGS_TABLE, 'finding_key', 'db-poison-finding');
+    await poison(agent, findings, 'finding_key', 'db-poison-finding');
     const [a, b] = makeRows({ n: 2, labels: ['fixed'], keyPrefix: 'awaiting' }).map(({ label: _label, ...finding }) => finding);
     const result = await agent.service.recordFindings([a, { ...b, notes: 'x\uDC00' }, { ...b, finding_key: 'db-poison-finding' }, b]);
     expect(result).toMatchObject({ recorded: 2, known: 0 });
@@ -108,7 +111,7 @@ describe('hostile rows on a real runtime (PGlite): refused by row and field, goo
   });
 
   test('events: an event the database refuses is reported with field (row); the others are stored with their lessons and rules', async () => {
-    await poison(agent, RULE_TABLES.events, 'problem', 'db-poison');
+    await poison(agent, ruleEvents, 'problem', 'db-poison');
     const events = [0, 1, 2].map((i) => eventRow(400 + i, { type: 'mistake', category: 'ci', tags: ['lint'], problem: 'the build failed on formatting after the push', solution: 'run the linter locally before pushing' }));
     const poisoned = eventRow(399, { type: 'mistake', category: 'ci', problem: 'db-poison', solution: 'x' });
     const before = book.eventCount();
@@ -203,7 +206,7 @@ describe('a learning pass survives a group that fails', () => {
     expect(await agent.service.outcomes.countPending()).toBe(1);
     const pendingKeys = await queryRows<{ finding_key: string }>(
       dbOf(agent.runtime),
-      sql`SELECT finding_key FROM ${sql.raw(OUTCOMES_TABLE)} o WHERE NOT EXISTS (SELECT 1 FROM self_improve_outcome_learned l WHERE l.outcome_id = o.id)`,
+      sql`SELECT finding_key FROM ${outcomes} o WHERE NOT EXISTS (SELECT 1 FROM ${outcomeLearned} l WHERE l.outcome_id = o.id)`,
     );
     expect(pendingKeys.map((r) => r.finding_key)).toEqual(['ancient-0']);
 

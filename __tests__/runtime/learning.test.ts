@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { LESSON_MEMORY_TYPE, LESSONS_TABLE, lessonMetadataSchema } from '../../src/scan/lesson-metadata';
-import { LEARNED_TABLE } from '../../src/scan/outcome-store';
+import { outcomeLearned } from '../../src/scan/tables';
 import { dbOf } from '../../src/shared/sql';
 import { LEARN_TASK_NAME } from '../../src/scan/surfaces/learn-pending-task';
 import { makeRows } from '../helpers/rows';
@@ -140,7 +140,7 @@ describe('each outcome is learned from once', () => {
       await first.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
       const lessonId = first.service.listLessons()[0]?.id;
       // Simulate a crash after the lessons were written but before the outcomes were marked learned.
-      await dbOf(first.runtime).execute(sql`DELETE FROM ${sql.raw(LEARNED_TABLE)}`);
+      await dbOf(first.runtime).execute(sql`DELETE FROM ${outcomeLearned}`);
       await first.close();
 
       const second = await startAgent({ dataDir, plugins: [createTestModelsPlugin().plugin] });

@@ -3,13 +3,10 @@
 // is a no-op (and refused by the database if written directly), and two ledger services on one
 // database (each with its own queue and caches, as two processes would have) never fork the chain.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { nextTransaction, type LedgerTransaction } from '../../src/ledger/model/chain';
+import type { LedgerTransaction } from '../../src/ledger/model/chain';
 import { ingestText } from '../../src/shared/ingest-text';
-import { LEDGER_HEAD_TABLE, LEDGER_ONCE_INDEX, LEDGER_TABLE } from '../../src/ledger/ledger-store';
+import { ledger as ledgerTable, LEDGER_ONCE_INDEX } from '../../src/ledger/tables';
 import { type ReconcileReport, RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { databaseReason, dbOf } from '../../src/shared/sql';
 import { ledgerCounts } from '../helpers/ledger-counts';
@@ -54,7 +51,10 @@ describe('ingest racing reconciliation (SELF_IMPROVE_LEDGER_RECONCILE_EVERY=1)',
     const [first] = await ledger.history({ limit: 1 });
     const copy = { ...(first as LedgerTransaction), sequence: 999_999, id: 'tx-999999' };
     const error = await db
-      .execute(sql`INSERT INTO ${sql.raw(LEDGER_TABLE)} (agent_id, sequence, tx_json) VALUES (${agent.runtime.agentId}::uuid, ${copy.sequence}, ${JSON.stringify(copy)}::jsonb)`)
+      .execute(
+        sql`INSERT INTO ${ledgerTable} (agent_id, sequence, tx_json, source, source_ref, category)
+            VALUES (${agent.runtime.agentId}::uuid, ${copy.sequence}, ${JSON.stringify(copy)}::jsonb, ${copy.source}, ${copy.source_ref}, ${copy.category})`,
+      )
       .then(() => null, (e: unknown) => e);
     expect(error).not.toBeNull();
     expect(databaseReason(error)).toContain(LEDGER_ONCE_INDEX);
@@ -110,37 +110,5 @@ describe('two ledger services on one database (each with its own queue and cache
     expect(txs.map((t) => t.sequence).sort((x, y) => x - y)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     expect(new Set(txs.map((t) => `${t.source}|${t.source_ref}|${t.category}`)).size).toBe(total);
     expect(await ledgerCounts(agent.runtime)).toMatchObject({ rewarded: 160, entries: 160, paidTwice: 0 });
-  }, 60_000);
-});
-
-describe('a ledger written before the exactly-once index existed', () => {
-  test('its second entries are marked as legacy duplicates (the chain runs through them), the index is created, and reconciliation flags them', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'self-improve-legacy-'));
-    let agent = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
-    try {
-      const ingested = await agent.service.ingest(makeRows({ n: 2, labels: ['fixed'], keyPrefix: 'legacy' }));
-      const db = dbOf(agent.runtime);
-      // As the old code left it: no index, and a second entry for the first outcome chained on.
-      await db.execute(sql.raw(`DROP INDEX ${LEDGER_ONCE_INDEX}`));
-      const [tip] = await (await rewardLedgerOf(agent.runtime)).history({ limit: 1 });
-      const paidTwice = nextTransaction(tip as LedgerTransaction, { type: 'reward', category: 'finding_fixed', points: 100, action: 'paid twice', source: 'scan_outcome', source_ref: ingested.outcomes[0]?.id as string }, '2026-11-10T05:00:00Z');
-      await db.execute(sql`INSERT INTO ${sql.raw(LEDGER_TABLE)} (agent_id, sequence, tx_json) VALUES (${agent.runtime.agentId}::uuid, 3, ${JSON.stringify(paidTwice)}::jsonb)`);
-      await db.execute(sql`UPDATE ${sql.raw(LEDGER_HEAD_TABLE)} SET count = 3, last_hash = ${paidTwice.hash} WHERE agent_id = ${agent.runtime.agentId}::uuid`);
-      await agent.close();
-      agent = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
-      const ledger = await rewardLedgerOf(agent.runtime);
-      expect(await ledger.verify()).toMatchObject({ ok: true, count: 3, total: 300 });
-      expect(await ledger.reconcile()).toMatchObject({ ok: false, unexpected: 1, appended: 0, quarantined: 0 });
-      const marked = await dbOf(agent.runtime).execute(sql`SELECT sequence FROM ${sql.raw(LEDGER_TABLE)} WHERE legacy_duplicate ORDER BY sequence`);
-      expect(marked.rows.map((r) => Number(r.sequence))).toEqual([3]);
-      const copy = { ...paidTwice, sequence: 4, id: 'tx-4' };
-      const refused = await dbOf(agent.runtime)
-        .execute(sql`INSERT INTO ${sql.raw(LEDGER_TABLE)} (agent_id, sequence, tx_json) VALUES (${agent.runtime.agentId}::uuid, 4, ${JSON.stringify(copy)}::jsonb)`)
-        .then(() => null, (e: unknown) => databaseReason(e));
-      expect(refused).toContain(LEDGER_ONCE_INDEX);
-    } finally {
-      await agent.close();
-      await rm(dir, { recursive: true, force: true });
-    }
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { type LedgerTransaction, transactionHash } from '../../src/ledger/model/chain';
 import { handleLedgerCheckpoint } from '../../src/ledger/surfaces/ledger-routes';
-import { LEDGER_HEAD_TABLE, LEDGER_TABLE } from '../../src/ledger/ledger-store';
+import { ledger as ledgerTable, ledgerHead } from '../../src/ledger/tables';
 import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { dbOf } from '../../src/shared/sql';
 import { makeRows } from '../helpers/rows';
@@ -30,16 +30,16 @@ async function cli(env: Record<string, string>, ...args: string[]) {
 /** Rewrites every row as someone with write access and no key would: points doubled, re-hashed with SHA-256, re-linked, head moved. */
 async function rewriteWithoutKey(agent: TestAgent): Promise<void> {
   const db = dbOf(agent.runtime);
-  const rows = (await db.execute(sql`SELECT tx_json FROM ${sql.raw(LEDGER_TABLE)} WHERE agent_id = ${agent.runtime.agentId}::uuid ORDER BY sequence`)).rows.map((r) => r.tx_json as LedgerTransaction);
+  const rows = (await db.execute(sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${agent.runtime.agentId}::uuid ORDER BY sequence`)).rows.map((r) => r.tx_json as LedgerTransaction);
   let previous: LedgerTransaction | null = null;
   for (const tx of rows) {
     const { hash: _h, hash_alg: _k, ...body } = { ...tx, points: tx.points * 2 };
     const forged = { ...body, prev_hash: previous?.hash ?? body.prev_hash, running_total: (previous?.running_total ?? 0) + body.points };
     const row: LedgerTransaction = { ...forged, hash: transactionHash(forged) };
-    await db.execute(sql`UPDATE ${sql.raw(LEDGER_TABLE)} SET tx_json = ${JSON.stringify(row)}::jsonb WHERE agent_id = ${agent.runtime.agentId}::uuid AND sequence = ${row.sequence}`);
+    await db.execute(sql`UPDATE ${ledgerTable} SET tx_json = ${JSON.stringify(row)}::jsonb WHERE agent_id = ${agent.runtime.agentId}::uuid AND sequence = ${row.sequence}`);
     previous = row;
   }
-  await db.execute(sql`UPDATE ${sql.raw(LEDGER_HEAD_TABLE)} SET last_hash = ${previous?.hash ?? ''}, mac = NULL WHERE agent_id = ${agent.runtime.agentId}::uuid`);
+  await db.execute(sql`UPDATE ${ledgerHead} SET last_hash = ${previous?.hash ?? ''}, mac = NULL WHERE agent_id = ${agent.runtime.agentId}::uuid`);
 }
 
 describe('a ledger keyed with SELF_IMPROVE_LEDGER_SECRET', () => {
@@ -114,11 +114,11 @@ describe('a keyed ledger whose last rows are cut off behind its back', () => {
     expect(await ledger.verify()).toMatchObject({ ok: true, count: 4, keyed: 4, integrity: 'keyed' });
     const db = dbOf(agent.runtime);
     const [, third] = await ledger.history({ limit: 2 });
-    await db.execute(sql`DELETE FROM ${sql.raw(LEDGER_TABLE)} WHERE agent_id = ${agent.runtime.agentId}::uuid AND sequence = 4`);
-    await db.execute(sql`UPDATE ${sql.raw(LEDGER_HEAD_TABLE)} SET count = 3, last_hash = ${third?.hash ?? ''} WHERE agent_id = ${agent.runtime.agentId}::uuid`);
+    await db.execute(sql`DELETE FROM ${ledgerTable} WHERE agent_id = ${agent.runtime.agentId}::uuid AND sequence = 4`);
+    await db.execute(sql`UPDATE ${ledgerHead} SET count = 3, last_hash = ${third?.hash ?? ''} WHERE agent_id = ${agent.runtime.agentId}::uuid`);
     expect(await ledger.verify()).toMatchObject({ ok: false, first: { code: 'head_forged' } });
     expect(await ledger.reconcile()).toMatchObject({ ok: false, quarantined: 0, appended: 0, chain_problem: { code: 'key_mismatch' } });
-    await db.execute(sql`UPDATE ${sql.raw(LEDGER_HEAD_TABLE)} SET mac = NULL WHERE agent_id = ${agent.runtime.agentId}::uuid`);
+    await db.execute(sql`UPDATE ${ledgerHead} SET mac = NULL WHERE agent_id = ${agent.runtime.agentId}::uuid`);
     expect(await ledger.verify()).toMatchObject({ ok: false, first: { code: 'head_unsigned' } });
     // Appends onto a head the key did not sign are refused, not chained onto it.
     ledger.registerSource('test_event', async (refs) => new Set(refs));

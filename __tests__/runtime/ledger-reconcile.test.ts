@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { LEDGER_TABLE } from '../../src/ledger/ledger-store';
+import { ledger as ledgerTable } from '../../src/ledger/tables';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { dbOf } from '../../src/shared/sql';
 import { makeRows } from '../helpers/rows';
@@ -28,7 +28,7 @@ describe('reward ledger reconciliation on a real runtime', () => {
 
   test('a deleted middle row: scoring halts, the chain is cut back, missing entries are re-appended, scoring resumes', async () => {
     const where = sql`agent_id = ${agent.runtime.agentId}::uuid AND sequence = 3`;
-    await dbOf(agent.runtime).execute(sql`DELETE FROM ${sql.raw(LEDGER_TABLE)} WHERE ${where}`);
+    await dbOf(agent.runtime).execute(sql`DELETE FROM ${ledgerTable} WHERE ${where}`);
     expect((await ledger.verify()).ok).toBe(false);
     // an append asked for while reconciliation runs waits for it, and lands after the recovery
     // (another category for an outcome already paid: a claim of its own, which reconciliation will flag)
@@ -69,7 +69,7 @@ describe('reward ledger reconciliation on a real runtime', () => {
     let other = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
     try {
       await other.service.ingest(makeRows({ n: 4, labels: ['fixed'], keyPrefix: 'sum' }));
-      await dbOf(other.runtime).execute(sql`UPDATE ${sql.raw(LEDGER_TABLE)} SET tx_json = jsonb_set(tx_json, '{points}', '1') WHERE agent_id = ${other.runtime.agentId}::uuid AND sequence = 2`);
+      await dbOf(other.runtime).execute(sql`UPDATE ${ledgerTable} SET tx_json = jsonb_set(tx_json, '{points}', '1') WHERE agent_id = ${other.runtime.agentId}::uuid AND sequence = 2`);
       await other.close();
       other = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
       const otherLedger = await rewardLedgerOf(other.runtime);

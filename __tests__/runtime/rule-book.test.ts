@@ -11,7 +11,7 @@ import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
 import type { Lesson } from '../../src/scan/lesson-metadata';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { type RuleBookService, ruleBookOf } from '../../src/rules/rule-book-service';
-import { RULE_TABLES } from '../../src/rules/tables';
+import { ruleLessons } from '../../src/rules/tables';
 import { dbOf, queryRows } from '../../src/shared/sql';
 import { RULE_DECAY_TASK_NAME } from '../../src/rules/surfaces/rule-decay-task';
 import { startAgent, type TestAgent } from '../helpers/runtime';
@@ -341,7 +341,7 @@ describe('the rule book with a TEXT_EMBEDDING model', () => {
     expect(models.calls.embedding - callsBefore).toBe(4);
     const stored = await book.store.loadLessons();
     expect(stored.items.map((l) => l.vector?.source)).toEqual(['model']);
-    const updatedAt = async () => queryRows<{ id: string; updated_at: unknown }>(dbOf(agent.runtime), sql`SELECT id, updated_at::text FROM ${sql.raw(RULE_TABLES.lessons)}`);
+    const updatedAt = async () => queryRows<{ id: string; updated_at: unknown }>(dbOf(agent.runtime), sql`SELECT id, updated_at::text FROM ${ruleLessons}`);
     const writtenBefore = await updatedAt();
     await agent.close();
     agent = await startAgent({ dataDir: dir, plugins: [models.plugin] });

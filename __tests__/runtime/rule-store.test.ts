@@ -8,7 +8,8 @@ import { lexicalVector } from '../../src/shared/lexical-vector';
 import type { GuardEntry, ParseErrorEntry } from '../../src/rules/model/logs';
 import type { LearningEvent, Rule, RuleLesson } from '../../src/rules/model/types';
 import type { StoredLesson } from '../../src/rules/rule-rows';
-import { RULE_TABLES } from '../../src/rules/tables';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { guardLog, ruleEvents, ruleLessons, ruleParseErrors, rules as rulesTable, ruleTables } from '../../src/rules/tables';
 import { RuleStore } from '../../src/rules/rule-store';
 import { type Db, dbOf, queryRows } from '../../src/shared/sql';
 import { makeRule } from '../helpers/rule-fixtures';
@@ -97,7 +98,6 @@ describe('the rule store on a real runtime', () => {
   const open = async () => {
     agent = await startAgent({ dataDir: dir });
     store = new RuleStore(dbOf(agent.runtime), agent.runtime.agentId);
-    await store.ensureSchema();
   };
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'self-improve-rules-'));
@@ -108,14 +108,9 @@ describe('the rule store on a real runtime', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const rowCount = async (table: string) =>
-    Number((await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${sql.raw(table)} WHERE agent_id = ${agent.runtime.agentId}::uuid`))[0]?.n ?? 0);
-  const allCounts = async () => Promise.all(Object.values(RULE_TABLES).map(rowCount));
-
-  test('ensureSchema can run again', async () => {
-    await store.ensureSchema();
-    expect(await store.eventCount()).toBe(0);
-  });
+  const rowCount = async (table: PgTable) =>
+    Number((await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${table} WHERE agent_id = ${agent.runtime.agentId}::uuid`))[0]?.n ?? 0);
+  const allCounts = async () => Promise.all(Object.values(ruleTables).map(rowCount));
 
   test('events round-trip field for field; the exact feedback words are kept', async () => {
     const withFeedback = event(1, { type: 'feedback', feedback: "no, that's wrong — never use `rm -rf` in scripts!\n" });
@@ -174,7 +169,7 @@ describe('the rule store on a real runtime', () => {
   test('guard entries: stored in the seed format, outcome set once, re-appending an id changes nothing', async () => {
     expect(await store.appendGuardEntries([guard(1), guard(2, { outcome: 'failure' })])).toEqual(['g-1', 'g-2']);
     expect(await store.appendGuardEntries([guard(1, { action: 'something else' }), guard(3)])).toEqual(['g-3']);
-    const [raw] = await queryRows<{ entry: unknown }>(dbOf(agent.runtime), sql`SELECT entry FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE id = 'g-1'`);
+    const [raw] = await queryRows<{ entry: unknown }>(dbOf(agent.runtime), sql`SELECT entry FROM ${guardLog} WHERE id = 'g-1'`);
     expect(raw?.entry).toEqual({ id: 'g-1', ts: '2026-02-11T10:31:00Z', action: 'post to moltbook', matched_rules: ['R-020', 'R-022'], scores: { 'R-020': 0.85, 'R-022': 0.72 }, save_logged: true, outcome: 'pending' });
 
     expect(await store.setGuardOutcome('g-1', 'success')).toEqual({ ok: true });
@@ -194,9 +189,9 @@ describe('the rule store on a real runtime', () => {
   test('parse errors: appended in the seed format, newest first, limited', async () => {
     await store.appendParseErrors([parseError(1), parseError(2)]);
     await store.appendParseErrors([parseError(1)]);
-    expect(await rowCount(RULE_TABLES.parseErrors)).toBe(3);
+    expect(await rowCount(ruleParseErrors)).toBe(3);
     expect(await store.parseErrors(2)).toEqual({ items: [parseError(2), parseError(1)], skipped: [] });
-    const [raw] = await queryRows<{ entry: unknown }>(dbOf(agent.runtime), sql`SELECT entry FROM ${sql.raw(RULE_TABLES.parseErrors)} ORDER BY seq LIMIT 1`);
+    const [raw] = await queryRows<{ entry: unknown }>(dbOf(agent.runtime), sql`SELECT entry FROM ${ruleParseErrors} ORDER BY seq LIMIT 1`);
     expect(raw?.entry).toEqual({ ts: '2026-02-11T10:31:00.000Z', error: 'Expecting property name enclosed in double quotes', line: '{bad json 1', script: 'feedback-extractor' });
   });
 
@@ -222,18 +217,18 @@ describe('the rule store on a real runtime', () => {
     const db = dbOf(agent.runtime);
     const agentId = agent.runtime.agentId;
     await db.execute(
-      sql`INSERT INTO ${sql.raw(RULE_TABLES.events)} (agent_id, id, ts, type, category, tags, problem, solution, confidence, source) VALUES (${agentId}::uuid, 'ev-bad', now(), 'bogus', 'shell', '[]'::jsonb, '', '', 'testing', 'psql')`,
+      sql`INSERT INTO ${ruleEvents} (agent_id, id, ts, type, category, tags, problem, solution, confidence, source) VALUES (${agentId}::uuid, 'ev-bad', now(), 'bogus', 'shell', '[]'::jsonb, '', '', 'testing', 'psql')`,
     );
-    await db.execute(sql`INSERT INTO ${sql.raw(RULE_TABLES.lessons)} (agent_id, id, category, created_at, doc, updated_at) VALUES (${agentId}::uuid, 'L-bad', 'shell', now(), '{"id":"L-bad"}'::jsonb, now())`);
-    await db.execute(sql`INSERT INTO ${sql.raw(RULE_TABLES.rules)} (agent_id, id, type, category, status, confidence_score, doc, updated_at) VALUES (${agentId}::uuid, 'R-bad', 'NEVER', 'shell', 'active', 2, ${JSON.stringify(rule('R-bad', { confidenceScore: 2 }))}::jsonb, now())`);
-    await db.execute(sql`INSERT INTO ${sql.raw(RULE_TABLES.guardLog)} (agent_id, id, ts, entry) VALUES (${agentId}::uuid, 'g-bad', ${new Date(T0 + 999 * MINUTE).toISOString()}::timestamptz, '"not an object"'::jsonb)`);
+    await db.execute(sql`INSERT INTO ${ruleLessons} (agent_id, id, category, created_at, doc, updated_at) VALUES (${agentId}::uuid, 'L-bad', 'shell', now(), '{"id":"L-bad"}'::jsonb, now())`);
+    await db.execute(sql`INSERT INTO ${rulesTable} (agent_id, id, type, category, status, confidence_score, doc, updated_at) VALUES (${agentId}::uuid, 'R-bad', 'NEVER', 'shell', 'active', 2, ${JSON.stringify(rule('R-bad', { confidenceScore: 2 }))}::jsonb, now())`);
+    await db.execute(sql`INSERT INTO ${guardLog} (agent_id, id, ts, entry) VALUES (${agentId}::uuid, 'g-bad', ${new Date(T0 + 999 * MINUTE).toISOString()}::timestamptz, '"not an object"'::jsonb)`);
 
     const events = await store.loadEvents();
     expect(events.items.length).toBe(1208);
-    expect(events.skipped).toEqual([{ table: RULE_TABLES.events, id: 'ev-bad', message: expect.stringContaining('type') }]);
+    expect(events.skipped).toEqual([{ table: 'self_improve.rule_events', id: 'ev-bad', message: expect.stringContaining('type') }]);
     expect((await store.loadLessons()).skipped.map((s) => s.id)).toEqual(['L-bad']);
     const rules = await store.loadRules();
-    expect(rules.skipped).toEqual([{ table: RULE_TABLES.rules, id: 'R-bad', message: expect.stringContaining('confidenceScore') }]);
+    expect(rules.skipped).toEqual([{ table: 'self_improve.rules', id: 'R-bad', message: expect.stringContaining('confidenceScore') }]);
     expect(rules.items.map((r) => r.id)).toEqual(['R-001', 'R-002', 'R-900']);
     const guards = await store.guardEntries({ limit: 2 });
     expect(guards.skipped.map((s) => s.id)).toEqual(['g-bad']);

@@ -28,7 +28,9 @@ function forgetPgliteSingleton(): void {
 
 /**
  * Boots a real AgentRuntime on plugin-sql (PGlite, or PostgreSQL when `postgresUrl` is set).
- * Order matters on a fresh database: plugin-sql first, its migrations, then `initialize`.
+ * Order matters on a fresh database: plugin-sql first and its own migrations (`initialize` needs
+ * the agents table before it migrates anything), then `initialize`, which registers the other
+ * plugins and migrates their schemas (this plugin's tables) before any service starts.
  */
 export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> {
   forgetPgliteSingleton();
@@ -47,7 +49,7 @@ export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> 
   try {
     await runtime.registerPlugin(sqlPlugin);
     await runtime.runPluginMigrations();
-    await runtime.initialize({ skipMigrations: true });
+    await runtime.initialize();
   } catch (error) {
     await runtime.close().catch(() => undefined);
     forgetPgliteSingleton();

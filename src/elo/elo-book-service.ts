@@ -6,11 +6,13 @@ import { applyRankBoost, type BlendWeights, driftTowardStart, INITIAL_ELO_BY_TIE
 import { EXPOSURE_HORIZON_MS, Exposures, type ItemRef } from './model/exposures';
 import { SessionAudits } from './model/sessions';
 import { initialTierFor, parseTierMap, type TierRule } from './model/tier-map';
-import { ELO_LOG_TABLE, type EloLogTable, type EloRow, EloStore, SEARCH_LOG_TABLE, SESSION_LOG_TABLE } from './elo-store';
+import { type EloRow, EloStore } from './elo-store';
+import { eloTables, type EloLogName } from './tables';
 import type { Lesson } from '../scan/lesson-metadata';
 import { scanOutcomeServiceOf } from '../scan/scan-outcome-service';
 import { ELO_BOOK_SERVICE } from '../shared/service-names';
 import { dbOf } from '../shared/sql';
+import { requireTables } from '../shared/plugin-schema';
 
 /** Pending changes written in one go once this many have gathered (or at the next flush tick). */
 const FLUSH_AFTER_CHANGES = 500;
@@ -19,6 +21,11 @@ const DAY_MS = 86_400_000;
 /** Content kept per integrator item, so HIGH items can be shown in full within reason. */
 const MAX_BODY_CHARS = 4_000;
 const MAX_TITLE_CHARS = 200;
+
+/** Log entries waiting to be written, per log: none. */
+function noLogEntries(): Record<EloLogName, object[]> {
+  return { updates: [], searches: [], sessions: [] };
+}
 
 /** An item a retrieval returned, at its rank (1 = first). */
 export interface RetrievedItem extends ItemRef {
@@ -107,7 +114,7 @@ export class EloBookService extends Service {
   private store!: EloStore;
   private readonly items = new Map<string, EloRow>();
   private readonly dirty = new Set<string>();
-  private logs: Record<EloLogTable, object[]> = { [ELO_LOG_TABLE]: [], [SEARCH_LOG_TABLE]: [], [SESSION_LOG_TABLE]: [] };
+  private logs: Record<EloLogName, object[]> = noLogEntries();
   private readonly exposures = new Exposures();
   private readonly recentRetrievals = new Set<string>();
   private sessions!: SessionAudits;
@@ -120,8 +127,9 @@ export class EloBookService extends Service {
     const service = new EloBookService(runtime);
     service.settings = eloBookSettings(runtime);
     service.sessions = new SessionAudits(runtime.agentId);
-    service.store = new EloStore(dbOf(runtime), runtime.agentId);
-    await service.store.ensureSchema();
+    const db = dbOf(runtime);
+    await requireTables(db, Object.values(eloTables));
+    service.store = new EloStore(db, runtime.agentId);
     const nowMs = Date.now();
     for (const stored of await service.store.loadExposures(nowMs - EXPOSURE_HORIZON_MS)) service.exposures.restore(stored.context, stored.atMs, stored.items, nowMs);
     for (const row of await service.store.load()) {
@@ -136,7 +144,7 @@ export class EloBookService extends Service {
 
   override async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    this.queue(SESSION_LOG_TABLE, ...this.sessions.endIdle(Date.now(), true));
+    this.queue('sessions', ...this.sessions.endIdle(Date.now(), true));
     await this.flush();
   }
 
@@ -163,7 +171,7 @@ export class EloBookService extends Service {
 
   /** Changes not yet written to the database. */
   get pendingChanges(): number {
-    return this.logs[ELO_LOG_TABLE].length + this.logs[SEARCH_LOG_TABLE].length + this.logs[SESSION_LOG_TABLE].length;
+    return this.logs.updates.length + this.logs.searches.length + this.logs.sessions.length;
   }
 
   /** Records a retrieval (seed 002 §1) and gives each returned item its rank boost. */
@@ -175,7 +183,7 @@ export class EloBookService extends Service {
     }
     const timestamp = new Date(atMs).toISOString();
     const sessionId = retrieval.sessionId ?? this.runtime.agentId;
-    this.queue(SEARCH_LOG_TABLE, {
+    this.queue('searches', {
       session_id: sessionId,
       timestamp,
       tool: retrieval.tool,
@@ -280,7 +288,7 @@ export class EloBookService extends Service {
   /** Ends a session and queues its audit entry (seed 002 §2). */
   endSession(sessionId: string, atMs = Date.now()): void {
     const entry = this.sessions.end(sessionId, atMs);
-    if (entry) this.queue(SESSION_LOG_TABLE, entry);
+    if (entry) this.queue('sessions', entry);
   }
 
   /**
@@ -295,14 +303,14 @@ export class EloBookService extends Service {
       const items = keys.map((k) => ({ ...(this.items.get(k) as EloRow) }));
       const logs = this.logs;
       this.dirty.clear();
-      this.logs = { [ELO_LOG_TABLE]: [], [SEARCH_LOG_TABLE]: [], [SESSION_LOG_TABLE]: [] };
+      this.logs = noLogEntries();
       const exposures = this.exposures.takeChanges();
       if (items.length === 0 && exposures.length === 0 && Object.values(logs).every((l) => l.length === 0)) return;
       try {
         await this.store.write(items, logs, exposures);
       } catch (error) {
         for (const k of keys) this.dirty.add(k);
-        for (const table of Object.keys(logs) as EloLogTable[]) this.logs[table] = [...logs[table], ...this.logs[table]];
+        for (const name of Object.keys(logs) as EloLogName[]) this.logs[name] = [...logs[name], ...this.logs[name]];
         this.exposures.requeue(exposures);
         this.runtime.logger.warn(
           { src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, items: items.length, error: error instanceof Error ? error.message : String(error) },
@@ -316,22 +324,22 @@ export class EloBookService extends Service {
 
   /** The newest ELO updates (seed 002 §3 format), newest first. */
   async updateLogEntries(limit = 50): Promise<Record<string, unknown>[]> {
-    return this.logEntries(ELO_LOG_TABLE, limit);
+    return this.logEntries('updates', limit);
   }
 
   /** The newest retrievals (seed 002 §1 format), newest first. */
   async searchLogEntries(limit = 50): Promise<Record<string, unknown>[]> {
-    return this.logEntries(SEARCH_LOG_TABLE, limit);
+    return this.logEntries('searches', limit);
   }
 
   /** The newest finished sessions (seed 002 §2 format), newest first. */
   async sessionLogEntries(limit = 50): Promise<Record<string, unknown>[]> {
-    return this.logEntries(SESSION_LOG_TABLE, limit);
+    return this.logEntries('sessions', limit);
   }
 
-  private async logEntries(table: EloLogTable, limit: number): Promise<Record<string, unknown>[]> {
+  private async logEntries(name: EloLogName, limit: number): Promise<Record<string, unknown>[]> {
     await this.flush();
-    return this.store.log(table, limit);
+    return this.store.log(name, limit);
   }
 
   /** Scan lessons become content candidates as they are learned (the lesson store keeps their text). */
@@ -347,7 +355,7 @@ export class EloBookService extends Service {
   }
 
   private tick(nowMs: number): void {
-    this.queue(SESSION_LOG_TABLE, ...this.sessions.endIdle(nowMs));
+    this.queue('sessions', ...this.sessions.endIdle(nowMs));
     void this.flush();
   }
 
@@ -377,13 +385,13 @@ export class EloBookService extends Service {
     return item;
   }
 
-  private queue(table: EloLogTable, ...entries: object[]): void {
-    this.logs[table].push(...entries);
+  private queue(name: EloLogName, ...entries: object[]): void {
+    this.logs[name].push(...entries);
     this.entriesQueued += entries.length;
   }
 
   private change(item: EloRow, elo: number, updates: number, reason: string, timestamp: string): void {
-    this.queue(ELO_LOG_TABLE, { timestamp, entity_type: item.kind, entity_id: item.id, elo_old: item.elo, elo_new: elo, delta: elo - item.elo, reason });
+    this.queue('updates', { timestamp, entity_type: item.kind, entity_id: item.id, elo_old: item.elo, elo_new: elo, delta: elo - item.elo, reason });
     item.elo = elo;
     item.updates = updates;
     this.dirty.add(keyOf(item.kind, item.id));

@@ -1,47 +1,8 @@
 import type { UUID } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import type { ExposedItem, ExposureChange } from './model/exposures';
-import { chunks, type Db, ensureSchema, queryRows } from '../shared/sql';
-
-export const ELO_TABLE = 'self_improve_elo';
-/** Seed 002 §3: the append-only ELO update log. */
-export const ELO_LOG_TABLE = 'self_improve_elo_log';
-/** Seed 002 §1: the append-only search / retrieval log. */
-export const SEARCH_LOG_TABLE = 'self_improve_search_log';
-/** Seed 002 §2: the append-only session audit log. */
-export const SESSION_LOG_TABLE = 'self_improve_session_log';
-/** Which items were shown under which context, until the context's outcome settles them. */
-export const EXPOSURE_TABLE = 'self_improve_elo_exposures';
-export type EloLogTable = typeof ELO_LOG_TABLE | typeof SEARCH_LOG_TABLE | typeof SESSION_LOG_TABLE;
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS ${ELO_TABLE} (
-    agent_id uuid NOT NULL,
-    kind text NOT NULL,
-    item_id text NOT NULL,
-    elo double precision NOT NULL,
-    start_elo double precision NOT NULL,
-    updates integer NOT NULL,
-    last_used_at timestamptz NOT NULL,
-    title text,
-    body text,
-    PRIMARY KEY (agent_id, kind, item_id)
-  )`,
-  `ALTER TABLE ${ELO_TABLE} ADD COLUMN IF NOT EXISTS title text`,
-  `ALTER TABLE ${ELO_TABLE} ADD COLUMN IF NOT EXISTS body text`,
-  `CREATE TABLE IF NOT EXISTS ${ELO_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
-  `CREATE TABLE IF NOT EXISTS ${SEARCH_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
-  `CREATE TABLE IF NOT EXISTS ${EXPOSURE_TABLE} (
-    agent_id uuid NOT NULL,
-    context text NOT NULL,
-    kind text NOT NULL,
-    item_id text NOT NULL,
-    boost double precision NOT NULL,
-    exposed_at timestamptz NOT NULL,
-    PRIMARY KEY (agent_id, context, kind, item_id)
-  )`,
-  `CREATE TABLE IF NOT EXISTS ${SESSION_LOG_TABLE} (agent_id uuid NOT NULL, seq bigserial NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (agent_id, seq))`,
-];
+import { chunks, type Db, queryRows } from '../shared/sql';
+import { ELO_LOGS, eloExposures, eloItems, type EloLogName } from './tables';
 
 const BATCH = 500;
 
@@ -65,14 +26,10 @@ export class EloStore {
     readonly agentId: UUID,
   ) {}
 
-  async ensureSchema(): Promise<void> {
-    await ensureSchema(this.db, SCHEMA);
-  }
-
   async load(): Promise<EloRow[]> {
     const rows = await queryRows<{ kind: string; item_id: string; elo: number; start_elo: number; updates: number; last_used_ms: number; title: string | null; body: string | null }>(
       this.db,
-      sql`SELECT kind, item_id, elo, start_elo, updates, (extract(epoch from last_used_at) * 1000)::float8 AS last_used_ms, title, body FROM ${sql.raw(ELO_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT kind, item_id, elo, start_elo, updates, (extract(epoch from last_used_at) * 1000)::float8 AS last_used_ms, title, body FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid`,
     );
     return rows.map((r) => ({
       kind: r.kind,
@@ -89,10 +46,10 @@ export class EloStore {
   /** Exposures stored since `sinceMs` (older ones are deleted), grouped by context. */
   async loadExposures(sinceMs: number): Promise<{ context: string; atMs: number; items: ExposedItem[] }[]> {
     const since = new Date(sinceMs).toISOString();
-    await this.db.execute(sql`DELETE FROM ${sql.raw(EXPOSURE_TABLE)} WHERE agent_id = ${this.agentId}::uuid AND exposed_at < ${since}::timestamptz`);
+    await this.db.execute(sql`DELETE FROM ${eloExposures} WHERE agent_id = ${this.agentId}::uuid AND exposed_at < ${since}::timestamptz`);
     const rows = await queryRows<{ context: string; kind: string; item_id: string; boost: number; at_ms: number }>(
       this.db,
-      sql`SELECT context, kind, item_id, boost, (extract(epoch from exposed_at) * 1000)::float8 AS at_ms FROM ${sql.raw(EXPOSURE_TABLE)}
+      sql`SELECT context, kind, item_id, boost, (extract(epoch from exposed_at) * 1000)::float8 AS at_ms FROM ${eloExposures}
           WHERE agent_id = ${this.agentId}::uuid ORDER BY exposed_at, context, kind, item_id`,
     );
     const byContext = new Map<string, { context: string; atMs: number; items: ExposedItem[] }>();
@@ -108,21 +65,21 @@ export class EloStore {
    * Writes item states, log entries and changed exposures in one database transaction: a crash
    * loses the batch, never half of it.
    */
-  async write(items: readonly EloRow[], logs: Readonly<Record<EloLogTable, readonly object[]>>, exposures: readonly ExposureChange[] = []): Promise<void> {
+  async write(items: readonly EloRow[], logs: Readonly<Record<EloLogName, readonly object[]>>, exposures: readonly ExposureChange[] = []): Promise<void> {
     await this.db.transaction(async (t) => {
       for (const batch of chunks(exposures, BATCH)) {
         const contexts = sql.join(
           batch.map((c) => sql`${c.context}`),
           sql`, `,
         );
-        await t.execute(sql`DELETE FROM ${sql.raw(EXPOSURE_TABLE)} WHERE agent_id = ${this.agentId}::uuid AND context IN (${contexts})`);
+        await t.execute(sql`DELETE FROM ${eloExposures} WHERE agent_id = ${this.agentId}::uuid AND context IN (${contexts})`);
         const rows = batch.flatMap((c) => (c.exposure ? c.exposure.items.map((i) => ({ context: c.context, atMs: c.exposure?.atMs as number, ...i })) : []));
         for (const part of chunks(rows, BATCH)) {
           const values = sql.join(
             part.map((r) => sql`(${this.agentId}::uuid, ${r.context}, ${r.kind}, ${r.id}, ${r.boost}, ${new Date(r.atMs).toISOString()}::timestamptz)`),
             sql`, `,
           );
-          await t.execute(sql`INSERT INTO ${sql.raw(EXPOSURE_TABLE)} (agent_id, context, kind, item_id, boost, exposed_at) VALUES ${values}`);
+          await t.execute(sql`INSERT INTO ${eloExposures} (agent_id, context, kind, item_id, boost, exposed_at) VALUES ${values}`);
         }
       }
       for (const batch of chunks(items, BATCH)) {
@@ -131,26 +88,26 @@ export class EloStore {
           sql`, `,
         );
         await t.execute(
-          sql`INSERT INTO ${sql.raw(ELO_TABLE)} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at, title, body) VALUES ${values}
+          sql`INSERT INTO ${eloItems} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at, title, body) VALUES ${values}
               ON CONFLICT (agent_id, kind, item_id) DO UPDATE SET elo = EXCLUDED.elo, updates = EXCLUDED.updates, last_used_at = EXCLUDED.last_used_at,
               title = EXCLUDED.title, body = EXCLUDED.body`,
         );
       }
-      for (const [table, entries] of Object.entries(logs)) {
+      for (const [name, entries] of Object.entries(logs) as [EloLogName, readonly object[]][]) {
         for (const batch of chunks(entries, BATCH)) {
           const values = sql.join(
             batch.map((e) => sql`(${this.agentId}::uuid, ${JSON.stringify(e)}::jsonb)`),
             sql`, `,
           );
-          await t.execute(sql`INSERT INTO ${sql.raw(table)} (agent_id, entry) VALUES ${values}`);
+          await t.execute(sql`INSERT INTO ${ELO_LOGS[name]} (agent_id, entry) VALUES ${values}`);
         }
       }
     });
   }
 
   /** The newest entries of a log, newest first. */
-  async log(table: EloLogTable, limit: number): Promise<Record<string, unknown>[]> {
-    const rows = await queryRows<{ entry: unknown }>(this.db, sql`SELECT entry FROM ${sql.raw(table)} WHERE agent_id = ${this.agentId}::uuid ORDER BY seq DESC LIMIT ${limit}`);
+  async log(name: EloLogName, limit: number): Promise<Record<string, unknown>[]> {
+    const rows = await queryRows<{ entry: unknown }>(this.db, sql`SELECT entry FROM ${ELO_LOGS[name]} WHERE agent_id = ${this.agentId}::uuid ORDER BY seq DESC LIMIT ${limit}`);
     return rows.map((r) => (typeof r.entry === 'string' ? JSON.parse(r.entry) : r.entry) as Record<string, unknown>);
   }
 }

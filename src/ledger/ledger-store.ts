@@ -2,61 +2,11 @@ import type { UUID } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import type { LedgerTransaction } from './model/chain';
 import { type ClaimKey, claimKeyOf } from './model/claims';
-import { chunks, type Db, ensureSchema, queryRows } from '../shared/sql';
+import { chunks, type Db, queryRows } from '../shared/sql';
+import { ledger, ledgerAudit, ledgerHead } from './tables';
 
-export const LEDGER_TABLE = 'self_improve_ledger';
-/** The ledger's length and last hash, kept apart from the rows: deleting the last rows is then detected too. */
-export const LEDGER_HEAD_TABLE = 'self_improve_ledger_head';
-/** Append-only audit records: reconciliation findings, quarantined rows, recoveries. */
-export const LEDGER_AUDIT_TABLE = 'self_improve_ledger_audit';
-/**
- * At most one entry per (agent, source, source record, category): the database refuses a second.
- * Rows marked `legacy_duplicate` (second entries written before the index existed, kept because
- * the chain runs through them) are outside it.
- */
-export const LEDGER_ONCE_INDEX = 'self_improve_ledger_once';
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS ${LEDGER_TABLE} (
-    agent_id uuid NOT NULL,
-    sequence bigint NOT NULL,
-    tx_json jsonb NOT NULL,
-    PRIMARY KEY (agent_id, sequence)
-  )`,
-  `ALTER TABLE ${LEDGER_TABLE} ADD COLUMN IF NOT EXISTS legacy_duplicate boolean NOT NULL DEFAULT false`,
-  `CREATE TABLE IF NOT EXISTS ${LEDGER_HEAD_TABLE} (
-    agent_id uuid PRIMARY KEY,
-    count bigint NOT NULL,
-    last_hash text NOT NULL
-  )`,
-  `ALTER TABLE ${LEDGER_HEAD_TABLE} ADD COLUMN IF NOT EXISTS mac text`,
-  `CREATE TABLE IF NOT EXISTS ${LEDGER_AUDIT_TABLE} (
-    agent_id uuid NOT NULL,
-    seq bigserial NOT NULL,
-    at timestamptz NOT NULL,
-    kind text NOT NULL,
-    details jsonb NOT NULL,
-    PRIMARY KEY (agent_id, seq)
-  )`,
-];
-
-/** The claim of a row, as the index spells it. */
-const CLAIM_COLUMNS = `(tx_json->>'source'), (tx_json->>'source_ref'), (tx_json->>'category')`;
-
-/**
- * Marks every entry after the first of its (agent, source, source_ref, category) as a legacy
- * duplicate, then creates the unique index. Runs once per database (when the index is missing).
- */
-const ONCE_MIGRATION = [
-  `UPDATE ${LEDGER_TABLE} l SET legacy_duplicate = true FROM (
-     SELECT agent_id, sequence, row_number() OVER (PARTITION BY agent_id, ${CLAIM_COLUMNS} ORDER BY sequence) AS n FROM ${LEDGER_TABLE}
-   ) d WHERE l.agent_id = d.agent_id AND l.sequence = d.sequence AND d.n > 1 AND NOT l.legacy_duplicate`,
-  `CREATE UNIQUE INDEX IF NOT EXISTS ${LEDGER_ONCE_INDEX} ON ${LEDGER_TABLE} (agent_id, ${CLAIM_COLUMNS}) WHERE NOT legacy_duplicate`,
-];
-
-/** `pg_advisory_xact_lock(class, key)` classes: 'SILG' (the ledger of one agent) and 'SIMG' (this schema's migration). */
+/** `pg_advisory_xact_lock(class, key)` class of the ledger of one agent: 'SILG'. */
 const LEDGER_LOCK_CLASS = 0x53494c47;
-const MIGRATION_LOCK_CLASS = 0x53494d47;
 
 /** The lock key of an agent's ledger: the first 32 bits of its id, as a signed int4 (a collision only serialises two ledgers). */
 export function ledgerLockKey(agentId: string): number {
@@ -96,16 +46,6 @@ export class LedgerStore {
     readonly agentId: UUID,
   ) {}
 
-  /** Creates the tables and, once, the exactly-once index (marking older duplicates), under a migration lock. */
-  async ensureSchema(): Promise<void> {
-    await this.db.transaction(async (t) => {
-      await t.execute(sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_CLASS}, 0)`);
-      await ensureSchema(t, SCHEMA);
-      const [index] = await queryRows<{ name: string | null }>(t, sql`SELECT to_regclass(${LEDGER_ONCE_INDEX})::text AS name`);
-      if (!index?.name) await ensureSchema(t, ONCE_MIGRATION);
-    });
-  }
-
   /**
    * Takes the agent's ledger lock until the end of `t`'s transaction: every append, recovery and
    * reconciliation of this ledger, from any process on the database, runs one at a time.
@@ -120,10 +60,10 @@ export class LedgerStore {
     if (!last) return;
     for (const batch of chunks(txs, INSERT_BATCH)) {
       const values = sql.join(
-        batch.map((tx) => sql`(${this.agentId}::uuid, ${tx.sequence}, ${JSON.stringify(tx)}::jsonb)`),
+        batch.map((tx) => sql`(${this.agentId}::uuid, ${tx.sequence}, ${JSON.stringify(tx)}::jsonb, ${tx.source}, ${tx.source_ref}, ${tx.category})`),
         sql`, `,
       );
-      await t.execute(sql`INSERT INTO ${sql.raw(LEDGER_TABLE)} (agent_id, sequence, tx_json) VALUES ${values}`);
+      await t.execute(sql`INSERT INTO ${ledger} (agent_id, sequence, tx_json, source, source_ref, category) VALUES ${values}`);
     }
     await this.setHead(t, last.sequence, last.hash, sign);
   }
@@ -131,7 +71,7 @@ export class LedgerStore {
   /** Points the head at (count, lastHash), signed by `sign`; inside `t` (which holds the lock). */
   async setHead(t: Db, count: number, lastHash: string, sign: HeadSigner): Promise<void> {
     await t.execute(
-      sql`INSERT INTO ${sql.raw(LEDGER_HEAD_TABLE)} (agent_id, count, last_hash, mac) VALUES (${this.agentId}::uuid, ${count}, ${lastHash}, ${sign(count, lastHash)})
+      sql`INSERT INTO ${ledgerHead} (agent_id, count, last_hash, mac) VALUES (${this.agentId}::uuid, ${count}, ${lastHash}, ${sign(count, lastHash)})
           ON CONFLICT (agent_id) DO UPDATE SET count = EXCLUDED.count, last_hash = EXCLUDED.last_hash, mac = EXCLUDED.mac`,
     );
   }
@@ -146,9 +86,9 @@ export class LedgerStore {
       );
       const rows = await queryRows<{ tx_json: unknown }>(
         t,
-        sql`SELECT l.tx_json FROM ${sql.raw(LEDGER_TABLE)} l JOIN (VALUES ${keys}) AS k(source, source_ref, category)
-              ON l.tx_json->>'source' = k.source AND l.tx_json->>'source_ref' = k.source_ref AND l.tx_json->>'category' = k.category
-            WHERE l.agent_id = ${this.agentId}::uuid AND NOT l.legacy_duplicate`,
+        sql`SELECT l.tx_json FROM ${ledger} l JOIN (VALUES ${keys}) AS k(source, source_ref, category)
+              ON l.source = k.source AND l.source_ref = k.source_ref AND l.category = k.category
+            WHERE l.agent_id = ${this.agentId}::uuid`,
       );
       for (const r of rows) {
         const tx = parse(r.tx_json);
@@ -159,14 +99,14 @@ export class LedgerStore {
   }
 
   async audit(kind: string, details: Record<string, unknown>, db: Db = this.db, at = new Date().toISOString()): Promise<void> {
-    await db.execute(sql`INSERT INTO ${sql.raw(LEDGER_AUDIT_TABLE)} (agent_id, at, kind, details) VALUES (${this.agentId}::uuid, ${at}::timestamptz, ${kind}, ${JSON.stringify(details)}::jsonb)`);
+    await db.execute(sql`INSERT INTO ${ledgerAudit} (agent_id, at, kind, details) VALUES (${this.agentId}::uuid, ${at}::timestamptz, ${kind}, ${JSON.stringify(details)}::jsonb)`);
   }
 
   /** Audit records, newest first. */
   async auditLog(limit: number): Promise<LedgerAuditRecord[]> {
     const rows = await queryRows<{ at: string | Date; kind: string; details: unknown }>(
       this.db,
-      sql`SELECT at, kind, details FROM ${sql.raw(LEDGER_AUDIT_TABLE)} WHERE agent_id = ${this.agentId}::uuid ORDER BY seq DESC LIMIT ${limit}`,
+      sql`SELECT at, kind, details FROM ${ledgerAudit} WHERE agent_id = ${this.agentId}::uuid ORDER BY seq DESC LIMIT ${limit}`,
     );
     return rows.map((r) => ({ at: new Date(r.at).toISOString(), kind: r.kind, details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as Record<string, unknown> }));
   }
@@ -179,16 +119,16 @@ export class LedgerStore {
   async quarantineFrom(t: Db, sequence: number, reason: Record<string, unknown>, sign: HeadSigner): Promise<number> {
     const moved = await queryRows<{ tx_json: unknown }>(
       t,
-      sql`DELETE FROM ${sql.raw(LEDGER_TABLE)} WHERE agent_id = ${this.agentId}::uuid AND sequence >= ${sequence} RETURNING tx_json`,
+      sql`DELETE FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid AND sequence >= ${sequence} RETURNING tx_json`,
     );
     await t.execute(
-      sql`INSERT INTO ${sql.raw(LEDGER_AUDIT_TABLE)} (agent_id, at, kind, details) VALUES (${this.agentId}::uuid, now(), 'quarantine', ${JSON.stringify({ ...reason, from_sequence: sequence, rows: moved.map((m) => parse(m.tx_json)) })}::jsonb)`,
+      sql`INSERT INTO ${ledgerAudit} (agent_id, at, kind, details) VALUES (${this.agentId}::uuid, now(), 'quarantine', ${JSON.stringify({ ...reason, from_sequence: sequence, rows: moved.map((m) => parse(m.tx_json)) })}::jsonb)`,
     );
     const tip = await this.last(t);
     if (tip) {
       await this.setHead(t, tip.sequence, tip.hash, sign);
     } else {
-      await t.execute(sql`DELETE FROM ${sql.raw(LEDGER_HEAD_TABLE)} WHERE agent_id = ${this.agentId}::uuid`);
+      await t.execute(sql`DELETE FROM ${ledgerHead} WHERE agent_id = ${this.agentId}::uuid`);
     }
     return moved.length;
   }
@@ -196,7 +136,7 @@ export class LedgerStore {
   async head(db: Db = this.db): Promise<LedgerHead | null> {
     const [row] = await queryRows<{ count: number | string; last_hash: string; mac: string | null }>(
       db,
-      sql`SELECT count, last_hash, mac FROM ${sql.raw(LEDGER_HEAD_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT count, last_hash, mac FROM ${ledgerHead} WHERE agent_id = ${this.agentId}::uuid`,
     );
     return row ? { count: Number(row.count), lastHash: row.last_hash, mac: row.mac } : null;
   }
@@ -205,7 +145,7 @@ export class LedgerStore {
   async all(db: Db = this.db): Promise<LedgerTransaction[]> {
     const rows = await queryRows<{ tx_json: unknown }>(
       db,
-      sql`SELECT tx_json FROM ${sql.raw(LEDGER_TABLE)} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence`,
+      sql`SELECT tx_json FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence`,
     );
     return rows.map((r) => parse(r.tx_json));
   }
@@ -214,7 +154,7 @@ export class LedgerStore {
   async pointsSum(db: Db = this.db): Promise<number> {
     const [row] = await queryRows<{ total: number | string | null }>(
       db,
-      sql`SELECT coalesce(sum((tx_json->>'points')::bigint), 0) AS total FROM ${sql.raw(LEDGER_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT coalesce(sum((tx_json->>'points')::bigint), 0) AS total FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid`,
     );
     return Number(row?.total ?? 0);
   }
@@ -223,7 +163,7 @@ export class LedgerStore {
   async last(db: Db = this.db): Promise<LedgerTransaction | null> {
     const [row] = await queryRows<{ tx_json: unknown }>(
       db,
-      sql`SELECT tx_json FROM ${sql.raw(LEDGER_TABLE)} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence DESC LIMIT 1`,
+      sql`SELECT tx_json FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence DESC LIMIT 1`,
     );
     return row ? parse(row.tx_json) : null;
   }

@@ -13,6 +13,8 @@ import { type HeadSigner, type LedgerAuditRecord, LedgerStore } from './ledger-s
 import type { AppendResult, CheckpointResult, ExpectedEntries, ReconcileReport, SourceCheck } from './ledger-types';
 import { REWARD_LEDGER_SERVICE } from '../shared/service-names';
 import { type Db, dbOf } from '../shared/sql';
+import { requireTables } from '../shared/plugin-schema';
+import { ledgerTables } from './tables';
 
 /** Categories every ledger accepts (seed 000 step 1: categories come from a registry); more with `registerCategory`. */
 export const DEFAULT_LEDGER_CATEGORIES = [
@@ -82,8 +84,8 @@ export class RewardLedgerService extends Service {
     service.settings = loadConfig(runtime);
     service.key = service.settings.SELF_IMPROVE_LEDGER_SECRET ?? null;
     service.db = dbOf(runtime);
+    await requireTables(service.db, Object.values(ledgerTables));
     service.store = new LedgerStore(service.db, runtime.agentId);
-    await service.store.ensureSchema();
     const keyProblem = service.keyProblem(await service.store.last(), await service.store.head());
     if (keyProblem) runtime.logger.error({ src: LOG_SRC, agentId: runtime.agentId }, `${keyProblem}; appends are refused until it is fixed`);
     registerBuiltInSources(service, runtime);

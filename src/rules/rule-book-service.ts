@@ -28,6 +28,8 @@ import { GuardOutcomeConflict, type LearningBatch, RuleStore } from './rule-stor
 import { scanOutcomeServiceOf } from '../scan/scan-outcome-service';
 import { ELO_BOOK_SERVICE, REWARD_LEDGER_SERVICE, RULE_BOOK_SERVICE } from '../shared/service-names';
 import { databaseReason, dbOf } from '../shared/sql';
+import { requireTables } from '../shared/plugin-schema';
+import { ruleTables } from './tables';
 
 export { RULE_BOOK_SERVICE };
 
@@ -109,8 +111,9 @@ export class RuleBookService extends Service {
 
   private async open(): Promise<void> {
     this.settings = ruleBookSettings(loadConfig(this.runtime));
-    this.store = new RuleStore(dbOf(this.runtime), this.runtime.agentId);
-    await this.store.ensureSchema();
+    const db = dbOf(this.runtime);
+    await requireTables(db, Object.values(ruleTables));
+    this.store = new RuleStore(db, this.runtime.agentId);
     this.vectorizer = vectorizerFor(this.runtime);
     this.eventTotal = await this.store.eventCount();
     await this.loadLessons();

@@ -3,8 +3,9 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type GuardEntry, guardEntryToWire, type ParseErrorEntry, parseErrorToWire, type SettledGuardOutcome } from './model/logs';
 import type { LearningEvent, Rule } from './model/types';
 import { eventRowSchema, guardRowSchema, lessonRowSchema, type Loaded, parseErrorRowSchema, ruleRowSchema, type StoredLesson, validateRows } from './rule-rows';
-import { RULE_SCHEMA, RULE_TABLES } from './tables';
-import { chunks, type Db, ensureSchema, queryRows } from '../shared/sql';
+import { guardLog, ruleEvents, ruleLessons, ruleParseErrors, rules as rulesTable } from './tables';
+import { qualifiedName } from '../shared/plugin-schema';
+import { chunks, type Db, queryRows } from '../shared/sql';
 
 /** Rows per INSERT statement (events bind 13 parameters a row: far below PostgreSQL's 65 535). */
 const INSERT_BATCH = 500;
@@ -67,10 +68,6 @@ export class RuleStore {
     readonly agentId: UUID,
   ) {}
 
-  async ensureSchema(): Promise<void> {
-    await ensureSchema(this.db, RULE_SCHEMA);
-  }
-
   /**
    * Writes every part of the batch in one transaction, all or nothing. Events and guard entries
    * already stored (same id) are left as they are; lessons and rules are upserted by id (the last
@@ -118,10 +115,10 @@ export class RuleStore {
     const rows = await queryRows<Record<string, unknown>>(
       this.db,
       sql`SELECT id, ${tsMsColumn('ts')} AS ts_ms, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted
-          FROM ${sql.raw(RULE_TABLES.events)} WHERE agent_id = ${this.agentId}::uuid ${this.since('ts', options.sinceMs)}
+          FROM ${ruleEvents} WHERE agent_id = ${this.agentId}::uuid ${this.since('ts', options.sinceMs)}
           ORDER BY ts DESC, id DESC ${options.limit === undefined ? sql.empty() : sql`LIMIT ${options.limit}`}`,
     );
-    return validateRows(RULE_TABLES.events, rows.reverse(), eventRowSchema, (r) => r.id);
+    return validateRows(qualifiedName(ruleEvents), rows.reverse(), eventRowSchema, (r) => r.id);
   }
 
   /** Which of these event ids are stored. */
@@ -132,14 +129,14 @@ export class RuleStore {
         batch.map((id) => sql`${id}`),
         sql`, `,
       );
-      const rows = await queryRows<{ id: string }>(this.db, sql`SELECT id FROM ${sql.raw(RULE_TABLES.events)} WHERE agent_id = ${this.agentId}::uuid AND id IN (${list})`);
+      const rows = await queryRows<{ id: string }>(this.db, sql`SELECT id FROM ${ruleEvents} WHERE agent_id = ${this.agentId}::uuid AND id IN (${list})`);
       for (const r of rows) known.add(r.id);
     }
     return known;
   }
 
   async eventCount(): Promise<number> {
-    const [row] = await queryRows<{ n: number }>(this.db, sql`SELECT count(*)::int AS n FROM ${sql.raw(RULE_TABLES.events)} WHERE agent_id = ${this.agentId}::uuid`);
+    const [row] = await queryRows<{ n: number }>(this.db, sql`SELECT count(*)::int AS n FROM ${ruleEvents} WHERE agent_id = ${this.agentId}::uuid`);
     return Number(row?.n ?? 0);
   }
 
@@ -147,15 +144,15 @@ export class RuleStore {
   async loadLessons(): Promise<Loaded<StoredLesson>> {
     const rows = await queryRows<Record<string, unknown>>(
       this.db,
-      sql`SELECT id, doc, vector, vector_source FROM ${sql.raw(RULE_TABLES.lessons)} WHERE agent_id = ${this.agentId}::uuid ORDER BY id`,
+      sql`SELECT id, doc, vector, vector_source FROM ${ruleLessons} WHERE agent_id = ${this.agentId}::uuid ORDER BY id`,
     );
-    return validateRows(RULE_TABLES.lessons, rows, lessonRowSchema, (r) => r.id);
+    return validateRows(qualifiedName(ruleLessons), rows, lessonRowSchema, (r) => r.id);
   }
 
   /** Every rule (active and retired), by id. */
   async loadRules(): Promise<Loaded<Rule>> {
-    const rows = await queryRows<Record<string, unknown>>(this.db, sql`SELECT id, doc FROM ${sql.raw(RULE_TABLES.rules)} WHERE agent_id = ${this.agentId}::uuid ORDER BY id`);
-    return validateRows(RULE_TABLES.rules, rows, ruleRowSchema, (r) => r.id);
+    const rows = await queryRows<Record<string, unknown>>(this.db, sql`SELECT id, doc FROM ${rulesTable} WHERE agent_id = ${this.agentId}::uuid ORDER BY id`);
+    return validateRows(qualifiedName(rulesTable), rows, ruleRowSchema, (r) => r.id);
   }
 
   /**
@@ -169,7 +166,7 @@ export class RuleStore {
     } catch (error) {
       if (!(error instanceof GuardOutcomeConflict)) throw error;
     }
-    const [existing] = await queryRows<{ outcome: string }>(this.db, sql`SELECT outcome FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE agent_id = ${this.agentId}::uuid AND id = ${id}`);
+    const [existing] = await queryRows<{ outcome: string }>(this.db, sql`SELECT outcome FROM ${guardLog} WHERE agent_id = ${this.agentId}::uuid AND id = ${id}`);
     return existing
       ? { ok: false, code: 'already_set', message: `guard entry ${id} already has the outcome ${existing.outcome}` }
       : { ok: false, code: 'not_found', message: `no guard entry ${id}` };
@@ -179,25 +176,25 @@ export class RuleStore {
   async guardEntries(options: { limit: number; sinceMs?: number }): Promise<Loaded<GuardEntry>> {
     const rows = await queryRows<Record<string, unknown>>(
       this.db,
-      sql`SELECT id, entry FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE agent_id = ${this.agentId}::uuid ${this.since('ts', options.sinceMs)}
+      sql`SELECT id, entry FROM ${guardLog} WHERE agent_id = ${this.agentId}::uuid ${this.since('ts', options.sinceMs)}
           ORDER BY ts DESC, seq DESC LIMIT ${options.limit}`,
     );
-    return validateRows(RULE_TABLES.guardLog, rows, guardRowSchema, (r) => r.id);
+    return validateRows(qualifiedName(guardLog), rows, guardRowSchema, (r) => r.id);
   }
 
   /** One guard entry by id; `items` is empty when there is none. */
   async guardEntry(id: string): Promise<Loaded<GuardEntry>> {
-    const rows = await queryRows<Record<string, unknown>>(this.db, sql`SELECT id, entry FROM ${sql.raw(RULE_TABLES.guardLog)} WHERE agent_id = ${this.agentId}::uuid AND id = ${id}`);
-    return validateRows(RULE_TABLES.guardLog, rows, guardRowSchema, (r) => r.id);
+    const rows = await queryRows<Record<string, unknown>>(this.db, sql`SELECT id, entry FROM ${guardLog} WHERE agent_id = ${this.agentId}::uuid AND id = ${id}`);
+    return validateRows(qualifiedName(guardLog), rows, guardRowSchema, (r) => r.id);
   }
 
   /** The newest `limit` parse errors, newest first. */
   async parseErrors(limit: number): Promise<Loaded<ParseErrorEntry>> {
     const rows = await queryRows<Record<string, unknown>>(
       this.db,
-      sql`SELECT seq, entry FROM ${sql.raw(RULE_TABLES.parseErrors)} WHERE agent_id = ${this.agentId}::uuid ORDER BY ts DESC, seq DESC LIMIT ${limit}`,
+      sql`SELECT seq, entry FROM ${ruleParseErrors} WHERE agent_id = ${this.agentId}::uuid ORDER BY ts DESC, seq DESC LIMIT ${limit}`,
     );
-    return validateRows(RULE_TABLES.parseErrors, rows, parseErrorRowSchema, (r) => r.seq);
+    return validateRows(qualifiedName(ruleParseErrors), rows, parseErrorRowSchema, (r) => r.seq);
   }
 
   private since(column: string, sinceMs: number | undefined): SQL {
@@ -216,7 +213,7 @@ export class RuleStore {
       );
       const rows = await queryRows<{ id: string }>(
         tx,
-        sql`INSERT INTO ${sql.raw(RULE_TABLES.events)} (agent_id, id, ts, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted)
+        sql`INSERT INTO ${ruleEvents} (agent_id, id, ts, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted)
             VALUES ${values} ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
       );
       for (const r of rows) inserted.add(r.id);
@@ -225,7 +222,7 @@ export class RuleStore {
   }
 
   private async writeLessons(tx: Db, lessons: readonly StoredLesson[]): Promise<void> {
-    const table = sql.raw(RULE_TABLES.lessons);
+    const table = ruleLessons;
     for (const batch of chunks(lastById(lessons, (l) => l.lesson.id), INSERT_BATCH)) {
       const values = sql.join(
         batch.map(
@@ -251,7 +248,7 @@ export class RuleStore {
         sql`, `,
       );
       await tx.execute(
-        sql`INSERT INTO ${sql.raw(RULE_TABLES.rules)} (agent_id, id, type, category, status, confidence_score, doc, updated_at) VALUES ${values}
+        sql`INSERT INTO ${rulesTable} (agent_id, id, type, category, status, confidence_score, doc, updated_at) VALUES ${values}
             ON CONFLICT (agent_id, id) DO UPDATE SET type = EXCLUDED.type, category = EXCLUDED.category, status = EXCLUDED.status,
               confidence_score = EXCLUDED.confidence_score, doc = EXCLUDED.doc, updated_at = EXCLUDED.updated_at`,
       );
@@ -267,7 +264,7 @@ export class RuleStore {
       );
       const rows = await queryRows<{ id: string }>(
         tx,
-        sql`INSERT INTO ${sql.raw(RULE_TABLES.guardLog)} (agent_id, id, ts, outcome, entry) VALUES ${values} ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
+        sql`INSERT INTO ${guardLog} (agent_id, id, ts, outcome, entry) VALUES ${values} ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
       );
       for (const r of rows) inserted.add(r.id);
     }
@@ -280,7 +277,7 @@ export class RuleStore {
       const entry = saveLogged === undefined ? withOutcome : sql`jsonb_set(${withOutcome}, '{save_logged}', to_jsonb(${saveLogged}::boolean))`;
       const updated = await queryRows<{ id: string }>(
         tx,
-        sql`UPDATE ${sql.raw(RULE_TABLES.guardLog)} SET outcome = ${outcome}, entry = ${entry}
+        sql`UPDATE ${guardLog} SET outcome = ${outcome}, entry = ${entry}
             WHERE agent_id = ${this.agentId}::uuid AND id = ${id} AND outcome IS NULL RETURNING id`,
       );
       if (updated.length === 0) throw new GuardOutcomeConflict(id);
@@ -293,7 +290,7 @@ export class RuleStore {
         batch.map((e) => sql`(${this.agentId}::uuid, ${iso(e.tsMs)}::timestamptz, ${json(parseErrorToWire(e))})`),
         sql`, `,
       );
-      await tx.execute(sql`INSERT INTO ${sql.raw(RULE_TABLES.parseErrors)} (agent_id, ts, entry) VALUES ${values}`);
+      await tx.execute(sql`INSERT INTO ${ruleParseErrors} (agent_id, ts, entry) VALUES ${values}`);
     }
   }
 }

@@ -3,22 +3,8 @@ import { sql } from 'drizzle-orm';
 import { groupId, groupKeyOf } from './model/grouping';
 import type { FindingRow, OutcomeLabel } from './model/outcome';
 import { isStorableText } from '../shared/wire-text';
-import { OUTCOMES_TABLE } from './outcome-store';
-import { chunks, type Db, ensureSchema, queryRows, writeIsolatingRefusals } from '../shared/sql';
-
-/** Findings seen without a label (SARIF results nobody has triaged yet): they await an outcome. */
-export const FINDINGS_TABLE = 'self_improve_findings';
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS ${FINDINGS_TABLE} (
-    agent_id uuid NOT NULL,
-    finding_key text NOT NULL,
-    group_id text NOT NULL,
-    first_seen timestamptz NOT NULL,
-    row_json jsonb NOT NULL,
-    PRIMARY KEY (agent_id, finding_key)
-  )`,
-];
+import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
+import { findings as findingsTable, outcomes as outcomesTable } from './tables';
 
 const INSERT_BATCH = 1_000;
 /** Keys per lookup query. */
@@ -45,10 +31,6 @@ export class FindingStore {
     private readonly db: Db,
     readonly agentId: UUID,
   ) {}
-
-  async ensureSchema(): Promise<void> {
-    await ensureSchema(this.db, SCHEMA);
-  }
 
   /**
    * Records findings in one transaction; a finding already recorded keeps its first sighting. A
@@ -77,7 +59,7 @@ export class FindingStore {
     );
     const rows = await queryRows<{ finding_key: string }>(
       db,
-      sql`INSERT INTO ${sql.raw(FINDINGS_TABLE)} (agent_id, finding_key, group_id, first_seen, row_json)
+      sql`INSERT INTO ${findingsTable} (agent_id, finding_key, group_id, first_seen, row_json)
           VALUES ${values} ON CONFLICT DO NOTHING RETURNING finding_key`,
     );
     return rows.map((r) => r.finding_key);
@@ -97,7 +79,7 @@ export class FindingStore {
       );
       const outcomes = await queryRows<{ finding_key: string; label: OutcomeLabel; ts: string; row_json: Record<string, unknown> | string }>(
         this.db,
-        sql`SELECT finding_key, label, row_json->>'ts' AS ts, row_json FROM ${sql.raw(OUTCOMES_TABLE)}
+        sql`SELECT finding_key, label, row_json->>'ts' AS ts, row_json FROM ${outcomesTable}
             WHERE agent_id = ${this.agentId}::uuid AND finding_key IN (${list}) ORDER BY finding_key, ts, seq`,
       );
       for (const o of outcomes) {
@@ -106,7 +88,7 @@ export class FindingStore {
       }
       const awaiting = await queryRows<{ finding_key: string; row_json: Record<string, unknown> | string }>(
         this.db,
-        sql`SELECT finding_key, row_json FROM ${sql.raw(FINDINGS_TABLE)} WHERE agent_id = ${this.agentId}::uuid AND finding_key IN (${list})`,
+        sql`SELECT finding_key, row_json FROM ${findingsTable} WHERE agent_id = ${this.agentId}::uuid AND finding_key IN (${list})`,
       );
       for (const f of awaiting) {
         if (!found.has(f.finding_key)) found.set(f.finding_key, { row: findingOf(parseJson(f.row_json)), labels: [], lastLabelTs: null });
@@ -119,8 +101,8 @@ export class FindingStore {
   async countAwaiting(): Promise<number> {
     const [row] = await queryRows<{ n: number | string }>(
       this.db,
-      sql`SELECT count(*)::int AS n FROM ${sql.raw(FINDINGS_TABLE)} f WHERE f.agent_id = ${this.agentId}::uuid
-          AND NOT EXISTS (SELECT 1 FROM ${sql.raw(OUTCOMES_TABLE)} o WHERE o.agent_id = f.agent_id AND o.finding_key = f.finding_key)`,
+      sql`SELECT count(*)::int AS n FROM ${findingsTable} f WHERE f.agent_id = ${this.agentId}::uuid
+          AND NOT EXISTS (SELECT 1 FROM ${outcomesTable} o WHERE o.agent_id = f.agent_id AND o.finding_key = f.finding_key)`,
     );
     return Number(row?.n ?? 0);
   }
@@ -129,7 +111,7 @@ export class FindingStore {
   async firstSeen(): Promise<Map<string, number>> {
     const rows = await queryRows<{ finding_key: string; ts_ms: number }>(
       this.db,
-      sql`SELECT finding_key, (extract(epoch from first_seen) * 1000)::float8 AS ts_ms FROM ${sql.raw(FINDINGS_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT finding_key, (extract(epoch from first_seen) * 1000)::float8 AS ts_ms FROM ${findingsTable} WHERE agent_id = ${this.agentId}::uuid`,
     );
     return new Map(rows.map((r) => [r.finding_key, Number(r.ts_ms)]));
   }

@@ -5,40 +5,8 @@ import { stableId } from '../shared/ids';
 import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
-import { chunks, type Db, ensureSchema, queryRows, writeIsolatingRefusals } from '../shared/sql';
-
-export const OUTCOMES_TABLE = 'self_improve_outcomes';
-export const EVIDENCE_TABLE = 'self_improve_lesson_evidence';
-/** Which outcomes have been learned from: a narrow table, so marking 100k outcomes never rewrites the wide outcome rows. */
-export const LEARNED_TABLE = 'self_improve_outcome_learned';
-
-const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS ${OUTCOMES_TABLE} (
-    id uuid PRIMARY KEY,
-    seq bigserial NOT NULL,
-    agent_id uuid NOT NULL,
-    finding_key text NOT NULL,
-    label text NOT NULL,
-    ts timestamptz NOT NULL,
-    group_id text NOT NULL,
-    reward double precision NOT NULL,
-    row_json jsonb NOT NULL,
-    ingested_at timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (agent_id, finding_key, label)
-  )`,
-  `CREATE INDEX IF NOT EXISTS ${OUTCOMES_TABLE}_group_idx ON ${OUTCOMES_TABLE} (agent_id, group_id, ts)`,
-  `CREATE TABLE IF NOT EXISTS ${LEARNED_TABLE} (
-    outcome_id uuid PRIMARY KEY,
-    agent_id uuid NOT NULL,
-    learned_at timestamptz NOT NULL
-  )`,
-  `CREATE TABLE IF NOT EXISTS ${EVIDENCE_TABLE} (
-    lesson_id uuid NOT NULL,
-    outcome_id uuid NOT NULL,
-    agent_id uuid NOT NULL,
-    PRIMARY KEY (lesson_id, outcome_id)
-  )`,
-];
+import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
+import { outcomeLearned, outcomes as outcomesTable, scanLessonEvidence } from './tables';
 
 /** Rows per INSERT statement (15 parameters each stays far below PostgreSQL's 65,535). */
 const INSERT_BATCH = 1_000;
@@ -80,10 +48,6 @@ export class OutcomeStore {
     readonly agentId: UUID,
   ) {}
 
-  async ensureSchema(): Promise<void> {
-    await ensureSchema(this.db, SCHEMA);
-  }
-
   /**
    * Inserts outcomes in one transaction. Rows whose (finding_key, label) is already stored are
    * skipped. A row the database refuses (its content) is left out alone, with the database's
@@ -118,7 +82,7 @@ export class OutcomeStore {
     );
     const rows = await queryRows<{ id: UUID }>(
       db,
-      sql`INSERT INTO ${sql.raw(OUTCOMES_TABLE)} (id, agent_id, finding_key, label, ts, group_id, reward, row_json)
+      sql`INSERT INTO ${outcomesTable} (id, agent_id, finding_key, label, ts, group_id, reward, row_json)
           VALUES ${values} ON CONFLICT DO NOTHING RETURNING id`,
     );
     return rows.map((r) => r.id);
@@ -127,7 +91,7 @@ export class OutcomeStore {
   async countPending(): Promise<number> {
     const [row] = await queryRows<{ n: number | string }>(
       this.db,
-      sql`SELECT count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} o WHERE o.agent_id = ${this.agentId}::uuid AND ${NOT_LEARNED}`,
+      sql`SELECT count(*)::int AS n FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND ${NOT_LEARNED}`,
     );
     return Number(row?.n ?? 0);
   }
@@ -135,7 +99,7 @@ export class OutcomeStore {
   async count(): Promise<number> {
     const [row] = await queryRows<{ n: number | string }>(
       this.db,
-      sql`SELECT count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT count(*)::int AS n FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid`,
     );
     return Number(row?.n ?? 0);
   }
@@ -144,7 +108,7 @@ export class OutcomeStore {
   async labelCountsByGroup(): Promise<{ groupId: string; label: OutcomeRow['label']; n: number }[]> {
     const rows = await queryRows<{ group_id: string; label: OutcomeRow['label']; n: number | string }>(
       this.db,
-      sql`SELECT group_id, label, count(*)::int AS n FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid GROUP BY group_id, label ORDER BY group_id, label`,
+      sql`SELECT group_id, label, count(*)::int AS n FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid GROUP BY group_id, label ORDER BY group_id, label`,
     );
     return rows.map((r) => ({ groupId: r.group_id, label: r.label, n: Number(r.n) }));
   }
@@ -156,7 +120,7 @@ export class OutcomeStore {
       sql`SELECT finding_key, label, (extract(epoch from ts) * 1000)::float8 AS ts_ms, reward,
             row_json->>'project' AS project, row_json->>'scanner' AS scanner,
             (row_json->>'model_provider') || '/' || (row_json->>'model_name') AS model, row_json->>'confidence' AS confidence
-          FROM ${sql.raw(OUTCOMES_TABLE)} WHERE agent_id = ${this.agentId}::uuid ORDER BY ts, seq`,
+          FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid ORDER BY ts, seq`,
     );
     return rows.map((r) => ({
       findingKey: r.finding_key,
@@ -178,7 +142,7 @@ export class OutcomeStore {
   async pending(asOfMs: number): Promise<{ maxSeq: number; outcomes: { id: UUID; groupId: string; tsMs: number }[] }> {
     const rows = await queryRows<{ id: UUID; group_id: string; ts_ms: number; seq: number | string }>(
       this.db,
-      sql`SELECT o.id, o.group_id, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms, o.seq FROM ${sql.raw(OUTCOMES_TABLE)} o
+      sql`SELECT o.id, o.group_id, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms, o.seq FROM ${outcomesTable} o
           WHERE o.agent_id = ${this.agentId}::uuid AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz AND ${NOT_LEARNED}
           ORDER BY o.group_id, o.ts DESC, o.id`,
     );
@@ -191,7 +155,7 @@ export class OutcomeStore {
   async inGroup(group: string, startMs: number, endMs: number, maxSeq: number): Promise<WindowOutcome[]> {
     const rows = await queryRows<EvidenceDbRow & { finding_key: string; summary: string | null }>(
       this.db,
-      sql`SELECT ${EVIDENCE_COLUMNS}, o.finding_key, o.row_json->>'summary' AS summary FROM ${sql.raw(OUTCOMES_TABLE)} o
+      sql`SELECT ${EVIDENCE_COLUMNS}, o.finding_key, o.row_json->>'summary' AS summary FROM ${outcomesTable} o
           WHERE ${inWindow(this.agentId, group, startMs, endMs, maxSeq)} ORDER BY o.ts, o.id`,
     );
     return rows.map((r) => ({ ...fromEvidenceRow(r), findingKey: r.finding_key, summary: r.summary ?? undefined }));
@@ -201,8 +165,8 @@ export class OutcomeStore {
   async markGroupLearned(group: string, asOfMs: number, maxSeq: number): Promise<void> {
     const asOf = new Date(asOfMs).toISOString();
     await this.db.execute(
-      sql`INSERT INTO ${sql.raw(LEARNED_TABLE)} (outcome_id, agent_id, learned_at)
-          SELECT o.id, o.agent_id, ${asOf}::timestamptz FROM ${sql.raw(OUTCOMES_TABLE)} o
+      sql`INSERT INTO ${outcomeLearned} (outcome_id, agent_id, learned_at)
+          SELECT o.id, o.agent_id, ${asOf}::timestamptz FROM ${outcomesTable} o
           WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id = ${group} AND o.ts <= ${asOf}::timestamptz AND o.seq <= ${maxSeq} AND ${NOT_LEARNED}
           ON CONFLICT DO NOTHING`,
     );
@@ -211,8 +175,8 @@ export class OutcomeStore {
   /** Links a window's outcomes to a lesson, server-side and idempotently. */
   async linkEvidence(lessonId: UUID, group: string, startMs: number, endMs: number, maxSeq: number): Promise<void> {
     await this.db.execute(
-      sql`INSERT INTO ${sql.raw(EVIDENCE_TABLE)} (lesson_id, outcome_id, agent_id)
-          SELECT ${lessonId}::uuid, o.id, o.agent_id FROM ${sql.raw(OUTCOMES_TABLE)} o WHERE ${inWindow(this.agentId, group, startMs, endMs, maxSeq)}
+      sql`INSERT INTO ${scanLessonEvidence} (lesson_id, outcome_id, agent_id)
+          SELECT ${lessonId}::uuid, o.id, o.agent_id FROM ${outcomesTable} o WHERE ${inWindow(this.agentId, group, startMs, endMs, maxSeq)}
           ON CONFLICT DO NOTHING`,
     );
   }
@@ -221,7 +185,7 @@ export class OutcomeStore {
   async evidence(lessonId: UUID): Promise<EvidenceOutcome[]> {
     const rows = await queryRows<EvidenceDbRow>(
       this.db,
-      sql`SELECT ${EVIDENCE_COLUMNS} FROM ${sql.raw(EVIDENCE_TABLE)} e JOIN ${sql.raw(OUTCOMES_TABLE)} o ON o.id = e.outcome_id
+      sql`SELECT ${EVIDENCE_COLUMNS} FROM ${scanLessonEvidence} e JOIN ${outcomesTable} o ON o.id = e.outcome_id
           WHERE e.lesson_id = ${lessonId}::uuid AND e.agent_id = ${this.agentId}::uuid ORDER BY o.ts, o.id`,
     );
     return rows.map(fromEvidenceRow);
@@ -268,7 +232,7 @@ function fromEvidenceRow(r: EvidenceDbRow): EvidenceOutcome {
   };
 }
 
-const NOT_LEARNED = sql.raw(`NOT EXISTS (SELECT 1 FROM ${LEARNED_TABLE} l WHERE l.outcome_id = o.id)`);
+const NOT_LEARNED = sql`NOT EXISTS (SELECT 1 FROM ${outcomeLearned} l WHERE l.outcome_id = o.id)`;
 
 function inWindow(agentId: UUID, group: string, startMs: number, endMs: number, maxSeq: number) {
   return sql`o.agent_id = ${agentId}::uuid AND o.group_id = ${group} AND o.seq <= ${maxSeq}

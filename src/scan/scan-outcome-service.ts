@@ -17,6 +17,8 @@ import type { RewardLedgerService } from '../ledger/reward-ledger-service';
 import { type LearnProgress, type LearnReport, ScanLearner } from './scan-learner';
 import { ELO_BOOK_SERVICE, REWARD_LEDGER_SERVICE, SCAN_OUTCOME_SERVICE } from '../shared/service-names';
 import { type Db, dbOf } from '../shared/sql';
+import { requireTables } from '../shared/plugin-schema';
+import { scanTables } from './tables';
 import { ensureLearnTask } from './surfaces/learn-pending-task';
 
 export { SCAN_OUTCOME_SERVICE };
@@ -72,10 +74,10 @@ export class ScanOutcomeService extends Service {
 
   private async open(): Promise<void> {
     this.settings = loadConfig(this.runtime);
-    this.outcomes = new OutcomeStore(dbOf(this.runtime), this.runtime.agentId);
-    await this.outcomes.ensureSchema();
-    this.findings = new FindingStore(dbOf(this.runtime), this.runtime.agentId);
-    await this.findings.ensureSchema();
+    const db = dbOf(this.runtime);
+    await requireTables(db, Object.values(scanTables));
+    this.outcomes = new OutcomeStore(db, this.runtime.agentId);
+    this.findings = new FindingStore(db, this.runtime.agentId);
     this.prior = new TriagePrior(this.settings.SELF_IMPROVE_PRIOR_STRENGTH);
     for (const c of await this.outcomes.labelCountsByGroup()) this.prior.add(parseGroupId(c.groupId), c.label, c.n);
     this.lessons = new LessonStore(this.runtime, vectorizerFor(this.runtime));

@@ -1,5 +1,5 @@
 import type { IAgentRuntime } from '@elizaos/core';
-import { type SQL, sql } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { clipText } from './prompt-text';
 
 /**
@@ -22,11 +22,6 @@ export function dbOf(runtime: IAgentRuntime): Db {
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result = await db.execute(query);
   return result.rows as T[];
-}
-
-/** Runs idempotent DDL statements in order. */
-export async function ensureSchema(db: Db, statements: readonly string[]): Promise<void> {
-  for (const statement of statements) await db.execute(sql.raw(statement));
 }
 
 /** Splits a list into chunks of at most `size`. */

@@ -1,0 +1,13 @@
+// `pg` comes with plugin-sql, without its typings: the part of node-postgres the tests use.
+declare module 'pg' {
+  export interface ClientConfig {
+    connectionString?: string;
+  }
+  export class Client {
+    constructor(config?: ClientConfig);
+    connect(): Promise<void>;
+    end(): Promise<void>;
+  }
+  const pg: { Client: typeof Client };
+  export default pg;
+}

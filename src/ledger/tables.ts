@@ -1,0 +1,46 @@
+import { bigint, bigserial, jsonb, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { pluginSchema } from '../shared/plugin-schema';
+
+/** Refuses a second entry for the same claim: at most one per (agent, source, source record, category). */
+export const LEDGER_ONCE_INDEX = 'ledger_once';
+
+/**
+ * The reward ledger: one row per transaction, `tx_json` the whole transaction (what the chain
+ * hashes); `source`, `source_ref` and `category` are copies of its claim, for the unique index.
+ */
+export const ledger = pluginSchema.table(
+  'ledger',
+  {
+    agentId: uuid('agent_id').notNull(),
+    sequence: bigint('sequence', { mode: 'number' }).notNull(),
+    txJson: jsonb('tx_json').notNull(),
+    source: text('source').notNull(),
+    sourceRef: text('source_ref').notNull(),
+    category: text('category').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.sequence] }), uniqueIndex(LEDGER_ONCE_INDEX).on(t.agentId, t.source, t.sourceRef, t.category)],
+);
+
+/** The ledger's length and last hash, kept apart from the rows: deleting the last rows is then detected too. */
+export const ledgerHead = pluginSchema.table('ledger_head', {
+  agentId: uuid('agent_id').primaryKey(),
+  count: bigint('count', { mode: 'number' }).notNull(),
+  lastHash: text('last_hash').notNull(),
+  /** The head's signature under the ledger secret, or null without one. */
+  mac: text('mac'),
+});
+
+/** Append-only audit records: reconciliation findings, quarantined rows, recoveries. */
+export const ledgerAudit = pluginSchema.table(
+  'ledger_audit',
+  {
+    agentId: uuid('agent_id').notNull(),
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    kind: text('kind').notNull(),
+    details: jsonb('details').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.seq] })],
+);
+
+export const ledgerTables = { ledger, ledgerHead, ledgerAudit };
