@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import {
   canonicalTransactionJson,
   checkEntry,
-  type ChainProblemCode,
   GENESIS_PREV_HASH,
   HASHED_FIELD_ORDER,
   LEDGER_CATEGORY_PATTERN,
@@ -12,8 +11,8 @@ import {
   MAX_ABS_POINTS,
   nextTransaction,
   transactionHash,
-  verifyChain,
 } from '../../src/ledger/model/chain';
+import { type ChainProblemCode, verifyChain } from '../../src/ledger/model/chain-check';
 
 const REGISTRY: ReadonlySet<string> = new Set(['zero_duplication', 'validation_failure', 'autonomous_recovery', 'mcp_omission']);
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { exportedRule, exportRules, manifestHash, planImport, RULE_HASHED_FIELD_ORDER, ruleHash, verifyImport } from '../../src/rules/model/export';
+import { exportedRule, exportRules, manifestHash, RULE_HASHED_FIELD_ORDER, ruleHash } from '../../src/rules/model/export';
+import { planImport, verifyImport } from '../../src/rules/model/import';
 import { RULE_TYPES, type Rule } from '../../src/rules/model/types';
 import { DAY, makeRule, T0 } from '../helpers/rule-fixtures';
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
-import { exportRules, manifestHash, RULE_HASHED_FIELD_ORDER, type RuleExport, ruleHash, verifyImport } from '../../src/rules/model/export';
+import { exportRules, manifestHash, RULE_HASHED_FIELD_ORDER, type RuleExport, ruleHash } from '../../src/rules/model/export';
+import { verifyImport } from '../../src/rules/model/import';
 import { canonicalJson, checkSignature, keyIdOf, parsePrivateKey, parsePublicKey, parseTrustedKeys, signDocument, UNSIGNED_NOTE } from '../../src/rules/model/signing';
 import type { Rule } from '../../src/rules/model/types';
 import { DAY, makeRule, T0 } from '../helpers/rule-fixtures';

@@ -1,4 +1,5 @@
-import { asCandidates, exportRules, type ImportError, type ImportStep, planImport, type RuleExport, verifyImport } from './model/export';
+import { exportRules, type RuleExport } from './model/export';
+import { asCandidates, type ImportError, type ImportStep, planImport, verifyImport } from './model/import';
 import { checkSignature, type ImportTrust, type RuleSignature, signDocument, type UnsignedMark } from './model/signing';
 import type { RuleBookState } from './rule-book-state';
 import { withConflicts } from './rule-learning';

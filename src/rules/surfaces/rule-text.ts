@@ -1,4 +1,4 @@
-import type { ImportError } from '../model/export';
+import type { ImportError } from '../model/import';
 import type { ImportTrust, RuleSignature, UnsignedMark } from '../model/signing';
 import type { GuardEntryWire } from '../model/logs';
 import type { RuleMetrics } from '../model/metrics';
