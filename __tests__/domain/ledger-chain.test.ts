@@ -1,7 +1,18 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { canonicalTransactionJson, type ChainProblemCode, GENESIS_PREV_HASH, HASHED_FIELD_ORDER, type LedgerTransaction, nextTransaction, transactionHash, verifyChain } from '../../src/ledger/model/chain';
-import { checkEntry, LEDGER_CATEGORY_PATTERN, type LedgerEntryInput, MAX_ABS_POINTS } from '../../src/ledger/model/entry';
+import {
+  canonicalTransactionJson,
+  checkEntry,
+  GENESIS_PREV_HASH,
+  HASHED_FIELD_ORDER,
+  LEDGER_CATEGORY_PATTERN,
+  type LedgerEntryInput,
+  type LedgerTransaction,
+  MAX_ABS_POINTS,
+  nextTransaction,
+  transactionHash,
+} from '../../src/ledger/model/chain';
+import { type ChainProblemCode, verifyChain } from '../../src/ledger/model/chain-check';
 
 const REGISTRY: ReadonlySet<string> = new Set(['zero_duplication', 'validation_failure', 'autonomous_recovery', 'mcp_omission']);
 

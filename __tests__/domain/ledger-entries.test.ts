@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { checkEntry } from '../../src/ledger/model/entry';
+import { checkEntry } from '../../src/ledger/model/chain';
 import { claimKeyOf } from '../../src/ledger/model/claims';
 import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, ruleIdOfVerdictRef, ruleLedgerEntry, ruleVerdictRef, trajectoryLedgerEntry } from '../../src/ledger/model/entries';
 import { OUTCOME_LABELS } from '../../src/scan/model/outcome';

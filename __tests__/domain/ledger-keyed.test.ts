@@ -1,8 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { canonicalTransactionJson, KEYED_HASH_ALG, type LedgerTransaction, nextTransaction, transactionHash, verifyChain } from '../../src/ledger/model/chain';
-import { type LedgerEntryInput, MAX_ABS_POINTS } from '../../src/ledger/model/entry';
+import { canonicalTransactionJson, KEYED_HASH_ALG, type LedgerEntryInput, type LedgerTransaction, MAX_ABS_POINTS, nextTransaction, transactionHash } from '../../src/ledger/model/chain';
+import { verifyChain } from '../../src/ledger/model/chain-check';
 import { checkpointMac, checkpointSchema, type LedgerCheckpoint, makeCheckpoint, verifyAgainstCheckpoint } from '../../src/ledger/model/checkpoint';
 
 const KEY = 'k'.repeat(32);

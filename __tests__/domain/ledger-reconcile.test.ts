@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { type LedgerTransaction, nextTransaction } from '../../src/ledger/model/chain';
-import { type LedgerEntryInput } from '../../src/ledger/model/entry';
+import { type LedgerEntryInput } from '../../src/ledger/model/chain';
 import { diffAgainstSources } from '../../src/ledger/model/reconcile';
 
 const entry = (ref: string, points: number, source = 'scan_outcome'): LedgerEntryInput => ({

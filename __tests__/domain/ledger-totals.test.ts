@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { type LedgerTransaction, nextTransaction } from '../../src/ledger/model/chain';
-import { type LedgerEntryInput } from '../../src/ledger/model/entry';
+import { type LedgerEntryInput } from '../../src/ledger/model/chain';
 import { categoryBreakdown, history, ledgerMetrics, ledgerTotals } from '../../src/ledger/model/totals';
 
 function entry(type: 'reward' | 'penalty', category: string, points: number): LedgerEntryInput {

@@ -3,7 +3,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { type LedgerTransaction, nextTransaction } from '../../src/ledger/model/chain';
-import { type LedgerEntryInput } from '../../src/ledger/model/entry';
+import { type LedgerEntryInput } from '../../src/ledger/model/chain';
 import { buildProgressJson, PROGRESS_JSON_SCHEMA } from '../../src/ledger/model/progress-json';
 
 const ajv = new Ajv({ strict: false });

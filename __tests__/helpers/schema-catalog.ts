@@ -58,7 +58,8 @@ export async function catalogOf(db: Executes, schemaName = 'self_improve'): Prom
   const constraints = await rows<{ t: string; name: string; kind: string; def: string }>(
     db,
     sql`SELECT c.relname AS t, k.conname AS name, k.contype::text AS kind, pg_get_constraintdef(k.oid) AS def
-        FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${schemaName}`,
+        FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = ${schemaName} AND k.contype <> 'n'`, // PostgreSQL 18 lists NOT NULL as constraints too: the columns say it already
   );
   const indexes = await rows<{ t: string; name: string; is_unique: boolean; def: string }>(
     db,

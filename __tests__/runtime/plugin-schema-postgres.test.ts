@@ -1,58 +1,36 @@
 // The plugin's schema migrated by plugin-sql's DatabaseMigrationService over the PostgreSQL wire
-// protocol (node-postgres through drizzle), as on a PostgreSQL server: by default a PGlite socket
-// server on a loopback port (it serves one session, so one client); with
-// SELF_IMPROVE_TEST_POSTGRES_URL set, that PostgreSQL database instead (a throw-away one: the test
-// refuses a database that has a self_improve schema already, and removes what it created).
+// protocol (node-postgres through drizzle), as on a PostgreSQL server: a fresh database from
+// helpers/postgres-server.ts (PGlite with pgvector behind pglite-socket, or a throw-away database on
+// the PostgreSQL server SELF_IMPROVE_TEST_POSTGRES_URL names).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DatabaseMigrationService } from '@elizaos/plugin-sql';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg, { type Client as PgClient } from 'pg';
 import { selfImproveTables } from '../../src/shared/schema';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres-server';
 import { catalogOf, declaredCatalog, type Executes, PLUGIN_TABLE_NAMES } from '../helpers/schema-catalog';
 
-const POSTGRES_URL = process.env.SELF_IMPROVE_TEST_POSTGRES_URL;
 const PLUGIN_NAME = 'self-improve';
-
-/** A PGlite in memory behind a socket server on a free loopback port. */
-async function startSocketServer(): Promise<{ url: string; stop(): Promise<void> }> {
-  const pglite = await PGlite.create();
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0 });
-  await server.start();
-  return {
-    url: `postgres://postgres@${server.getServerConn()}/postgres`,
-    async stop() {
-      await server.stop();
-      await pglite.close();
-    },
-  };
-}
 
 async function tableNames(db: Executes): Promise<string[]> {
   const { rows } = await db.execute(sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'self_improve' ORDER BY 1`);
   return (rows as { name: string }[]).map((r) => r.name);
 }
 
-describe(`the plugin schema migrated over the wire (${POSTGRES_URL ? 'SELF_IMPROVE_TEST_POSTGRES_URL' : 'PGlite socket server'})`, () => {
-  let socketServer: { url: string; stop(): Promise<void> } | null = null;
+describe('the plugin schema migrated over the wire on a fresh PostgreSQL database', () => {
+  let database: TestPostgres;
   let client: PgClient;
   let db: Executes;
   beforeAll(async () => {
-    socketServer = POSTGRES_URL ? null : await startSocketServer();
-    client = new pg.Client({ connectionString: POSTGRES_URL ?? socketServer?.url });
+    database = await startTestPostgres();
+    client = new pg.Client({ connectionString: database.url });
     await client.connect();
     db = drizzle(client) as unknown as Executes;
-    if ((await tableNames(db)).length > 0) throw new Error('the test database has a self_improve schema already: point SELF_IMPROVE_TEST_POSTGRES_URL at a throw-away database');
   });
   afterAll(async () => {
-    if (POSTGRES_URL) {
-      await db.execute(sql`DROP SCHEMA IF EXISTS self_improve CASCADE`);
-      for (const table of ['_migrations', '_journal', '_snapshots']) await db.execute(sql`DELETE FROM ${sql.identifier('migrations')}.${sql.identifier(table)} WHERE plugin_name = ${PLUGIN_NAME}`);
-    }
     await client.end();
-    await socketServer?.stop();
+    await database.stop();
   });
 
   test("DatabaseMigrationService creates this plugin's 17 tables with their columns, keys and indexes, and a second run changes nothing", async () => {

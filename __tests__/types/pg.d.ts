@@ -7,6 +7,7 @@ declare module 'pg' {
     constructor(config?: ClientConfig);
     connect(): Promise<void>;
     end(): Promise<void>;
+    query(text: string): Promise<{ rows: Record<string, unknown>[] }>;
   }
   const pg: { Client: typeof Client };
   export default pg;

@@ -1,7 +1,7 @@
 import { AgentRuntime, type Character, type Plugin, type UUID, stringToUuid } from '@elizaos/core';
 import sqlPlugin from '@elizaos/plugin-sql';
 
-/** Where plugin-sql keeps its one-per-process PGlite client (see DESIGN.md). */
+/** Where plugin-sql keeps its one-per-process PGlite client (a global, so a second boot in one process must drop it). */
 const SQL_SINGLETONS = Symbol.for('@elizaos/plugin-sql/global-singletons');
 
 export interface BootOptions {
@@ -28,9 +28,11 @@ function forgetPgliteSingleton(): void {
 
 /**
  * Boots a real AgentRuntime on plugin-sql (PGlite, or PostgreSQL when `postgresUrl` is set).
- * Order matters on a fresh database: plugin-sql first and its own migrations (`initialize` needs
- * the agents table before it migrates anything), then `initialize`, which registers the other
- * plugins and migrates their schemas (this plugin's tables) before any service starts.
+ * Every plugin is registered first (their services wait for `initialize`), then all schemas are
+ * migrated while nothing else uses the database, then `initialize` runs without migrating again.
+ * plugin-sql 1.7.2 sends a migration's BEGIN and COMMIT as separate pool queries; run beside
+ * `initialize`'s own queries (as `initialize` does when it migrates) they can land on other
+ * connections, which a proxy that serialises transactions (pglite-socket) never lets finish.
  */
 export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> {
   forgetPgliteSingleton();
@@ -45,11 +47,12 @@ export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> 
     plugins: [],
     settings,
   };
-  const runtime = new AgentRuntime({ character, plugins: options.plugins });
+  const runtime = new AgentRuntime({ character, plugins: [] });
   try {
     await runtime.registerPlugin(sqlPlugin);
+    for (const plugin of options.plugins) await runtime.registerPlugin(plugin);
     await runtime.runPluginMigrations();
-    await runtime.initialize();
+    await runtime.initialize({ skipMigrations: true });
   } catch (error) {
     await runtime.close().catch(() => undefined);
     forgetPgliteSingleton();
@@ -61,8 +64,12 @@ export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> 
     async close() {
       if (closed) return;
       closed = true;
+      // Services start in the background after initialize; stopping under one that is still
+      // reading its tables would fail it with a closed pool. Wait for each to be up (or failed).
+      const types = options.plugins.flatMap((plugin) => plugin.services ?? []).map((service) => service.serviceType);
+      await Promise.allSettled(types.map((type) => runtime.getServiceLoadPromise(type as never)));
       await runtime.stop();
-      // Let pending log inserts finish before the database goes away (DESIGN.md).
+      // Let pending log inserts finish before the database goes away (the runtime writes logs without awaiting them).
       await new Promise((resolve) => setTimeout(resolve, 0));
       const db = runtime.db as { execute?: (q: unknown) => Promise<unknown> } | undefined;
       const { sql } = await import('drizzle-orm');

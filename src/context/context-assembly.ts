@@ -7,7 +7,7 @@ import { ELO_BOOK_SERVICE, SCAN_OUTCOME_SERVICE } from '../shared/service-names'
 import { type ContextBlock, emptyBlock } from './context-block';
 import { eloBlock } from '../elo/surfaces/elo-block';
 import { lessonsBlock } from '../scan/surfaces/lesson-block';
-import { recordShownInPrompt, type ShownInPrompt } from './prompt-retrieval';
+import { announceShownInPrompt, type ShownInPrompt } from './prompt-retrieval';
 import { rulesBlock } from '../rules/surfaces/rule-block';
 
 const LOG_SRC = 'plugin:self-improve:context';
@@ -66,7 +66,7 @@ export class MessageContext {
     return this.eloBlock;
   }
 
-  /** Builds a block (a failure is logged and the block left out) and records what it shows in the ELO book. */
+  /** Builds a block (a failure is logged and the block left out) and announces what it shows. */
   private async stage(what: string, emptyValues: Record<string, unknown>, build: () => Promise<ContextBlock>): Promise<ContextBlock> {
     const block = await safely(this.runtime, what, emptyValues, build);
     if (block.shown) await record(this.runtime, this.message, block.shown);
@@ -87,7 +87,7 @@ const totalBudgetByRuntime = new WeakMap<IAgentRuntime, number>();
  * concurrently) the runtime composes state for it: TOP_RULES' rules, then SCAN_LESSONS' prior and
  * lessons, then HIGH_ELO_CONTEXT, sharing SELF_IMPROVE_CONTEXT_TOKEN_BUDGET in that order (each
  * block also within its own budget). An item appears once: ELO context leaves out the rules and
- * lessons the blocks before it show. What each block shows is recorded once in the ELO book.
+ * lessons the blocks before it show. What each block shows is announced once (`itemsShown`; the ELO book records it).
  * Assembled again for the same message only when the lessons or the ELO book's content changed.
  */
 export function assembleContext(runtime: IAgentRuntime, message: Memory): MessageContext {
@@ -124,12 +124,12 @@ function totalBudget(runtime: IAgentRuntime): number {
   return total;
 }
 
-/** Recording in the ELO book never fails the prompt: a failure is logged. */
+/** Announcing what the prompt showed never fails the prompt: a failure (finding the finding the message names) is logged. */
 async function record(runtime: IAgentRuntime, message: Memory, shown: ShownInPrompt): Promise<void> {
   try {
-    await recordShownInPrompt(runtime, message, shown);
+    await announceShownInPrompt(runtime, message, shown);
   } catch (error) {
-    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, tool: shown.tool, error: error instanceof Error ? error.message : String(error) }, 'what the prompt showed was not recorded in the ELO book');
+    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, tool: shown.tool, error: error instanceof Error ? error.message : String(error) }, 'what the prompt showed was not announced');
   }
 }
 

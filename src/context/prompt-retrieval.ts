@@ -1,11 +1,8 @@
 import type { IAgentRuntime, Memory } from '@elizaos/core';
-import { type ItemRef, outcomeContextsOf } from '../elo/model/exposures';
-import type { EloBookService } from '../elo/elo-book-service';
+import type { ItemRef } from '../elo/model/exposures';
 import type { ScanOutcomeService } from '../scan/scan-outcome-service';
-import { ELO_BOOK_SERVICE, SCAN_OUTCOME_SERVICE } from '../shared/service-names';
-
-/** Characters of the message kept as the query in the search log. */
-export const MAX_LOGGED_QUERY = 500;
+import { eventsOf } from '../shared/events';
+import { SCAN_OUTCOME_SERVICE } from '../shared/service-names';
 
 export interface ShownInPrompt {
   /** The provider, as the search log's `tool` (e.g. `scan_lessons`). */
@@ -18,22 +15,22 @@ export interface ShownInPrompt {
 }
 
 /**
- * Records what a provider put into a message's prompt in the ELO book: one retrieval per provider
- * per message (providers run several times per message), rank boosts, the search log, and the
- * items noted under the message and the finding it names, whose outcomes they then answer for.
- * Nothing when the ELO book is not running or the message has no id.
+ * Tells the agent what a provider put into a message's prompt (`itemsShown`), with the known
+ * finding the message names (looked up when the provider did not say), so the items can answer
+ * for the outcomes of the message and of that finding. Nothing when nobody listens or the message
+ * has no id.
  */
-export async function recordShownInPrompt(runtime: IAgentRuntime, message: Memory, shown: ShownInPrompt): Promise<void> {
-  const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
-  if (!book || !message.id) return;
+export async function announceShownInPrompt(runtime: IAgentRuntime, message: Memory, shown: ShownInPrompt): Promise<void> {
+  const events = eventsOf(runtime);
+  if (!message.id || !events.hasHandlers('itemsShown')) return;
   const findingKey = shown.findingKey !== undefined ? shown.findingKey : (await runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE)?.findingNamedBy(message))?.finding_key;
-  book.recordRetrieval({
+  await events.emit('itemsShown', {
     tool: shown.tool,
-    query: (message.content.text ?? '').slice(0, MAX_LOGGED_QUERY),
-    results: shown.items.map((item, i) => ({ kind: item.kind, id: item.id, rank: i + 1 })),
-    sessionId: message.roomId,
-    onceKey: `${shown.tool}:${message.id}`,
-    exposeUnder: outcomeContextsOf(message.id, findingKey ?? undefined),
+    messageId: message.id,
+    roomId: message.roomId,
+    text: message.content.text ?? '',
+    items: shown.items,
+    findingKey: findingKey ?? null,
     ...(shown.logExtras ? { logExtras: shown.logExtras } : {}),
   });
 }

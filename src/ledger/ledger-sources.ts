@@ -1,6 +1,6 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
-import type { LedgerEntryInput } from './model/entry';
+import type { LedgerEntryInput } from './model/chain';
 import { outcomeLedgerEntry, ruleIdOfVerdictRef } from './model/entries';
 import type { OutcomeLabel } from '../scan/model/outcome';
 import { outcomes } from '../scan/tables';

@@ -1,5 +1,5 @@
 import type { LedgerTransaction } from './model/chain';
-import type { LedgerEntryInput } from './model/entry';
+import type { LedgerEntryInput } from './model/chain';
 import type { LedgerCheckpoint } from './model/checkpoint';
 import type { LedgerVerification } from './model/integrity';
 import type { Db } from '../shared/sql';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { IAgentRuntime } from '@elizaos/core';
 import { type DecayPolicy, confidenceAt, isInjectable } from './model/confidence';
 import { type RuleWire, ruleToWire } from './model/export';
-import { type ImportStep } from './model/import';
+import type { ImportStep } from './model/import';
 import type { Rule } from './model/types';
 import type { EventTextResult, RuleBookService, RuleFilter } from './rule-book-service';
 

@@ -66,6 +66,9 @@ export interface Lesson {
   createdAt: number;
 }
 
+/** Lessons in the order they are listed: newest evidence (`last_seen`) first, then by id. */
+export const newestEvidenceFirst = (a: Lesson, b: Lesson): number => b.metadata.last_seen.localeCompare(a.metadata.last_seen) || a.id.localeCompare(b.id);
+
 export interface LessonFacts {
   category: (typeof LESSON_CATEGORIES)[number];
   origin: 'model' | 'statistics';

@@ -2,24 +2,24 @@ import { type IAgentRuntime, type Memory, Service, type UUID } from '@elizaos/co
 import { loadConfig, type SelfImproveConfig } from '../shared/config';
 import { groupId, groupKeyOf, parseGroupId } from './model/grouping';
 import { findingKeyIn } from './model/label-request';
-import { outcomeLedgerEntry } from '../ledger/model/entries';
 import { checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from './model/outcome';
 import { computeScanMetrics, type ScanMetricsReport } from './model/metrics';
 import { type TriageEstimate, TriagePrior } from './model/triage-prior';
 import { weeklyTriage, type WeeklyTriageReport } from './model/weekly-triage';
 import { FindingStore, type KnownFinding } from './finding-store';
-import type { Lesson } from './lesson-metadata';
+import { type Lesson, newestEvidenceFirst } from './lesson-metadata';
 import { LessonStore, vectorizerFor } from './lesson-store';
 import { OutcomeStore, type StoredOutcome, toStoredOutcome } from './outcome-store';
 import { findingContext } from '../elo/model/exposures';
-import type { EloBookService } from '../elo/elo-book-service';
-import type { RewardLedgerService } from '../ledger/reward-ledger-service';
 import { type LearnProgress, type LearnReport, ScanLearner } from './scan-learner';
-import { ELO_BOOK_SERVICE, REWARD_LEDGER_SERVICE, SCAN_OUTCOME_SERVICE } from '../shared/service-names';
-import { type Db, dbOf } from '../shared/sql';
+import { eventsOf, type RecordedOutcome } from '../shared/events';
+import { SerialQueue } from '../shared/serial-queue';
+import { serviceOf } from '../shared/service-of';
+import { SCAN_OUTCOME_SERVICE } from '../shared/service-names';
+import { dbOf } from '../shared/sql';
+import { ensureLearnTask } from './surfaces/learn-pending-task';
 import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
-import { ensureLearnTask } from './surfaces/learn-pending-task';
 
 export { SCAN_OUTCOME_SERVICE };
 
@@ -63,8 +63,10 @@ export class ScanOutcomeService extends Service {
   private learner!: ScanLearner;
   private pendingHint = false;
   private ingestGeneration = 0;
-  private passes: Promise<unknown> = Promise.resolve();
+  /** Learning passes, one at a time. */
+  private readonly passes = new SerialQueue();
   private readonly findingByMessage = new Map<string, FindingRow | null>();
+  private withdrawLessons: (() => void) | undefined;
 
   static override async start(runtime: IAgentRuntime): Promise<ScanOutcomeService> {
     const service = new ScanOutcomeService(runtime);
@@ -84,25 +86,44 @@ export class ScanOutcomeService extends Service {
     await this.lessons.load();
     this.learner = new ScanLearner(this.runtime, this.settings, this.outcomes, this.lessons);
     this.pendingHint = (await this.outcomes.countPending()) > 0;
+    this.announceLessons();
     await ensureLearnTask(this.runtime, this.settings.SELF_IMPROVE_POLL_INTERVAL_MS);
   }
 
   override async stop(): Promise<void> {
-    await this.passes.catch(() => undefined);
+    this.withdrawLessons?.();
+    await this.passes.idle();
+  }
+
+  /** Lessons are news for the rest of the agent (`lessonsStored`): all of them to whoever subscribes, then each as it is stored. */
+  private announceLessons(): void {
+    const events = eventsOf(this.runtime);
+    let announced = true;
+    this.lessons.index.onPut((lesson) => {
+      if (announced) void events.emit('lessonsStored', { lessons: [lesson] });
+    });
+    const withdraw = events.announce('lessonsStored', () => ({ lessons: this.lessons.index.all() }));
+    this.withdrawLessons = () => {
+      announced = false;
+      withdraw();
+    };
   }
 
   /**
    * Validates and stores a batch of outcome rows in one transaction. Bad rows are reported (index,
    * field, message) and never stop the good ones: a row the database still refuses after
    * validation is reported with field `(row)` and the database's reason, and only it is left out.
-   * A row whose (finding_key, label) is already stored is a duplicate and changes nothing.
+   * A row whose (finding_key, label) is already stored is a duplicate and changes nothing. The new
+   * outcomes are announced inside that transaction (`outcomesRecorded`: the ledger's entries for
+   * them commit with them, and a ledger failure never fails the ingest), then, once committed, as
+   * the judgement of the findings they label (`workJudged`).
    */
   async ingest(rows: readonly unknown[]): Promise<IngestResult> {
     const checked = checkOutcomeRows(rows);
     const stored = checked.valid.map(({ index, row }) => ({ index, outcome: toStoredOutcome(this.runtime.agentId, row) }));
     const { inserted, refused } = await this.outcomes.insert(
       stored.map((s) => s.outcome),
-      (tx, fresh) => this.recordRewards(tx, stored.map((s) => s.outcome).filter((o) => fresh.has(o.id))),
+      (tx, fresh) => eventsOf(this.runtime).emit('outcomesRecorded', { tx, outcomes: stored.filter((s) => fresh.has(s.outcome.id)).map((s) => recordedOutcome(s.outcome)) }),
     );
     const refusedRows = refused.map((r) => ({ index: stored[r.position]?.index ?? -1, field: '(row)', message: `the database refused the row: ${r.reason}` }));
     if (refusedRows.length > 0) {
@@ -124,42 +145,10 @@ export class ScanOutcomeService extends Service {
     if (result.accepted > 0) {
       this.pendingHint = true;
       this.ingestGeneration++;
-      this.creditItemsInUse(fresh);
+      // Each new outcome judges the finding it is about: what was in the prompt when the agent talked about it answers for it.
+      await eventsOf(this.runtime).emit('workJudged', { judgements: fresh.map((o) => ({ context: findingContext(o.row.finding_key), reward: o.reward, reason: `finding_${o.row.label}` })) });
     }
     return result;
-  }
-
-  /**
-   * Each new outcome settles the finding it is about in the ELO book: the items that were in the
-   * prompt when the agent talked about that finding win on a reward and lose on a penalty.
-   */
-  private creditItemsInUse(outcomes: readonly StoredOutcome[]): void {
-    const book = this.runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
-    if (!book) return;
-    for (const o of outcomes) book.settle(findingContext(o.row.finding_key), o.reward, `finding_${o.row.label}`);
-  }
-
-  /**
-   * Records the reward or penalty of each new outcome in the reward ledger, when it runs, inside
-   * the ingest's transaction `tx`: the outcomes and their entries commit together, so no
-   * reconciliation ever sees one without the other. A ledger failure never fails the ingest: its
-   * savepoint is rolled back, the outcomes are stored, the failure is logged, and reconciliation
-   * appends the missing entries later.
-   */
-  private async recordRewards(tx: Db, outcomes: readonly StoredOutcome[]): Promise<void> {
-    const ledger = this.runtime.getService<RewardLedgerService>(REWARD_LEDGER_SERVICE);
-    if (!ledger) return;
-    const entries = outcomes
-      .map((o) => outcomeLedgerEntry({ id: o.id, label: o.row.label, reward: o.reward, findingKey: o.row.finding_key }))
-      .filter((e): e is NonNullable<typeof e> => e !== null);
-    if (entries.length === 0) return;
-    try {
-      const results = await ledger.appendWithin(tx, entries);
-      const refused = results.filter((r) => !r.ok);
-      if (refused.length > 0) this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, refused: refused.length, first: refused[0] }, 'ledger refused outcome rewards');
-    } catch (error) {
-      this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'could not record outcome rewards in the ledger');
-    }
   }
 
   /** Whether a learning pass may have work: answered from memory, so the evaluator's validate costs nothing. */
@@ -173,14 +162,12 @@ export class ScanOutcomeService extends Service {
    */
   learnPending(options: { asOf?: Date | number; onProgress?: LearnProgress } = {}): Promise<LearnReport> {
     const asOfMs = options.asOf === undefined ? Date.now() : Number(options.asOf instanceof Date ? options.asOf.getTime() : options.asOf);
-    const pass = this.passes.catch(() => undefined).then(async () => {
+    return this.passes.run(async () => {
       const generation = this.ingestGeneration;
       const report = await this.learner.learnPending(asOfMs, options.onProgress);
       if (generation === this.ingestGeneration) this.pendingHint = false;
       return report;
     });
-    this.passes = pass;
-    return pass;
   }
 
   /**
@@ -262,7 +249,7 @@ export class ScanOutcomeService extends Service {
 
   /** Every lesson of the agent, newest evidence first. */
   listLessons(): Lesson[] {
-    return this.lessons.all().sort((a, b) => b.metadata.last_seen.localeCompare(a.metadata.last_seen) || a.id.localeCompare(b.id));
+    return this.lessons.all().sort(newestEvidenceFirst);
   }
 
   async counts(): Promise<{ outcomes: number; pending: number; lessons: number; awaiting_labels: number }> {
@@ -275,7 +262,7 @@ export class ScanOutcomeService extends Service {
   }
 }
 
+const recordedOutcome = (o: StoredOutcome): RecordedOutcome => ({ id: o.id, findingKey: o.row.finding_key, label: o.row.label, reward: o.reward });
+
 /** Waits until the runtime has started ScanOutcomeService and returns it. */
-export async function scanOutcomeServiceOf(runtime: IAgentRuntime): Promise<ScanOutcomeService> {
-  return (await runtime.getServiceLoadPromise(SCAN_OUTCOME_SERVICE as never)) as unknown as ScanOutcomeService;
-}
+export const scanOutcomeServiceOf = (runtime: IAgentRuntime): Promise<ScanOutcomeService> => serviceOf(runtime, ScanOutcomeService);

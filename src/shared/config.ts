@@ -31,6 +31,18 @@ const fraction = (dflt: number, exclusiveZero = false) =>
     .default(dflt);
 
 /**
+ * A text setting read by `parse`, which answers the value or why the text is not one (the
+ * setting's error message).
+ */
+const parsedText = <Parsed extends { ok: true } | { ok: false; message: string }, Value>(parse: (text: string) => Parsed, valueOf: (parsed: Extract<Parsed, { ok: true }>) => Value) =>
+  z.string().transform((text, ctx): Value => {
+    const parsed = parse(text);
+    if (parsed.ok) return valueOf(parsed as Extract<Parsed, { ok: true }>);
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: (parsed as { message: string }).message });
+    return z.NEVER;
+  });
+
+/**
  * Every setting of the plugin: name, allowed values, default. Read as
  * `runtime.getSetting(name) ?? process.env[name]`; documented in the README's Settings table.
  */
@@ -145,32 +157,11 @@ export const settingsSchema = z.object({
   /** Most sats that submitted trajectories (HTTP with a key, CLI) may earn per UTC day; 0: submitted trajectories never pay. */
   SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY: int(0, 100_000_000, 5_000),
   /** Who may teach, validate, retire and approve rules and label findings besides a world's OWNER and ADMINs: comma-separated entity UUIDs. */
-  SELF_IMPROVE_TRUSTED_ENTITIES: z
-    .string()
-    .transform((text, ctx) => {
-      const parsed = parseEntityList(text);
-      if (!parsed.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.message });
-      return parsed.ok ? parsed.ids : [];
-    })
-    .default(''),
+  SELF_IMPROVE_TRUSTED_ENTITIES: parsedText(parseEntityList, (p) => p.ids).default(''),
   /** Ed25519 private key (sensitive; PEM or base64 PKCS#8 DER) that signs rule exports; unset: exports are unsigned and say so. */
-  SELF_IMPROVE_RULE_SIGNING_KEY: z
-    .string()
-    .transform((text, ctx) => {
-      const parsed = parsePrivateKey(text);
-      if (!parsed.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.message });
-      return parsed.ok ? parsed.key : z.NEVER;
-    })
-    .optional(),
+  SELF_IMPROVE_RULE_SIGNING_KEY: parsedText(parsePrivateKey, (p) => p.key).optional(),
   /** Public keys (PEM or base64 SPKI DER) or key ids whose signed rule exports import as active rules, comma-separated; the agent's own signing key is always trusted. */
-  SELF_IMPROVE_RULE_TRUSTED_KEYS: z
-    .string()
-    .transform((text, ctx) => {
-      const parsed = parseTrustedKeys(text);
-      if (!parsed.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, message: parsed.message });
-      return parsed.ok ? parsed.keyIds : [];
-    })
-    .default(''),
+  SELF_IMPROVE_RULE_TRUSTED_KEYS: parsedText(parseTrustedKeys, (p) => p.keyIds).default(''),
   /**
    * Tokens (≈ 4 characters each) the plugin's context may take in one prompt, shared in prompt order
    * by TOP_RULES, SCAN_LESSONS and HIGH_ELO_CONTEXT (each also within its own budget).

@@ -5,16 +5,16 @@ import { messageContext } from '../elo/model/exposures';
 import { runEloReward } from './model/run-outcome';
 import { stableId } from '../shared/ids';
 import { clipText } from '../shared/prompt-text';
-import { trajectoryLedgerEntry } from '../ledger/model/entries';
 import { type RedactionLevel, redact } from './model/redaction';
 import { evaluateTrajectory, type TrajectoryEvaluation, type TrajectoryPolicy } from './model/evaluation';
 import { parseTrajectoryText, type TrajectoryInput } from './model/input';
 import { toStorableText } from '../shared/wire-text';
 import { agentMemory } from '../shared/agent-memory';
 import { RunRecorder } from './run-recorder';
-import type { RewardLedgerService } from '../ledger/reward-ledger-service';
-import type { EloBookService } from '../elo/elo-book-service';
-import { ELO_BOOK_SERVICE, REWARD_LEDGER_SERVICE, TRAJECTORY_SERVICE } from '../shared/service-names';
+import { eventsOf } from '../shared/events';
+import { SerialQueue } from '../shared/serial-queue';
+import { serviceOf } from '../shared/service-of';
+import { TRAJECTORY_SERVICE } from '../shared/service-names';
 import { dbOf, queryRows } from '../shared/sql';
 
 export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
@@ -98,8 +98,10 @@ export class TrajectoryService extends Service {
 
   settings!: SelfImproveConfig;
   readonly recorder = new RunRecorder();
-  private pending: Promise<unknown> = Promise.resolve();
-  private recording: Promise<unknown> = Promise.resolve();
+  /** Records, one at a time (a day's cap for submitted trajectories is spent once). */
+  private readonly recording = new SerialQueue();
+  /** Ended runs, stored and settled in the order they ended. */
+  private readonly runEnds = new SerialQueue();
 
   static override async start(runtime: IAgentRuntime): Promise<TrajectoryService> {
     const service = new TrajectoryService(runtime);
@@ -108,7 +110,7 @@ export class TrajectoryService extends Service {
   }
 
   override async stop(): Promise<void> {
-    await Promise.all([this.pending.catch(() => undefined), this.recording.catch(() => undefined)]);
+    await Promise.all([this.runEnds.idle(), this.recording.idle()]);
   }
 
   get policy(): TrajectoryPolicy {
@@ -129,9 +131,7 @@ export class TrajectoryService extends Service {
    * (UTC day); records are taken one at a time, so two submissions cannot both spend the same sats.
    */
   record(trajectory: TrajectoryInput, source: TrajectorySource, options: RecordOptions = { pay: true }): Promise<StoredTrajectory> {
-    const work = this.recording.catch(() => undefined).then(() => this.recordNow(trajectory, source, options));
-    this.recording = work;
-    return work;
+    return this.recording.run(() => this.recordNow(trajectory, source, options));
   }
 
   private async recordNow(trajectory: TrajectoryInput, source: TrajectorySource, options: RecordOptions): Promise<StoredTrajectory> {
@@ -159,7 +159,7 @@ export class TrajectoryService extends Service {
     };
     const memory = agentMemory(this.runtime, id, stored.transcript, { type: TRAJECTORY_MEMORY_TYPE, ...metadataOf(stored) }, { createdAt, unique: false });
     await this.runtime.createMemory(memory, TRAJECTORIES_TABLE);
-    await this.recordReward(stored);
+    if (evaluation.accepted) await eventsOf(this.runtime).emit('trajectoryAccepted', { id, paidSats: paid, quality: evaluation.quality.quality });
     return stored;
   }
 
@@ -173,15 +173,6 @@ export class TrajectoryService extends Service {
             AND metadata->>'source' IN ('http', 'cli') AND created_at >= ${dayStart.toISOString()}::timestamptz`,
     );
     return Math.max(0, this.settings.SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY - Number(row?.paid ?? 0));
-  }
-
-  /** What the trajectory was granted goes into the reward ledger, when it runs; a ledger failure is logged, never thrown. */
-  private async recordReward(t: StoredTrajectory): Promise<void> {
-    const ledger = this.runtime.getService<RewardLedgerService>(REWARD_LEDGER_SERVICE);
-    const entry = trajectoryLedgerEntry({ id: t.id, accepted: t.evaluation.accepted, totalSats: t.paid_sats, quality: t.evaluation.quality.quality });
-    if (!ledger || !entry) return;
-    const result = await ledger.append(entry).catch((error: unknown) => ({ ok: false as const, code: 'error', field: '', message: error instanceof Error ? error.message : String(error) }));
-    if (!result.ok) this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, trajectoryId: t.id, problem: result }, 'ledger refused the trajectory reward');
   }
 
   /** Parses, scores and stores an external trajectory. */
@@ -222,29 +213,28 @@ export class TrajectoryService extends Service {
   onRunEnded(p: RunEventPayload): Promise<void> {
     const trajectory = this.recorder.end(p.runId, p.endTime ?? Date.now(), p.status === 'completed' && !p.error);
     if (!trajectory) return Promise.resolve();
-    const work = this.withMessage(trajectory, p.messageId)
-      .then((t) => this.record(t, 'runtime'))
-      .then(
-        (stored) => this.settleRun(p, stored),
-        (error: unknown) => {
-          this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, runId: p.runId, error: error instanceof Error ? error.message : String(error) }, 'could not store the run trajectory');
-        },
-      );
-    this.pending = this.pending.then(() => work);
-    return work;
+    return this.runEnds.run(() =>
+      this.withMessage(trajectory, p.messageId)
+        .then((t) => this.record(t, 'runtime'))
+        .then(
+          (stored) => this.settleRun(p, stored),
+          (error: unknown) => {
+            this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, runId: p.runId, error: error instanceof Error ? error.message : String(error) }, 'could not store the run trajectory');
+          },
+        ),
+    );
   }
 
   /**
-   * The run's outcome settles its message in the ELO book (`runEloReward`): an accepted trajectory
+   * The run's outcome judges the work done for its message (`runEloReward`): an accepted trajectory
    * is a reward for the items that were in the prompt, a failed run (timeout or error) that did
    * work (commits, CI) a penalty; anything else — a chat run — moves nothing. The message's context
    * is kept: what the person says about the answer next settles it too (`settleAnswerVerdict`).
    */
-  private settleRun(p: RunEventPayload, stored: StoredTrajectory): void {
-    const book = this.runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
-    if (!book || !p.messageId) return;
+  private async settleRun(p: RunEventPayload, stored: StoredTrajectory): Promise<void> {
+    if (!p.messageId) return;
     const reward = runEloReward(stored.evaluation, p.status !== 'completed' || Boolean(p.error));
-    book.settle(messageContext(p.messageId), reward, reward > 0 ? 'trajectory_accepted' : 'run_failed');
+    await eventsOf(this.runtime).emit('workJudged', { judgements: [{ context: messageContext(p.messageId), reward, reason: reward > 0 ? 'trajectory_accepted' : 'run_failed' }] });
   }
 
   /** Puts the message that started the run first, when the runtime still has it. */
@@ -272,6 +262,4 @@ function storedFrom(memory: Memory): StoredTrajectory | null {
 }
 
 /** Waits until the runtime has started TrajectoryService and returns it. */
-export async function trajectoryServiceOf(runtime: IAgentRuntime): Promise<TrajectoryService> {
-  return (await runtime.getServiceLoadPromise(TRAJECTORY_SERVICE as never)) as unknown as TrajectoryService;
-}
+export const trajectoryServiceOf = (runtime: IAgentRuntime): Promise<TrajectoryService> => serviceOf(runtime, TrajectoryService);

@@ -1,6 +1,27 @@
 import { createHash, createHmac } from 'node:crypto';
 import { isIsoDateTime } from '../../scan/model/outcome';
-import { LEDGER_CATEGORY_PATTERN, type LedgerEntryInput, parseEntry, show } from './entry';
+
+/** Seed 000: category keys of `by_category` are snake_case words. */
+export const LEDGER_CATEGORY_PATTERN = /^[a-z_]+$/;
+export const MAX_CATEGORY_CHARS = 64;
+
+export const LEDGER_TYPES = ['reward', 'penalty'] as const;
+export type LedgerType = (typeof LEDGER_TYPES)[number];
+
+/**
+ * Largest |points| of one transaction. Points are integers (as in the seed), so every total is
+ * exact and the checksum needs no tolerance; with this bound a running total stays a safe integer
+ * for at least 9·10⁹ transactions.
+ */
+export const MAX_ABS_POINTS = 1_000_000;
+
+/** Longest text of each free-text field of an entry; longer is an error, never silently cut. */
+export const MAX_TEXT_CHARS: Record<'action' | 'source' | 'source_ref', number> = {
+  action: 1000,
+  source: 64,
+  source_ref: 256,
+};
+const TEXT_FIELDS = Object.keys(MAX_TEXT_CHARS) as (keyof typeof MAX_TEXT_CHARS)[];
 
 /** `prev_hash` of the first transaction: 64 zeros. */
 export const GENESIS_PREV_HASH = '0'.repeat(64);
@@ -12,6 +33,19 @@ export const GENESIS_PREV_HASH = '0'.repeat(64);
  * the key can recompute after an edit.
  */
 export const KEYED_HASH_ALG = 'hmac-sha256';
+
+/** What a caller asks to record; the ledger adds id, sequence, totals and hashes. */
+export interface LedgerEntryInput {
+  type: LedgerType;
+  category: string;
+  /** A non-zero integer: > 0 for a reward, < 0 for a penalty. */
+  points: number;
+  action: string;
+  /** The kind of record that caused it, e.g. `scan_outcome`, `trajectory`, `rule`. */
+  source: string;
+  /** The id of that record. */
+  source_ref: string;
+}
 
 /** One row of the ledger, field names as printed in `progress.json` (seed 000): the entry plus what the ledger adds. */
 export interface LedgerTransaction extends LedgerEntryInput {
@@ -34,6 +68,91 @@ export interface LedgerTransaction extends LedgerEntryInput {
 }
 
 export type UnhashedTransaction = Omit<LedgerTransaction, 'hash'>;
+
+export type EntryErrorCode =
+  | 'not_an_object'
+  | 'invalid_type'
+  | 'invalid_category'
+  | 'unregistered_category'
+  | 'invalid_points'
+  | 'sign_mismatch'
+  | 'invalid_text'
+  | 'text_too_long';
+
+export interface EntryError {
+  ok: false;
+  code: EntryErrorCode;
+  field: string;
+  message: string;
+}
+
+export type EntryCheck = { ok: true; entry: LedgerEntryInput } | EntryError;
+
+/** A value as quoted in an error message, cut to 60 characters. */
+export function show(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function fail(code: EntryErrorCode, field: string, message: string): EntryError {
+  return { ok: false, code, field, message };
+}
+
+/** The first problem of an entry, in field order; the registry check is skipped when it is null. */
+function parseEntry(input: unknown, registry: ReadonlySet<string> | null): EntryCheck {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return fail('not_an_object', '(entry)', `entry must be an object with type, category, points, ${TEXT_FIELDS.join(', ')}`);
+  }
+  const raw = input as Record<string, unknown>;
+  const { type, category, points } = raw;
+  if (type !== 'reward' && type !== 'penalty') {
+    return fail('invalid_type', 'type', `type must be one of ${LEDGER_TYPES.join(', ')} (got ${show(type)})`);
+  }
+  if (typeof category !== 'string' || category.length > MAX_CATEGORY_CHARS || !LEDGER_CATEGORY_PATTERN.test(category)) {
+    return fail(
+      'invalid_category',
+      'category',
+      `category must be 1 to ${MAX_CATEGORY_CHARS} lowercase letters or underscores, matching ${LEDGER_CATEGORY_PATTERN.source} (got ${show(category)})`,
+    );
+  }
+  if (registry !== null && !registry.has(category)) {
+    const known = [...registry].sort();
+    const allowed = known.length === 0 ? 'no categories are registered' : `registered: ${known.join(', ')}`;
+    return fail('unregistered_category', 'category', `category ${show(category)} is not registered (${allowed})`);
+  }
+  if (typeof points !== 'number' || !Number.isSafeInteger(points) || points === 0 || Math.abs(points) > MAX_ABS_POINTS) {
+    return fail('invalid_points', 'points', `points must be a non-zero integer from -${MAX_ABS_POINTS} to ${MAX_ABS_POINTS} (got ${show(points)})`);
+  }
+  if (type === 'reward' && points < 0) {
+    return fail('sign_mismatch', 'points', `a reward must have points > 0 (got ${points}); record a loss as a penalty`);
+  }
+  if (type === 'penalty' && points > 0) {
+    return fail('sign_mismatch', 'points', `a penalty must have points < 0 (got ${points}); record a gain as a reward`);
+  }
+  for (const field of TEXT_FIELDS) {
+    const value = raw[field];
+    if (typeof value !== 'string' || value.trim() === '') {
+      return fail('invalid_text', field, `${field} must be a non-empty string (got ${show(value)})`);
+    }
+    if (value.length > MAX_TEXT_CHARS[field]) {
+      return fail('text_too_long', field, `${field} must be at most ${MAX_TEXT_CHARS[field]} characters (got ${value.length})`);
+    }
+  }
+  const { action, source, source_ref } = raw as Record<(typeof TEXT_FIELDS)[number], string>;
+  return { ok: true, entry: { type, category, points, action, source, source_ref } };
+}
+
+/**
+ * Checks an entry before it is recorded (seed 000, "Step 1: validate"). Checked in this order, the
+ * first problem is returned: the value is an object; `type` is reward or penalty; `category`
+ * matches `LEDGER_CATEGORY_PATTERN` (≤ 64 chars) and is in `registry`; `points` is a non-zero
+ * integer with |points| ≤ `MAX_ABS_POINTS`; its sign agrees with the type (reward > 0,
+ * penalty < 0); `action`, `source`, `source_ref` are non-blank strings within `MAX_TEXT_CHARS`.
+ * Unknown fields are dropped; the text fields are kept as given.
+ */
+export function checkEntry(input: unknown, registry: ReadonlySet<string>): EntryCheck {
+  return parseEntry(input, registry);
+}
 
 /** Exhaustive table of the hashed fields; its key order is the canonical order. */
 const HASHED_FIELDS: Record<keyof UnhashedTransaction, true> = {
@@ -113,102 +232,4 @@ export function nextTransaction(previous: LedgerTransaction | null, entry: Ledge
     ...(key === null ? {} : { hash_alg: KEYED_HASH_ALG }),
   };
   return { ...body, hash: transactionHash(body, key) };
-}
-
-export type ChainProblemCode =
-  | 'bad_id'
-  | 'duplicate_id'
-  | 'sequence_gap'
-  | 'bad_hash'
-  | 'key_required'
-  | 'unkeyed_after_keyed'
-  | 'broken_link'
-  | 'bad_running_total'
-  | 'bad_sign'
-  | 'bad_category';
-
-/** The first bad transaction of a chain: its stored sequence and id, what is wrong, and why. */
-export interface ChainProblem {
-  sequence: number;
-  id: string;
-  code: ChainProblemCode;
-  message: string;
-}
-
-/** `keyed`: how many transactions carry a keyed hash (checked with the key). */
-export type ChainCheck = { ok: true; count: number; total: number; keyed: number } | { ok: false; first: ChainProblem; checked: number };
-
-/** The first problem with a transaction's hash: its algorithm, the key it needs, then the value. */
-function hashProblem(tx: LedgerTransaction, previous: LedgerTransaction | null, key: string | null): [ChainProblemCode, string] | null {
-  if (tx.hash_alg !== undefined && tx.hash_alg !== KEYED_HASH_ALG) return ['bad_hash', `hash_alg ${show(tx.hash_alg)} is not ${KEYED_HASH_ALG} (nor absent, for SHA-256)`];
-  if (tx.hash_alg === undefined && previous?.hash_alg === KEYED_HASH_ALG) {
-    return ['unkeyed_after_keyed', `plain SHA-256 after the keyed ${previous.id}: a keyed ledger never goes back to unkeyed hashes, so this row was forged without the key`];
-  }
-  if (tx.hash_alg === KEYED_HASH_ALG && key === null) return ['key_required', `the hash is keyed (${KEYED_HASH_ALG}) and no key was given to check it`];
-  if (typeof tx.hash !== 'string' || tx.hash !== transactionHash(tx, key)) {
-    const why = tx.hash_alg === KEYED_HASH_ALG ? 'a field was edited, or the key is not the one it was written with' : 'a field was edited';
-    return ['bad_hash', `hash does not match the contents: ${why}`];
-  }
-  return null;
-}
-
-function problemOf(tx: LedgerTransaction, previous: LedgerTransaction | null, seenIds: ReadonlySet<string>, key: string | null): ChainProblem | null {
-  const at = (code: ChainProblemCode, message: string): ChainProblem => ({ sequence: tx.sequence, id: tx.id, code, message: `${tx.id}: ${message}` });
-  if (!Number.isSafeInteger(tx.sequence) || tx.sequence < 1 || tx.id !== `tx-${tx.sequence}`) {
-    return at('bad_id', `id must be "tx-<sequence>" with a positive integer sequence (sequence ${show(tx.sequence)}, id ${show(tx.id)})`);
-  }
-  if (seenIds.has(tx.id)) return at('duplicate_id', 'the id appears earlier in the chain; ids are never reused');
-  const expectedSequence = previous === null ? 1 : previous.sequence + 1;
-  if (tx.sequence !== expectedSequence) {
-    return at('sequence_gap', `sequence ${tx.sequence} where ${expectedSequence} was expected: a row is missing, moved or inserted`);
-  }
-  const badHash = hashProblem(tx, previous, key);
-  if (badHash !== null) return at(...badHash);
-  const expectedPrev = previous?.hash ?? GENESIS_PREV_HASH;
-  if (tx.prev_hash !== expectedPrev) {
-    const of = previous === null ? 'must be 64 zeros for the first transaction' : `must equal the hash of ${previous.id}`;
-    return at('broken_link', `prev_hash ${of}: the row before was rewritten, or this row was forged`);
-  }
-  const expectedTotal = (previous?.running_total ?? 0) + tx.points;
-  if (tx.running_total !== expectedTotal) {
-    return at('bad_running_total', `running_total ${show(tx.running_total)} must be ${previous?.running_total ?? 0} + ${show(tx.points)} = ${expectedTotal}`);
-  }
-  const signOk = Number.isSafeInteger(tx.points) && ((tx.type === 'reward' && tx.points > 0) || (tx.type === 'penalty' && tx.points < 0));
-  if (!signOk) {
-    return at('bad_sign', `type ${show(tx.type)} with points ${show(tx.points)}: a reward needs integer points > 0, a penalty integer points < 0`);
-  }
-  if (!LEDGER_CATEGORY_PATTERN.test(tx.category)) {
-    return at('bad_category', `category ${show(tx.category)} does not match ${LEDGER_CATEGORY_PATTERN.source}`);
-  }
-  return null;
-}
-
-/**
- * Verifies a ledger in its stored order and names the FIRST bad transaction. Each one is checked
- * in this order: `bad_id` (id ≠ `tx-<sequence>`), `duplicate_id`, `sequence_gap` (sequence ≠
- * previous + 1, or ≠ 1 first), the hash — `unkeyed_after_keyed` (a SHA-256 row after a keyed
- * one), `key_required` (a keyed row and `key` null), `bad_hash` (an unknown `hash_alg`, or hash ≠
- * transactionHash(tx, key)) — `broken_link` (prev_hash ≠
- * previous hash, or ≠ 64 zeros first), `bad_running_total` (≠ previous total + points),
- * `bad_sign`, `bad_category` (pattern only: a category later removed from the registry does not
- * invalidate history). `checked` counts the transactions that passed before the bad one; `total`
- * is the last running_total (0 when empty). Timestamps are not required to be ordered.
- *
- * What a chain alone cannot show: the last rows deleted, or (unkeyed) the last row edited with its
- * hash recomputed, or (unkeyed) the whole table rewritten and re-hashed. The caller keeps the head
- * (`count` and the last `hash`) elsewhere and compares; a signed checkpoint kept outside the
- * database (`verifyAgainstCheckpoint`) pins the chain up to it against a rewrite.
- */
-export function verifyChain(txs: readonly LedgerTransaction[], key: string | null = null): ChainCheck {
-  const seenIds = new Set<string>();
-  let previous: LedgerTransaction | null = null;
-  let keyed = 0;
-  for (const [index, tx] of txs.entries()) {
-    const problem = problemOf(tx, previous, seenIds, key);
-    if (problem !== null) return { ok: false, first: problem, checked: index };
-    seenIds.add(tx.id);
-    if (tx.hash_alg === KEYED_HASH_ALG) keyed++;
-    previous = tx;
-  }
-  return { ok: true, count: txs.length, total: previous?.running_total ?? 0, keyed };
 }

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { type ChainProblem, type LedgerTransaction, verifyChain } from './chain';
+import type { LedgerTransaction } from './chain';
+import { type ChainProblem, verifyChain } from './chain-check';
 import { isIsoDateTime } from '../../scan/model/outcome';
 
 /** Format version of a checkpoint document. */

@@ -1,4 +1,4 @@
-import type { LedgerEntryInput } from './entry';
+import type { LedgerEntryInput } from './chain';
 
 /**
  * What an entry claims: the reward or penalty of category `category` for the source record

@@ -1,4 +1,4 @@
-import type { LedgerEntryInput } from './entry';
+import type { LedgerEntryInput } from './chain';
 import type { OutcomeLabel } from '../../scan/model/outcome';
 
 /** The ledger category of each label's reward or penalty; `ignored` earns 0 and is not recorded. */

@@ -1,4 +1,5 @@
-import { type ChainProblem, KEYED_HASH_ALG, type LedgerTransaction, transactionHash, verifyChain } from './chain';
+import { KEYED_HASH_ALG, type LedgerTransaction, transactionHash } from './chain';
+import { type ChainProblem, verifyChain } from './chain-check';
 import { headMacMatches } from './checkpoint';
 
 /** The ledger's head as stored beside its rows: its length, last hash and signature (null when written without a key). */

@@ -1,5 +1,5 @@
 import type { LedgerTransaction } from './chain';
-import type { LedgerEntryInput } from './entry';
+import type { LedgerEntryInput } from './chain';
 
 /** A ledger transaction as a reconciliation reports it. */
 export interface ReconcileRow {

@@ -9,7 +9,7 @@ import { RULE_TYPES, type Rule, type RuleType } from './types';
  * Dates are `YYYY-MM-DD`, so times travel with day precision; `conflictsWith` is not exported
  * (the importer recomputes it with `markConflicts`). The hashes catch damage to the rules, but
  * they live in the file they protect, so anyone can edit a rule and hash it again: whether an
- * importer trusts the rules is decided by the document's Ed25519 signature (`signing.ts`),
+ * importer trusts the rules is decided by the document's Ed25519 signature (`rule-signing.ts`),
  * which covers every field, metadata included.
  */
 
@@ -164,4 +164,3 @@ export function exportRules(rules: readonly Rule[], options: { agentHandle: stri
     rules: exported,
   };
 }
-

@@ -8,11 +8,9 @@ import { nextId } from './rule-lessons';
 import { RULE_STATUSES, RULE_TYPES, type Rule } from './types';
 import { firstIssue, wireCount, wireDay, wireText } from './wire-fields';
 
-/**
- * Seed 003's rule import: a rule export checked (per-rule hashes, the manifest hash, counts), then
- * merged into a rule book without duplicates. Whether the rules may become active is decided by
- * the document's signature (`signing.ts`), not by these hashes.
- */
+// Seed 003's rule import: an export document (`export.ts`) checked field by field and hash by
+// hash, then planned against the rules already held so that nothing is added twice.
+
 const exportedRuleSchema = z.object({
   id: wireText('id').regex(/^R-\d{3,}$/, 'id must look like R-001'),
   type: z.enum(RULE_TYPES, { errorMap: () => ({ message: `type must be one of ${RULE_TYPES.join(', ')}` }) }),

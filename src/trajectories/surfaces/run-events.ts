@@ -2,7 +2,7 @@ import { type ActionEventPayload, EventType, type IAgentRuntime, type ModelEvent
 import type { TrajectoryService } from '../trajectory-service';
 import { TRAJECTORY_SERVICE } from '../../shared/service-names';
 
-const serviceOf = (runtime: IAgentRuntime) => runtime.getService<TrajectoryService>(TRAJECTORY_SERVICE);
+const startedTrajectoryService = (runtime: IAgentRuntime) => runtime.getService<TrajectoryService>(TRAJECTORY_SERVICE);
 
 /**
  * The runtime events a trajectory is assembled from: runs started and ended, actions started and
@@ -10,9 +10,9 @@ const serviceOf = (runtime: IAgentRuntime) => runtime.getService<TrajectoryServi
  * plugins). Each handler only records; scoring happens when the run ends.
  */
 export const runEvents: PluginEvents = {
-  [EventType.RUN_STARTED]: [async (p: RunEventPayload) => serviceOf(p.runtime)?.onRunStarted(p)],
-  [EventType.ACTION_STARTED]: [async (p: ActionEventPayload) => serviceOf(p.runtime)?.onActionStarted(p)],
-  [EventType.ACTION_COMPLETED]: [async (p: ActionEventPayload) => serviceOf(p.runtime)?.onActionCompleted(p)],
-  [EventType.MODEL_USED]: [async (p: ModelEventPayload) => serviceOf(p.runtime)?.onModelUsed(p)],
-  [EventType.RUN_ENDED]: [async (p: RunEventPayload) => serviceOf(p.runtime)?.onRunEnded(p)],
+  [EventType.RUN_STARTED]: [async (p: RunEventPayload) => startedTrajectoryService(p.runtime)?.onRunStarted(p)],
+  [EventType.ACTION_STARTED]: [async (p: ActionEventPayload) => startedTrajectoryService(p.runtime)?.onActionStarted(p)],
+  [EventType.ACTION_COMPLETED]: [async (p: ActionEventPayload) => startedTrajectoryService(p.runtime)?.onActionCompleted(p)],
+  [EventType.MODEL_USED]: [async (p: ModelEventPayload) => startedTrajectoryService(p.runtime)?.onModelUsed(p)],
+  [EventType.RUN_ENDED]: [async (p: RunEventPayload) => startedTrajectoryService(p.runtime)?.onRunEnded(p)],
 };

@@ -1,0 +1,63 @@
+import type { ContextItem } from './model/context-index';
+import { type ItemRef, outcomeContextsOf } from './model/exposures';
+import { RULE_KIND, ruleAsContent } from '../rules/model/rule-content';
+import type { Lesson } from '../scan/lesson-metadata';
+import type { SelfImproveHub } from '../shared/events';
+import type { Retrieval } from './elo-book-service';
+
+/** The item kind of `scan-model-lesson` memories in the book. */
+export const LESSON_KIND = 'lesson';
+/** Characters of the message kept as the query in the search log. */
+export const MAX_LOGGED_QUERY = 500;
+
+/** The part of the ELO book its listeners move. */
+export interface EloBookMoves {
+  recordRetrieval(retrieval: Retrieval, atMs?: number): void;
+  recordOutcome(items: readonly ItemRef[], outcome: number, reason: string, atMs?: number): void;
+  settle(context: string, reward: number, reason: string): unknown;
+  registerContent(items: Iterable<ContextItem>): void;
+  forgetContent(kind: string, id: string): void;
+}
+
+const lessonContent = (l: Lesson): ContextItem => ({ kind: LESSON_KIND, id: l.id, title: `${l.metadata.category} lesson`, text: l.text });
+
+/**
+ * What the ELO book makes of what happens in the agent: judged work settles the items shown under
+ * its context (win on a reward, loss on a penalty); a validated rule wins and a violated one
+ * loses; rules that may reach a prompt and every scan lesson are content candidates for
+ * HIGH_ELO_CONTEXT (rules that may not are dropped); what a provider put into a prompt is a
+ * retrieval, once per provider and message, with the items noted under the message and the
+ * finding it names. Returns the unsubscription.
+ */
+export function subscribeEloBook(book: EloBookMoves, hub: SelfImproveHub): () => void {
+  const subscriptions = [
+    hub.on('workJudged', ({ judgements }) => {
+      for (const j of judgements) book.settle(j.context, j.reward, j.reason);
+    }),
+    hub.on('rulesJudged', ({ verdicts, atMs }) => {
+      for (const v of verdicts) book.recordOutcome([{ kind: RULE_KIND, id: v.ruleId }], v.verdict === 'validated' ? 1 : 0, `rule_${v.verdict}`, atMs);
+    }),
+    hub.on('rulesChanged', ({ rules }) => {
+      for (const rule of rules) {
+        const content = ruleAsContent(rule);
+        if (content) book.registerContent([content]);
+        else book.forgetContent(RULE_KIND, rule.id);
+      }
+    }),
+    hub.on('lessonsStored', ({ lessons }) => book.registerContent(lessons.map(lessonContent))),
+    hub.on('itemsShown', (shown) =>
+      book.recordRetrieval({
+        tool: shown.tool,
+        query: shown.text.slice(0, MAX_LOGGED_QUERY),
+        results: shown.items.map((item, i) => ({ kind: item.kind, id: item.id, rank: i + 1 })),
+        sessionId: shown.roomId,
+        onceKey: `${shown.tool}:${shown.messageId}`,
+        exposeUnder: outcomeContextsOf(shown.messageId, shown.findingKey ?? undefined),
+        ...(shown.logExtras ? { logExtras: shown.logExtras } : {}),
+      }),
+    ),
+  ];
+  return () => {
+    for (const unsubscribe of subscriptions) unsubscribe();
+  };
+}

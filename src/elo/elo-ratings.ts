@@ -1,0 +1,84 @@
+import { DRIFT_REASON } from './model/convergence';
+import { driftTowardStart, INITIAL_ELO_BY_TIER, updateElo } from './model/elo';
+import { initialTierFor } from './model/tier-map';
+import type { EloBookSettings } from './elo-book-settings';
+import type { EloLogWriter } from './elo-log-writer';
+import type { EloRow } from './elo-store';
+
+const DAY_MS = 86_400_000;
+
+export const ratingKey = (kind: string, id: string) => `${kind}\u0000${id}`;
+
+/**
+ * The ratings themselves: each item's stored state, its starting rating (by tier), the drift
+ * back toward it with disuse (computed from timestamps when the item is next read or touched), and
+ * every change logged in the seed's ELO update format and marked for the next write.
+ */
+export class EloRatings {
+  constructor(
+    /** Items by `ratingKey`. */
+    private readonly items: Map<string, EloRow>,
+    private readonly settings: EloBookSettings,
+    private readonly writer: EloLogWriter,
+  ) {}
+
+  /** Takes an item as it was stored. */
+  load(row: EloRow): void {
+    this.items.set(ratingKey(row.kind, row.id), row);
+  }
+
+  /** An item's stored state (rating as of its last change), or undefined for an item never seen. */
+  stored(kind: string, id: string): EloRow | undefined {
+    return this.items.get(ratingKey(kind, id));
+  }
+
+  /** An item's rating at `nowMs`: its stored rating drifted for the days since last use, or its starting rating when unseen. */
+  current(kind: string, id: string, nowMs: number): number {
+    const item = this.items.get(ratingKey(kind, id));
+    return item ? this.drifted(item, nowMs) : this.startEloFor(kind, id);
+  }
+
+  /** Every rated item with its rating at `nowMs`. */
+  all(nowMs: number): EloRow[] {
+    return [...this.items.values()].map((item) => ({ ...item, elo: this.drifted(item, nowMs) }));
+  }
+
+  /** The item, created at its starting rating or with the drift since its last use applied (and logged), now marked used. */
+  touch(kind: string, id: string, atMs: number, timestamp: string, path?: string): EloRow {
+    const key = ratingKey(kind, id);
+    let item = this.items.get(key);
+    if (!item) {
+      const start = this.startEloFor(kind, path ?? id);
+      item = { kind, id, elo: start, startElo: start, updates: 0, lastUsedMs: atMs };
+      this.items.set(key, item);
+    } else {
+      const drifted = this.drifted(item, atMs);
+      if (Math.abs(drifted - item.elo) >= 0.01) this.change(item, drifted, item.updates, DRIFT_REASON, timestamp);
+    }
+    item.lastUsedMs = Math.max(item.lastUsedMs, atMs);
+    this.writer.markDirty(key);
+    return item;
+  }
+
+  /** An outcome for the item (1 win, 0 loss, between: partial credit): `ELO += K × (outcome − expected)`. */
+  score(item: EloRow, outcome: number, reason: string, timestamp: string): void {
+    const next = updateElo(item, outcome, { establishedAfterUpdates: this.settings.establishedAfterUpdates });
+    this.change(item, next.elo, next.updates, reason, timestamp);
+  }
+
+  change(item: EloRow, elo: number, updates: number, reason: string, timestamp: string): void {
+    this.writer.log('updates', { timestamp, entity_type: item.kind, entity_id: item.id, elo_old: item.elo, elo_new: elo, delta: elo - item.elo, reason });
+    item.elo = elo;
+    item.updates = updates;
+    this.writer.markDirty(ratingKey(item.kind, item.id));
+  }
+
+  private startEloFor(kind: string, path: string): number {
+    return INITIAL_ELO_BY_TIER[initialTierFor(this.settings.tierRules, kind, path)];
+  }
+
+  private drifted(item: EloRow, nowMs: number): number {
+    const days = Math.max(0, nowMs - item.lastUsedMs) / DAY_MS;
+    return days === 0 || this.settings.driftPerDay === 0 ? item.elo : driftTowardStart(item.elo, item.startElo, days, this.settings.driftPerDay);
+  }
+}

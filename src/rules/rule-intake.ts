@@ -1,0 +1,160 @@
+import type { EventDraft } from './model/event-draft';
+import { checkEventRows, type EventRejection, eventToWire } from './model/events';
+import { type ParseErrorEntry, parseErrorEntry } from './model/logs';
+import type { LearningEvent, Teacher } from './model/types';
+import { RULES_LOG_SRC, type RuleBookState } from './rule-book-state';
+import { planLearning } from './rule-learning';
+import { parseRowsText } from '../shared/jsonl';
+import { databaseReason } from '../shared/sql';
+
+export interface EventIngestResult {
+  accepted: number;
+  duplicate: number;
+  rejected: EventRejection[];
+  /** Index in the batch and id of each valid row, new (`accepted`) or already stored (`duplicate`). */
+  events: { index: number; id: string; status: 'accepted' | 'duplicate' }[];
+  lessonsCreated: number;
+  lessonsUpdated: number;
+  rulesPromoted: string[];
+  /** Candidate rules made from lessons people taught (waiting for approval). */
+  candidates: string[];
+}
+
+/** `ingestEventText`: rows are numbered by line (JSONL) or item (JSON array), 1-based, in `line`. */
+export interface EventTextResult extends EventIngestResult {
+  rows: number;
+  /** Lines that were not JSON; each is also in the parse-error log. */
+  parseErrors: { line: number; message: string }[];
+  /** The line of each rejected row (same order as `rejected`). */
+  rejectedLines: number[];
+}
+
+type LearningTotals = Pick<EventIngestResult, 'lessonsCreated' | 'lessonsUpdated' | 'rulesPromoted' | 'candidates'>;
+
+/**
+ * Events in (seed 003): validated, stored once each, clustered into lessons, lessons promoted to
+ * rules, and MUST/NEVER conflicts marked, in one transaction per batch.
+ */
+export class RuleIntake {
+  constructor(private readonly state: RuleBookState) {}
+
+  /**
+   * Validates rows (seed 003 event format), stores the new ones (an id already stored is a
+   * duplicate and changes nothing), clusters each into a lesson, promotes lessons that meet the
+   * promotion settings and marks MUST/NEVER conflicts, all in one transaction. When the database
+   * refuses that transaction, each new event is stored in its own (with its lesson and rule
+   * changes), so an event it refuses is reported (field `(row)`, code `refused_by_database`, the
+   * database's reason) and the others are kept. When it refuses every new event, alone as well as
+   * together, the database failed, not the rows: the call rejects with its error, nothing written.
+   */
+  ingestEvents(rows: readonly unknown[], source: string, options: { nowMs?: number; teacher?: Teacher } = {}): Promise<EventIngestResult> {
+    return this.state.writes.run(() => this.ingestNow(rows, source, options.nowMs ?? Date.now(), [], options.teacher));
+  }
+
+  /**
+   * JSONL (or a JSON array) of events. Lines that are not JSON go to the parse-error log (seed
+   * format, `script` names the caller) in the same transaction as the good rows, and are reported.
+   */
+  ingestEventText(text: string, source: string, script: string, options: { nowMs?: number } = {}): Promise<EventTextResult> {
+    return this.state.writes.run(async () => {
+      const nowMs = options.nowMs ?? Date.now();
+      const parsed = parseRowsText(text);
+      const lines = text.split(/\r?\n/);
+      const errors = parsed.errors.map((e) =>
+        parseErrorEntry({ nowMs, error: e.message, line: parsed.values.length === 0 && text.trim().startsWith('[') ? text.trim() : (lines[e.line - 1] ?? ''), script }),
+      );
+      const result = await this.ingestNow(parsed.values.map((v) => v.value), source, nowMs, errors);
+      return {
+        ...result,
+        rows: parsed.values.length + parsed.errors.length,
+        parseErrors: parsed.errors.map((e) => ({ line: e.line, message: e.message })),
+        rejectedLines: result.rejected.map((r) => parsed.values[r.index]?.line ?? r.index + 1),
+      };
+    });
+  }
+
+  /**
+   * An evaluator's draft as an event; its polarity travels as a `positive`/`negative` tag (which
+   * `feedbackPolarity` reads). `teacher`: the person who taught it, and whether they were trusted
+   * (only trusted confirmations count toward promotion; a lesson a person taught is a candidate until then).
+   */
+  recordDraft(draft: EventDraft, source: string, options: { teacher?: Teacher } = {}): Promise<EventIngestResult> {
+    const { polarity, ...event } = draft;
+    const tags = polarity === 'neutral' || event.tags.includes(polarity) ? event.tags : [...event.tags, polarity];
+    return this.ingestEvents([eventToWire({ id: '', ...event, tags })], source, { nowMs: draft.tsMs, ...(options.teacher ? { teacher: options.teacher } : {}) });
+  }
+
+  private async ingestNow(rows: readonly unknown[], source: string, nowMs: number, parseErrors: ParseErrorEntry[], teacher?: Teacher): Promise<EventIngestResult> {
+    const { runtime, store } = this.state;
+    const checked = checkEventRows(rows, { nowMs, source });
+    if (teacher) for (const v of checked.valid) v.event = { ...v.event, teacher };
+    const known = await store.knownEventIds(checked.valid.map((v) => v.event.id));
+    const fresh: { index: number; event: LearningEvent }[] = [];
+    const seen: { index: number; id: string; isNew: boolean }[] = [];
+    for (const { index, event } of checked.valid) {
+      const isNew = !known.has(event.id);
+      known.add(event.id);
+      seen.push({ index, id: event.id, isNew });
+      if (isNew) fresh.push({ index, event });
+    }
+    const totals: LearningTotals = { lessonsCreated: 0, lessonsUpdated: 0, rulesPromoted: [], candidates: [] };
+    const refused: EventRejection[] = [];
+    const whole = await this.learn(fresh.map((f) => f.event), nowMs, parseErrors, totals);
+    if (!whole.ok && fresh.length <= 1) throw whole.error;
+    if (!whole.ok) {
+      // One event the database will not store fails the whole commit: each event gets its own, so only those refused are left out.
+      runtime.logger.warn({ src: RULES_LOG_SRC, agentId: runtime.agentId, events: fresh.length, reason: databaseReason(whole.error) }, 'the database refused an event batch; storing its events one by one');
+      for (const { index, event } of fresh) {
+        const one = await this.learn([event], nowMs, [], totals);
+        if (!one.ok) refused.push({ index, field: '(row)', code: 'refused_by_database', message: `the database refused the row: ${databaseReason(one.error)}` });
+      }
+      // Not one event stored, alone or together: the database failed, not the content of some rows.
+      if (refused.length === fresh.length) throw whole.error;
+      // A later copy of a refused event (same id) was counted as its duplicate: it is refused with it.
+      const refusedIds = new Map(refused.map((r) => [seen.find((e) => e.index === r.index)?.id, r.message]));
+      for (const e of seen) if (!e.isNew && refusedIds.has(e.id)) refused.push({ index: e.index, field: '(row)', code: 'refused_by_database', message: refusedIds.get(e.id) as string });
+      const logged = parseErrors.length === 0 ? ({ ok: true } as const) : await this.learn([], nowMs, parseErrors, totals);
+      if (!logged.ok) runtime.logger.warn({ src: RULES_LOG_SRC, agentId: runtime.agentId, reason: databaseReason(logged.error) }, 'could not write the parse-error log entries of an event batch');
+    }
+    const refusedAt = new Set(refused.map((r) => r.index));
+    const events = seen.filter((e) => !refusedAt.has(e.index)).map((e) => ({ index: e.index, id: e.id, status: e.isNew ? ('accepted' as const) : ('duplicate' as const) }));
+    return {
+      accepted: events.filter((e) => e.status === 'accepted').length,
+      duplicate: events.filter((e) => e.status === 'duplicate').length,
+      rejected: [...checked.rejected, ...refused].sort((a, b) => a.index - b.index),
+      events,
+      ...totals,
+    };
+  }
+
+  /**
+   * Plans what `events` teach, commits them with the plan and `parseErrors` in one transaction,
+   * then takes the new state and adds to `totals`. A refused commit changes nothing and is
+   * returned with its error; a failure while planning (the embedding model) is thrown.
+   */
+  private async learn(events: readonly LearningEvent[], nowMs: number, parseErrors: readonly ParseErrorEntry[], totals: LearningTotals): Promise<{ ok: true } | { ok: false; error: unknown }> {
+    const state = this.state;
+    const plan = await planLearning({
+      events,
+      lessons: state.lessons,
+      rules: state.rules,
+      vectorizer: state.vectorizer,
+      matchThreshold: state.settings.matchThreshold,
+      criteria: state.settings.criteria,
+      nowMs,
+    });
+    try {
+      await state.store.commitLearning({ events, lessons: state.stored(plan.lessons), rules: plan.rules, parseErrors });
+    } catch (error) {
+      return { ok: false, error };
+    }
+    state.eventTotal += events.length;
+    state.adoptLessons(plan.lessons);
+    state.adoptRules(plan.rules);
+    totals.lessonsCreated += plan.lessonsCreated;
+    totals.lessonsUpdated += plan.lessonsUpdated;
+    totals.rulesPromoted.push(...plan.rulesPromoted);
+    totals.candidates.push(...plan.candidates);
+    return { ok: true };
+  }
+}
