@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { type LedgerTransaction, nextTransaction } from '../../src/ledger/model/chain';
 import { type LedgerEntryInput } from '../../src/ledger/model/chain';
-import { categoryBreakdown, history, ledgerMetrics, ledgerTotals } from '../../src/ledger/model/totals';
+import { categoryBreakdown, emptyFold, foldTransactions, history, ledgerMetrics, ledgerTotals, metricsOfFold, totalsOfFold } from '../../src/ledger/model/totals';
 
 function entry(type: 'reward' | 'penalty', category: string, points: number): LedgerEntryInput {
   return { type, category, points, action: `${category} ${points}`, source: 'rule', source_ref: `rule-${category}` };
@@ -217,6 +217,27 @@ describe('history', () => {
         expect(rows.length).toBe(Math.min(limit, matching.length));
         expect(rows.every((tx) => category === undefined || tx.category === category)).toBe(true);
         expect(rows).toEqual([...matching].reverse().slice(0, limit)); // the chain is in sequence order
+      }),
+    );
+  });
+});
+
+describe('foldTransactions', () => {
+  test('property: folding a ledger chunk by chunk gives the totals and metrics of the whole, and leaves earlier folds unchanged', () => {
+    fc.assert(
+      fc.property(chainArb, sessionStartArb, fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 5 }), (chain, sessionStartMs, cuts) => {
+        const bounds = [...new Set([0, ...cuts.map((c) => Math.min(c, chain.length)), chain.length])].sort((a, b) => a - b);
+        let fold = emptyFold(sessionStartMs);
+        const folds = [fold];
+        for (let i = 1; i < bounds.length; i++) {
+          fold = foldTransactions(fold, chain.slice(bounds[i - 1], bounds[i]));
+          folds.push(fold);
+        }
+        expect(totalsOfFold(fold)).toEqual(ledgerTotals(chain, sessionStartMs));
+        expect(metricsOfFold(fold)).toEqual(ledgerMetrics(chain));
+        expect([fold.count, fold.lastSequence, fold.lastHash]).toEqual([chain.length, chain.at(-1)?.sequence ?? 0, chain.at(-1)?.hash ?? null]);
+        // Each fold still describes its own prefix.
+        for (const [i, f] of folds.entries()) expect(totalsOfFold(f)).toEqual(ledgerTotals(chain.slice(0, bounds[i] ?? chain.length), sessionStartMs));
       }),
     );
   });

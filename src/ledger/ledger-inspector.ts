@@ -1,11 +1,12 @@
 import type { LedgerTransaction } from './model/chain';
 import { type CheckpointCheck, type LedgerCheckpoint, makeCheckpoint, verifyAgainstCheckpoint } from './model/checkpoint';
-import { type LedgerVerification, verifyLedger } from './model/integrity';
-import { buildProgressJson } from './model/progress-json';
-import { history, type HistoryQuery, type LedgerMetrics, ledgerMetrics, type LedgerTotals, ledgerTotals } from './model/totals';
+import { type LedgerVerification, verifyAgainstHead, verifyLedger } from './model/integrity';
+import { ChainVerifier } from './model/chain-check';
+import { PROGRESS_LOG_LIMIT, progressDocument } from './model/progress-json';
+import { checkHistoryQuery, emptyFold, foldTransactions, type HistoryQuery, type LedgerFold, type LedgerMetrics, type LedgerTotals, metricsOfFold, totalsOfFold } from './model/totals';
 import type { LedgerStore } from './ledger-store';
 import type { CheckpointResult } from './ledger-types';
-import type { SerialQueue } from '../shared/serial-queue';
+import { SerialQueue } from '../shared/serial-queue';
 
 /**
  * What can be read and proved about one ledger: verification of the whole chain, signed head
@@ -13,7 +14,9 @@ import type { SerialQueue } from '../shared/serial-queue';
  * must see every append asked for so far wait for the append queue to be idle first.
  */
 export class LedgerInspector {
-  private summaryCache: { head: string; totals: LedgerTotals; metrics: LedgerMetrics } | null = null;
+  /** Totals of the transactions read so far; extended by the ones appended since (by any process). */
+  private fold: LedgerFold | null = null;
+  private readonly folding = new SerialQueue();
 
   constructor(
     private readonly store: LedgerStore,
@@ -23,10 +26,22 @@ export class LedgerInspector {
     private readonly sessionStartMs: number,
   ) {}
 
-  /** Checks the whole chain (hashes, links, sequence, running totals) and the head; names the first bad transaction. */
+  /**
+   * Checks the whole chain (hashes, links, sequence, running totals) and the head; names the first
+   * bad transaction. Reads the ledger a page at a time and keeps one transaction of it in memory.
+   */
   async verify(): Promise<LedgerVerification> {
     await this.queue.idle();
-    return this.verifyRows(await this.store.all());
+    const verifier = new ChainVerifier(this.key);
+    let after = 0;
+    for (;;) {
+      const page = await this.store.after(after, VERIFY_PAGE);
+      verifier.add(page);
+      if (page.length < VERIFY_PAGE || !verifier.ok) break;
+      after = page[page.length - 1]?.sequence ?? after;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return verifyAgainstHead(verifier.result(), verifier.last, await this.store.head(), this.key, this.agentId);
   }
 
   /**
@@ -55,21 +70,24 @@ export class LedgerInspector {
   }
 
   async totals(): Promise<LedgerTotals> {
-    return (await this.summary()).totals;
+    return totalsOfFold(await this.summary());
   }
 
   async metrics(): Promise<LedgerMetrics> {
-    return (await this.summary()).metrics;
+    return metricsOfFold(await this.summary());
   }
 
+  /** The newest transactions (of one category, when given), newest first: one indexed query. */
   async history(query: HistoryQuery): Promise<LedgerTransaction[]> {
-    return history(await this.store.all(), query);
+    checkHistoryQuery(query);
+    return query.limit === 0 ? [] : this.store.newest(query.limit, query.category);
   }
 
   /** The seed's `progress.json` document (newest 1,000 transactions), checksum validated now. */
   async progressJson(nowIso = new Date().toISOString()): Promise<Record<string, unknown>> {
     await this.queue.idle();
-    return buildProgressJson(await this.store.all(), this.sessionStartMs, nowIso);
+    const fold = await this.summary();
+    return progressDocument(totalsOfFold(fold), metricsOfFold(fold), await this.store.newest(PROGRESS_LOG_LIMIT), nowIso);
   }
 
   /** `verifyLedger` of these rows with the stored head and this process's key. */
@@ -78,17 +96,32 @@ export class LedgerInspector {
   }
 
   /**
-   * Totals and metrics, read from the whole ledger once per ledger state: the dashboard asks for
-   * both every 5 seconds, and the head (count and last hash, read from the database: another
-   * process may have appended) names the state. Edits made to the table behind the ledger's back
-   * show in `verify`, not here.
+   * The fold of the whole ledger as it stands: the cached fold, extended by the transactions
+   * appended since (by this process or another), a page at a time. When the ledger no longer
+   * continues the cached fold (rows cut back by recovery, or the last folded row rewritten), it
+   * is folded again from the start. A request costs one head read plus the new rows, not the
+   * ledger's length. Edits made to older rows behind the ledger's back show in `verify`, not here.
    */
-  private async summary(): Promise<{ totals: LedgerTotals; metrics: LedgerMetrics }> {
-    const head = await this.store.head();
-    const state = head ? `${head.count}:${head.lastHash}` : 'empty';
-    if (this.summaryCache && this.summaryCache.head === state) return this.summaryCache;
-    const txs = await this.store.all();
-    this.summaryCache = { head: state, totals: ledgerTotals(txs, this.sessionStartMs), metrics: ledgerMetrics(txs) };
-    return this.summaryCache;
+  private summary(): Promise<LedgerFold> {
+    return this.folding.run(async () => {
+      const head = await this.store.head();
+      let fold = this.fold;
+      const continues = fold !== null && head !== null && head.count >= fold.count && (fold.count === 0 || (await this.store.hashAt(fold.lastSequence)) === fold.lastHash);
+      if (!continues || fold === null) fold = emptyFold(this.sessionStartMs);
+      for (;;) {
+        const page = await this.store.after(fold.lastSequence, FOLD_PAGE);
+        if (page.length === 0) break;
+        fold = foldTransactions(fold, page);
+        this.fold = fold;
+        if (page.length < FOLD_PAGE) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      this.fold = fold;
+      return fold;
+    });
   }
 }
+
+/** Transactions read per page while folding or verifying (the event loop gets a turn between pages). */
+const FOLD_PAGE = 5_000;
+const VERIFY_PAGE = 5_000;

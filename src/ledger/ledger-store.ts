@@ -150,6 +150,34 @@ export class LedgerStore {
     return rows.map((r) => parse(r.tx_json));
   }
 
+  /** Up to `limit` transactions after `sequence`, in sequence order: a page of the ledger. */
+  async after(sequence: number, limit: number, db: Db = this.db): Promise<LedgerTransaction[]> {
+    const rows = await queryRows<{ tx_json: unknown }>(
+      db,
+      sql`SELECT tx_json FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid AND sequence > ${sequence} ORDER BY sequence LIMIT ${limit}`,
+    );
+    return rows.map((r) => parse(r.tx_json));
+  }
+
+  /** The `limit` newest transactions (of `category` only, when given), newest first. */
+  async newest(limit: number, category?: string, db: Db = this.db): Promise<LedgerTransaction[]> {
+    const only = category === undefined ? sql`` : sql` AND category = ${category}`;
+    const rows = await queryRows<{ tx_json: unknown }>(
+      db,
+      sql`SELECT tx_json FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid${only} ORDER BY sequence DESC LIMIT ${limit}`,
+    );
+    return rows.map((r) => parse(r.tx_json));
+  }
+
+  /** The hash of the transaction at `sequence`, or null when there is none. */
+  async hashAt(sequence: number, db: Db = this.db): Promise<string | null> {
+    const [row] = await queryRows<{ hash: string | null }>(
+      db,
+      sql`SELECT tx_json->>'hash' AS hash FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid AND sequence = ${sequence}`,
+    );
+    return row?.hash ?? null;
+  }
+
   /** Sum of every transaction's points, computed in the database (start-up reads no rows). */
   async pointsSum(db: Db = this.db): Promise<number> {
     const [row] = await queryRows<{ total: number | string | null }>(

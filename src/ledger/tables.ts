@@ -1,4 +1,4 @@
-import { bigint, bigserial, jsonb, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, jsonb, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { pluginSchema } from '../shared/plugin-schema';
 
 /** Refuses a second entry for the same claim: at most one per (agent, source, source record, category). */
@@ -18,7 +18,12 @@ export const ledger = pluginSchema.table(
     sourceRef: text('source_ref').notNull(),
     category: text('category').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.agentId, t.sequence] }), uniqueIndex(LEDGER_ONCE_INDEX).on(t.agentId, t.source, t.sourceRef, t.category)],
+  (t) => [
+    primaryKey({ columns: [t.agentId, t.sequence] }),
+    uniqueIndex(LEDGER_ONCE_INDEX).on(t.agentId, t.source, t.sourceRef, t.category),
+    // History of one category, newest first, without reading the others.
+    index('ledger_category_idx').on(t.agentId, t.category, t.sequence),
+  ],
 );
 
 /** The ledger's length and last hash, kept apart from the rows: deleting the last rows is then detected too. */

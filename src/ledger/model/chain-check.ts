@@ -40,12 +40,14 @@ function hashProblem(tx: LedgerTransaction, previous: LedgerTransaction | null, 
   return null;
 }
 
-function problemOf(tx: LedgerTransaction, previous: LedgerTransaction | null, seenIds: ReadonlySet<string>, key: string | null): ChainProblem | null {
+function problemOf(tx: LedgerTransaction, previous: LedgerTransaction | null, key: string | null): ChainProblem | null {
   const at = (code: ChainProblemCode, message: string): ChainProblem => ({ sequence: tx.sequence, id: tx.id, code, message: `${tx.id}: ${message}` });
   if (!Number.isSafeInteger(tx.sequence) || tx.sequence < 1 || tx.id !== `tx-${tx.sequence}`) {
     return at('bad_id', `id must be "tx-<sequence>" with a positive integer sequence (sequence ${show(tx.sequence)}, id ${show(tx.id)})`);
   }
-  if (seenIds.has(tx.id)) return at('duplicate_id', 'the id appears earlier in the chain; ids are never reused');
+  // Every id before is tx-1 … tx-<previous.sequence> (each checked like this one), so an id at or
+  // below the previous sequence was seen: no set of ids is kept, whatever the ledger's length.
+  if (previous !== null && tx.sequence <= previous.sequence) return at('duplicate_id', 'the id appears earlier in the chain; ids are never reused');
   const expectedSequence = previous === null ? 1 : previous.sequence + 1;
   if (tx.sequence !== expectedSequence) {
     return at('sequence_gap', `sequence ${tx.sequence} where ${expectedSequence} was expected: a row is missing, moved or inserted`);
@@ -88,15 +90,46 @@ function problemOf(tx: LedgerTransaction, previous: LedgerTransaction | null, se
  * database (`verifyAgainstCheckpoint`) pins the chain up to it against a rewrite.
  */
 export function verifyChain(txs: readonly LedgerTransaction[], key: string | null = null): ChainCheck {
-  const seenIds = new Set<string>();
-  let previous: LedgerTransaction | null = null;
-  let keyed = 0;
-  for (const [index, tx] of txs.entries()) {
-    const problem = problemOf(tx, previous, seenIds, key);
-    if (problem !== null) return { ok: false, first: problem, checked: index };
-    seenIds.add(tx.id);
-    if (tx.hash_alg === KEYED_HASH_ALG) keyed++;
-    previous = tx;
+  return new ChainVerifier(key).add(txs).result();
+}
+
+/**
+ * `verifyChain` fed a page at a time, in stored order: it keeps only the previous transaction and
+ * three counts, so a ledger of any length is verified in bounded memory. After a problem, later
+ * pages are ignored.
+ */
+export class ChainVerifier {
+  private previous: LedgerTransaction | null = null;
+  private count = 0;
+  private keyed = 0;
+  private problem: ChainProblem | null = null;
+
+  constructor(private readonly key: string | null = null) {}
+
+  add(txs: readonly LedgerTransaction[]): this {
+    for (const tx of txs) {
+      if (this.problem !== null) return this;
+      this.problem = problemOf(tx, this.previous, this.key);
+      if (this.problem !== null) return this;
+      if (tx.hash_alg === KEYED_HASH_ALG) this.keyed++;
+      this.count++;
+      this.previous = tx;
+    }
+    return this;
   }
-  return { ok: true, count: txs.length, total: previous?.running_total ?? 0, keyed };
+
+  /** False once a bad transaction was found. */
+  get ok(): boolean {
+    return this.problem === null;
+  }
+
+  /** The last transaction that passed. */
+  get last(): LedgerTransaction | null {
+    return this.previous;
+  }
+
+  result(): ChainCheck {
+    if (this.problem !== null) return { ok: false, first: this.problem, checked: this.count };
+    return { ok: true, count: this.count, total: this.previous?.running_total ?? 0, keyed: this.keyed };
+  }
 }

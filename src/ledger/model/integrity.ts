@@ -1,5 +1,5 @@
 import { KEYED_HASH_ALG, type LedgerTransaction, transactionHash } from './chain';
-import { type ChainProblem, verifyChain } from './chain-check';
+import { type ChainCheck, type ChainProblem, verifyChain } from './chain-check';
 import { headMacMatches } from './checkpoint';
 
 /** The ledger's head as stored beside its rows: its length, last hash and signature (null when written without a key). */
@@ -48,13 +48,16 @@ export function integrityOf(count: number, keyed: number, hasKey: boolean): { in
  * `head_forged` when its signature is not `headMac` under the key.
  */
 export function verifyLedger(txs: readonly LedgerTransaction[], head: SignedHead | null, key: string | null, agentId: string): LedgerVerification {
-  const chain = verifyChain(txs, key);
+  return verifyAgainstHead(verifyChain(txs, key), txs.at(-1) ?? null, head, key, agentId);
+}
+
+/** `verifyLedger` of a chain already checked (`chain`, whose last transaction is `last`): the head checks. */
+export function verifyAgainstHead(chain: ChainCheck, last: LedgerTransaction | null, head: SignedHead | null, key: string | null, agentId: string): LedgerVerification {
   if (!chain.ok) return chain;
-  const last = txs[txs.length - 1];
-  const sequence = txs.length + 1;
-  const problem = (code: HeadProblem['code'], message: string): LedgerVerification => ({ ok: false, checked: txs.length, first: { sequence, id: `tx-${sequence}`, code, message } });
-  if ((head?.count ?? 0) !== txs.length || (last && head?.lastHash !== last.hash)) {
-    return problem('head_mismatch', `the head records ${head?.count ?? 0} transactions ending in ${head?.lastHash ?? 'nothing'}; the log has ${txs.length}`);
+  const sequence = chain.count + 1;
+  const problem = (code: HeadProblem['code'], message: string): LedgerVerification => ({ ok: false, checked: chain.count, first: { sequence, id: `tx-${sequence}`, code, message } });
+  if ((head?.count ?? 0) !== chain.count || (last && head?.lastHash !== last.hash)) {
+    return problem('head_mismatch', `the head records ${head?.count ?? 0} transactions ending in ${head?.lastHash ?? 'nothing'}; the log has ${chain.count}`);
   }
   if (key !== null && head) {
     if (head.mac === null && chain.keyed > 0) return problem('head_unsigned', 'the ledger holds keyed transactions and its head carries no signature: it was rewritten by someone without the key');

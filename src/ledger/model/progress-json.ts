@@ -1,5 +1,5 @@
 import type { LedgerTransaction } from './chain';
-import { ledgerMetrics, ledgerTotals } from './totals';
+import { type LedgerMetrics, type LedgerTotals, ledgerMetrics, ledgerTotals } from './totals';
 
 export const PROGRESS_SCHEMA_VERSION = '1.0.0';
 /** The seed's limit on `transaction_log`: the newest 1,000 transactions. */
@@ -93,9 +93,15 @@ export const PROGRESS_JSON_SCHEMA = {
  * `autonomy_level` is left out because nothing in the ledger measures it.
  */
 export function buildProgressJson(txs: readonly LedgerTransaction[], sessionStartMs: number, nowIso: string): Record<string, unknown> {
-  const totals = ledgerTotals(txs, sessionStartMs);
-  const metrics = ledgerMetrics(txs);
-  const newest = txs.slice(-PROGRESS_LOG_LIMIT).reverse();
+  return progressDocument(ledgerTotals(txs, sessionStartMs), ledgerMetrics(txs), txs.slice(-PROGRESS_LOG_LIMIT).reverse(), nowIso);
+}
+
+/**
+ * The `progress.json` document from totals and metrics already computed (e.g. by a ledger fold)
+ * and the newest transactions, newest first (at most `PROGRESS_LOG_LIMIT` are written).
+ */
+export function progressDocument(totals: LedgerTotals, metrics: LedgerMetrics, newestFirst: readonly LedgerTransaction[], nowIso: string): Record<string, unknown> {
+  const newest = newestFirst.slice(0, PROGRESS_LOG_LIMIT);
   return {
     schema_version: PROGRESS_SCHEMA_VERSION,
     last_updated: nowIso,

@@ -33,15 +33,63 @@ export interface HistoryQuery {
   category?: string;
 }
 
-function sumPoints(txs: readonly LedgerTransaction[], type: LedgerTransaction['type']): number {
-  let sum = 0;
-  for (const tx of txs) if (tx.type === type) sum += tx.points;
-  return sum;
+/**
+ * What the totals and metrics need of a run of transactions, folded one transaction at a time, so
+ * a reader that has folded the first n transactions folds only the ones appended since
+ * (`foldTransactions`) instead of reading the whole ledger again. Sums are of integer points, so
+ * folding in chunks gives exactly what folding all at once gives.
+ */
+export interface LedgerFold {
+  readonly sessionStartMs: number;
+  count: number;
+  rewards: number;
+  /** Sequence and hash of the last transaction folded (0 and null before the first). */
+  lastSequence: number;
+  lastHash: string | null;
+  storedTotal: number;
+  earned: number;
+  incurred: number;
+  sessionEarned: number;
+  sessionIncurred: number;
+  rewardByCategory: Map<string, number>;
+  penaltyByCategory: Map<string, number>;
 }
 
-function byCategory(txs: readonly LedgerTransaction[], type: LedgerTransaction['type']): Record<string, number> {
-  const sums = new Map<string, number>();
-  for (const tx of txs) if (tx.type === type) sums.set(tx.category, (sums.get(tx.category) ?? 0) + tx.points);
+/** The fold of no transactions. Throws a RangeError when `sessionStartMs` is NaN. */
+export function emptyFold(sessionStartMs: number): LedgerFold {
+  if (Number.isNaN(sessionStartMs)) throw new RangeError('sessionStartMs must be a number of epoch milliseconds, got NaN');
+  return { sessionStartMs, count: 0, rewards: 0, lastSequence: 0, lastHash: null, storedTotal: 0, earned: 0, incurred: 0, sessionEarned: 0, sessionIncurred: 0, rewardByCategory: new Map(), penaltyByCategory: new Map() };
+}
+
+/**
+ * `fold` with `txs` (the transactions after the ones it holds, in sequence order) added; `fold`
+ * itself is left as it was. Throws a RangeError when a timestamp does not parse.
+ */
+export function foldTransactions(fold: LedgerFold, txs: readonly LedgerTransaction[]): LedgerFold {
+  const next: LedgerFold = { ...fold, rewardByCategory: new Map(fold.rewardByCategory), penaltyByCategory: new Map(fold.penaltyByCategory) };
+  for (const tx of txs) {
+    const ms = Date.parse(tx.timestamp);
+    if (Number.isNaN(ms)) throw new RangeError(`${tx.id}: timestamp ${JSON.stringify(tx.timestamp)} is not an ISO-8601 date-time`);
+    const inSession = ms >= fold.sessionStartMs;
+    const byCategory = tx.type === 'reward' ? next.rewardByCategory : next.penaltyByCategory;
+    byCategory.set(tx.category, (byCategory.get(tx.category) ?? 0) + tx.points);
+    if (tx.type === 'reward') {
+      next.rewards++;
+      next.earned += tx.points;
+      if (inSession) next.sessionEarned += tx.points;
+    } else {
+      next.incurred += tx.points;
+      if (inSession) next.sessionIncurred += tx.points;
+    }
+    next.count++;
+    next.lastSequence = tx.sequence;
+    next.lastHash = tx.hash;
+    next.storedTotal = tx.running_total;
+  }
+  return next;
+}
+
+function sortedRecord(sums: ReadonlyMap<string, number>): Record<string, number> {
   return Object.fromEntries([...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
@@ -63,28 +111,16 @@ function roundTo1(x: number): number {
  *   `sum(rewards) - sum(penalties)` with penalties as magnitudes), `stored_total` = the last
  *   running_total (0 when empty), `is_valid = calculated_total === stored_total`. Points are
  *   integers, so the comparison is exact.
- * Throws a RangeError when `sessionStartMs` is NaN or a timestamp does not parse.
  */
-export function ledgerTotals(txs: readonly LedgerTransaction[], sessionStartMs: number): LedgerTotals {
-  if (Number.isNaN(sessionStartMs)) throw new RangeError('sessionStartMs must be a number of epoch milliseconds, got NaN');
-  const session = txs.filter((tx) => {
-    const ms = Date.parse(tx.timestamp);
-    if (Number.isNaN(ms)) throw new RangeError(`${tx.id}: timestamp ${JSON.stringify(tx.timestamp)} is not an ISO-8601 date-time`);
-    return ms >= sessionStartMs;
-  });
-  const earned = sumPoints(txs, 'reward');
-  const incurred = sumPoints(txs, 'penalty');
-  const sessionEarned = sumPoints(session, 'reward');
-  const sessionIncurred = sumPoints(session, 'penalty');
-  const calculated = earned + incurred;
-  const stored = txs.at(-1)?.running_total ?? 0;
+export function totalsOfFold(f: LedgerFold): LedgerTotals {
+  const calculated = f.earned + f.incurred;
   return {
     total_score: calculated,
-    session_score: sessionEarned + sessionIncurred,
+    session_score: f.sessionEarned + f.sessionIncurred,
     lifetime_score: calculated,
-    rewards: { total_earned: earned, session_earned: sessionEarned, lifetime_earned: earned, by_category: byCategory(txs, 'reward') },
-    penalties: { total_incurred: incurred, session_incurred: sessionIncurred, lifetime_incurred: incurred, by_category: byCategory(txs, 'penalty') },
-    checksum: { calculated_total: calculated, stored_total: stored, is_valid: calculated === stored },
+    rewards: { total_earned: f.earned, session_earned: f.sessionEarned, lifetime_earned: f.earned, by_category: sortedRecord(f.rewardByCategory) },
+    penalties: { total_incurred: f.incurred, session_incurred: f.sessionIncurred, lifetime_incurred: f.incurred, by_category: sortedRecord(f.penaltyByCategory) },
+    checksum: { calculated_total: calculated, stored_total: f.storedTotal, is_valid: calculated === f.storedTotal },
   };
 }
 
@@ -97,23 +133,31 @@ export function ledgerTotals(txs: readonly LedgerTransaction[], sessionStartMs: 
  *   moved that were earned, 0 with no points. (The seed's 450 earned and −165 incurred give
  *   73.2, its printed value; its 33 of 45 actions give 73.3, also as printed.)
  */
-export function ledgerMetrics(txs: readonly LedgerTransaction[]): LedgerMetrics {
-  const successful = txs.filter((tx) => tx.type === 'reward').length;
-  const failed = txs.length - successful;
-  const earned = sumPoints(txs, 'reward');
-  const moved = earned - sumPoints(txs, 'penalty');
+export function metricsOfFold(f: LedgerFold): LedgerMetrics {
+  const moved = f.earned - f.incurred;
   return {
-    actions_total: txs.length,
-    actions_successful: successful,
-    actions_failed: failed,
-    success_rate: txs.length === 0 ? 0 : roundTo1((100 * successful) / txs.length),
-    learning_efficiency: moved === 0 ? 0 : roundTo1((100 * earned) / moved),
+    actions_total: f.count,
+    actions_successful: f.rewards,
+    actions_failed: f.count - f.rewards,
+    success_rate: f.count === 0 ? 0 : roundTo1((100 * f.rewards) / f.count),
+    learning_efficiency: moved === 0 ? 0 : roundTo1((100 * f.earned) / moved),
   };
+}
+
+/** `totalsOfFold` of these transactions. Throws a RangeError when `sessionStartMs` is NaN or a timestamp does not parse. */
+export function ledgerTotals(txs: readonly LedgerTransaction[], sessionStartMs: number): LedgerTotals {
+  return totalsOfFold(foldTransactions(emptyFold(sessionStartMs), txs));
+}
+
+/** `metricsOfFold` of these transactions. */
+export function ledgerMetrics(txs: readonly LedgerTransaction[]): LedgerMetrics {
+  return metricsOfFold(foldTransactions(emptyFold(0), txs));
 }
 
 /** Seed 000's `get_category_breakdown`: `ledgerTotals(...).rewards.by_category` and `.penalties.by_category`. */
 export function categoryBreakdown(txs: readonly LedgerTransaction[]): CategoryBreakdown {
-  return { rewards: byCategory(txs, 'reward'), penalties: byCategory(txs, 'penalty') };
+  const totals = ledgerTotals(txs, 0);
+  return { rewards: totals.rewards.by_category, penalties: totals.penalties.by_category };
 }
 
 /**
@@ -122,10 +166,15 @@ export function categoryBreakdown(txs: readonly LedgerTransaction[]): CategoryBr
  * non-negative integer.
  */
 export function history(txs: readonly LedgerTransaction[], query: HistoryQuery): LedgerTransaction[] {
-  if (!Number.isSafeInteger(query.limit) || query.limit < 0) {
-    throw new RangeError(`limit must be a non-negative integer, got ${query.limit}`);
-  }
+  checkHistoryQuery(query);
   const { category } = query;
   const matching = category === undefined ? [...txs] : txs.filter((tx) => tx.category === category);
   return matching.sort((a, b) => b.sequence - a.sequence).slice(0, query.limit);
+}
+
+/** Throws a RangeError when `query.limit` is not a non-negative integer. */
+export function checkHistoryQuery(query: HistoryQuery): void {
+  if (!Number.isSafeInteger(query.limit) || query.limit < 0) {
+    throw new RangeError(`limit must be a non-negative integer, got ${query.limit}`);
+  }
 }

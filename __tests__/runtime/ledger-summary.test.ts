@@ -1,0 +1,89 @@
+// The ledger's totals and metrics are kept as a fold of the transactions read so far and extended
+// by the ones appended since, by this service or another on the same database; a ledger cut back
+// is folded again. Verification reads the ledger a page at a time. Each figure is checked against
+// the same figure computed from every row at once.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
+import { ledgerMetrics, ledgerTotals } from '../../src/ledger/model/totals';
+import { RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import { LedgerStore } from '../../src/ledger/ledger-store';
+import { ledger as ledgerTable, ledgerHead } from '../../src/ledger/tables';
+import { dbOf } from '../../src/shared/sql';
+import { startAgent, type TestAgent } from '../helpers/runtime';
+
+let agent: TestAgent;
+let first: RewardLedgerService;
+let second: RewardLedgerService;
+
+const event = (ref: string, points: number) => ({
+  type: points > 0 ? 'reward' : 'penalty',
+  category: points > 0 ? 'guard_decision' : 'rule_violated',
+  points,
+  action: `event ${ref}`,
+  source: 'test_event',
+  source_ref: ref,
+});
+
+async function fromEveryRow() {
+  const txs = await new LedgerStore(dbOf(agent.runtime), agent.runtime.agentId).all();
+  return { totals: ledgerTotals(txs, 0), metrics: ledgerMetrics(txs) };
+}
+
+beforeAll(async () => {
+  agent = await startAgent({ settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' } });
+  first = await rewardLedgerOf(agent.runtime);
+  second = await RewardLedgerService.start(agent.runtime);
+  for (const l of [first, second]) l.registerSource('test_event', async (refs) => new Set(refs));
+});
+afterAll(async () => {
+  await second.stop();
+  await agent.close();
+});
+
+describe('ledger totals, folded as the ledger grows', () => {
+  test("appends by another service on the same database show in this one's totals and metrics", async () => {
+    await first.appendMany(Array.from({ length: 40 }, (_, i) => event(`a-${i}`, i % 4 === 0 ? -3 : 5)));
+    const before = await first.totals();
+    expect(before.total_score).toBe(10 * -3 + 30 * 5);
+    await second.appendMany(Array.from({ length: 25 }, (_, i) => event(`b-${i}`, i % 5 === 0 ? -7 : 2)));
+    const expected = await fromEveryRow();
+    expect(await first.totals()).toEqual(expected.totals);
+    expect(await first.metrics()).toEqual(expected.metrics);
+    expect((await first.metrics()).actions_total).toBe(65);
+  });
+
+  test('a ledger cut back behind the cached fold is folded again from the start', async () => {
+    const db = dbOf(agent.runtime);
+    await first.totals();
+    // Remove the newest five rows and point the head at the new tip, as a recovery that cuts back would.
+    await db.execute(sql`DELETE FROM ${ledgerTable} WHERE agent_id = ${agent.runtime.agentId}::uuid AND sequence > 60`);
+    const tip = (await first.history({ limit: 1 }))[0];
+    await db.execute(sql`UPDATE ${ledgerHead} SET count = 60, last_hash = ${tip?.hash ?? ''} WHERE agent_id = ${agent.runtime.agentId}::uuid`);
+    const expected = await fromEveryRow();
+    expect((await first.metrics()).actions_total).toBe(60);
+    expect(await first.metrics()).toEqual(expected.metrics);
+    expect((await first.totals()).total_score).toBe(expected.totals.total_score);
+  });
+
+  test('history comes newest first from the database, of one category when asked', async () => {
+    const newest = await first.history({ limit: 3 });
+    expect(newest.map((t) => t.sequence)).toEqual([60, 59, 58]);
+    const penalties = await first.history({ limit: 1_000, category: 'rule_violated' });
+    // 10 penalties among the first 40, and 4 of the other service's (sequences 41, 46, 51, 56) left after the cut.
+    expect(penalties.length).toBe(10 + 4);
+    expect(penalties.every((t) => t.category === 'rule_violated')).toBe(true);
+    expect(penalties.map((t) => t.sequence)).toEqual([...penalties.map((t) => t.sequence)].sort((a, b) => b - a));
+  });
+});
+
+describe('verification a page at a time', () => {
+  test('12,000 transactions (three pages) verify; an edited row on the third page is named', async () => {
+    await first.appendMany(Array.from({ length: 11_940 }, (_, i) => event(`c-${i}`, 1 + (i % 3))));
+    expect(await first.verify()).toMatchObject({ ok: true, count: 12_000 });
+    const db = dbOf(agent.runtime);
+    await db.execute(sql`UPDATE ${ledgerTable} SET tx_json = jsonb_set(tx_json, '{points}', '99') WHERE agent_id = ${agent.runtime.agentId}::uuid AND sequence = 11000`);
+    const verification = await first.verify();
+    expect(verification.ok).toBe(false);
+    expect(verification.ok ? null : [verification.first.sequence, verification.first.code, verification.checked]).toEqual([11_000, 'bad_hash', 10_999]);
+  }, 120_000);
+});
