@@ -14,6 +14,8 @@ import { eventsOf } from '../shared/events';
 import { serviceOf } from '../shared/service-of';
 import { ELO_BOOK_SERVICE } from '../shared/service-names';
 import { dbOf } from '../shared/sql';
+import { LogRetention } from '../shared/log-retention';
+import { loadConfig } from '../shared/config';
 
 export { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 export { LESSON_KIND } from './elo-listeners';
@@ -94,7 +96,7 @@ export class EloBookService extends Service {
     service.sessions = new SessionAudits(runtime.agentId);
     const db = dbOf(runtime);
     await requireTables(db, Object.values(eloTables));
-    const store = new EloStore(db, runtime.agentId);
+    const store = new EloStore(db, runtime.agentId, new LogRetention(runtime.agentId, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS));
     const items = new Map<string, EloRow>();
     service.writer = new EloLogWriter(runtime, store, items, service.exposures);
     service.rated = new EloRatings(items, service.settings, service.writer);

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { ExposedItem, ExposureChange } from './model/exposures';
 import { chunks, type Db, queryRows } from '../shared/sql';
 import { ELO_LOGS, eloExposures, eloItems, type EloLogName } from './tables';
+import type { LogRetention } from '../shared/log-retention';
 
 const BATCH = 500;
 
@@ -24,6 +25,8 @@ export class EloStore {
   constructor(
     private readonly db: Db,
     readonly agentId: UUID,
+    /** Keeps each log to its newest rows; none: logs grow without bound. */
+    private readonly retention?: LogRetention,
   ) {}
 
   async load(): Promise<EloRow[]> {
@@ -101,6 +104,7 @@ export class EloStore {
           );
           await t.execute(sql`INSERT INTO ${ELO_LOGS[name]} (agent_id, entry) VALUES ${values}`);
         }
+        await this.retention?.noteAppended(t, ELO_LOGS[name], entries.length);
       }
     });
   }

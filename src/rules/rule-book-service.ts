@@ -22,6 +22,7 @@ import { RULE_BOOK_SERVICE } from '../shared/service-names';
 import { dbOf } from '../shared/sql';
 import { requireTables } from '../shared/plugin-schema';
 import { ruleTables } from './tables';
+import { LogRetention } from '../shared/log-retention';
 
 export { RULE_BOOK_SERVICE };
 export { RULE_KIND } from './model/rule-content';
@@ -77,7 +78,7 @@ export class RuleBookService extends Service {
     this.settings = ruleBookSettings(loadConfig(this.runtime));
     const db = dbOf(this.runtime);
     await requireTables(db, Object.values(ruleTables));
-    this.store = new RuleStore(db, this.runtime.agentId);
+    this.store = new RuleStore(db, this.runtime.agentId, new LogRetention(this.runtime.agentId, loadConfig(this.runtime).SELF_IMPROVE_LOG_MAX_ROWS));
     this.vectorizer = vectorizerFor(this.runtime);
     const state = new RuleBookState(this.runtime, this.settings, this.store, this.vectorizer);
     [this.state, this.intake, this.upkeep, this.audit, this.exchange] = [state, new RuleIntake(state), new RuleUpkeep(state), new RuleGuard(state), new RuleExchange(state)];

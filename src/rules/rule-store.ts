@@ -6,6 +6,7 @@ import { eventRowSchema, guardRowSchema, lessonRowSchema, type Loaded, parseErro
 import { guardLog, ruleEvents, ruleLessons, ruleParseErrors, rules as rulesTable } from './tables';
 import { qualifiedName } from '../shared/plugin-schema';
 import { chunks, type Db, queryRows } from '../shared/sql';
+import type { LogRetention } from '../shared/log-retention';
 
 /** Rows per INSERT statement (events bind 13 parameters a row: far below PostgreSQL's 65 535). */
 const INSERT_BATCH = 500;
@@ -66,6 +67,8 @@ export class RuleStore {
   constructor(
     private readonly db: Db,
     readonly agentId: UUID,
+    /** Keeps the guard log and the parse-error log to their newest rows. */
+    private readonly retention?: LogRetention,
   ) {}
 
   /**
@@ -218,6 +221,7 @@ export class RuleStore {
       );
       for (const r of rows) inserted.add(r.id);
     }
+    await this.retention?.noteAppended(tx, guardLog, inserted.size);
     return [...new Set(events.map((e) => e.id))].filter((id) => inserted.has(id));
   }
 
@@ -291,6 +295,7 @@ export class RuleStore {
         sql`, `,
       );
       await tx.execute(sql`INSERT INTO ${ruleParseErrors} (agent_id, ts, entry) VALUES ${values}`);
+      await this.retention?.noteAppended(tx, ruleParseErrors, batch.length);
     }
   }
 }

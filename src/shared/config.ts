@@ -89,6 +89,8 @@ export const settingsSchema = z.object({
   SELF_IMPROVE_LEDGER_RECONCILE_EVERY: int(1, 10_000_000, 10_000),
   /** ... and at least this often. */
   SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS: int(1_000, 7 * 86_400_000, 3_600_000),
+  /** Rows each append-only log keeps per agent (ELO update, search and session logs, guard log, rule parse errors); older rows are deleted. */
+  SELF_IMPROVE_LOG_MAX_ROWS: int(1_000, 100_000_000, 100_000),
   /** Outcome updates after which an item's ELO is established: K drops from 16 to 8 (seed 002). */
   SELF_IMPROVE_ELO_ESTABLISHED_AFTER: int(1, 1_000_000, 30),
   /** Weight of similarity in blended ranking, `final = similarity·w + (elo/2000)·w_elo` (seed 002 phase 4). */
