@@ -28,8 +28,11 @@ async function main(): Promise<void> {
   const file = path.join(import.meta.dir, '..', 'examples', 'outcomes.jsonl');
   const dataDir = await mkdtemp(path.join(tmpdir(), 'self-improve-demo-'));
   const modelPlugins = await loadModelPlugins();
-  say(`plugin-self-improve demo — database ${dataDir} (PGlite), language model: ${modelPlugins.length ? modelPlugins.map((p) => p.name).join(', ') : 'none (lessons written from statistics)'}`);
-  const { runtime, close } = await bootRuntime({ dataDir, plugins: [selfImprovePlugin, ...modelPlugins], agentName: 'Sentinel' });
+  // POSTGRES_URL, when set, wins over the throw-away PGlite directory (as in the CLI): the demo's agent
+  // then keeps its rows there, and a second run finds the first run's outcomes already stored.
+  const postgresUrl = process.env.POSTGRES_URL || undefined;
+  say(`plugin-self-improve demo — database ${postgresUrl ? 'PostgreSQL at POSTGRES_URL' : `${dataDir} (PGlite)`}, language model: ${modelPlugins.length ? modelPlugins.map((p) => p.name).join(', ') : 'none (lessons written from statistics)'}`);
+  const { runtime, close } = await bootRuntime({ dataDir, postgresUrl, plugins: [selfImprovePlugin, ...modelPlugins], agentName: 'Sentinel' });
   try {
     const service = await scanOutcomeServiceOf(runtime);
 
