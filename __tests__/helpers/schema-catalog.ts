@@ -13,6 +13,7 @@ export const PLUGIN_TABLE_NAMES = [
   'elo_log',
   'findings',
   'guard_log',
+  'learning_lease',
   'ledger',
   'ledger_audit',
   'ledger_head',

@@ -20,6 +20,7 @@ import { dbOf } from '../shared/sql';
 import { ensureLearnTask } from './surfaces/learn-pending-task';
 import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
+import { LearningLease } from './learning-lease';
 
 export { SCAN_OUTCOME_SERVICE };
 
@@ -63,8 +64,11 @@ export class ScanOutcomeService extends Service {
   private learner!: ScanLearner;
   private pendingHint = false;
   private ingestGeneration = 0;
-  /** Learning passes, one at a time. */
+  /** Learning passes, one at a time in this process; the lease makes it one at a time across processes. */
   private readonly passes = new SerialQueue();
+  private lease!: LearningLease;
+  /** Passes finished on this agent (by any process) as of this process's last pass; null before it. */
+  private passesSeen: number | null = null;
   private readonly findingByMessage = new Map<string, FindingRow | null>();
   private withdrawLessons: (() => void) | undefined;
 
@@ -85,6 +89,7 @@ export class ScanOutcomeService extends Service {
     this.lessons = new LessonStore(this.runtime, vectorizerFor(this.runtime));
     await this.lessons.load();
     this.learner = new ScanLearner(this.runtime, this.settings, this.outcomes, this.lessons);
+    this.lease = new LearningLease(db, this.runtime.agentId);
     this.pendingHint = (await this.outcomes.countPending()) > 0;
     this.announceLessons();
     await ensureLearnTask(this.runtime, this.settings.SELF_IMPROVE_POLL_INTERVAL_MS);
@@ -157,16 +162,24 @@ export class ScanOutcomeService extends Service {
   }
 
   /**
-   * Learns from every outcome pending as of `asOf` (default: now). Passes run one at a time, so
-   * concurrent callers never learn from the same outcome twice.
+   * Learns from every outcome pending as of `asOf` (default: now). Passes run one at a time, in
+   * this process and across processes (the learning lease), so concurrent callers never learn from
+   * the same outcome twice. When another process has learned since this one last did, its lessons
+   * are read first, so they are reinforced rather than written again.
    */
   learnPending(options: { asOf?: Date | number; onProgress?: LearnProgress } = {}): Promise<LearnReport> {
     const asOfMs = options.asOf === undefined ? Date.now() : Number(options.asOf instanceof Date ? options.asOf.getTime() : options.asOf);
     return this.passes.run(async () => {
       const generation = this.ingestGeneration;
-      const report = await this.learner.learnPending(asOfMs, options.onProgress);
-      if (generation === this.ingestGeneration) this.pendingHint = false;
-      return report;
+      const finished = await this.lease.acquire();
+      try {
+        if (this.passesSeen !== null && finished !== this.passesSeen) await this.lessons.load();
+        const report = await this.learner.learnPending(asOfMs, options.onProgress);
+        if (generation === this.ingestGeneration) this.pendingHint = false;
+        return report;
+      } finally {
+        this.passesSeen = await this.lease.release();
+      }
     });
   }
 

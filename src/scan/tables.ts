@@ -1,4 +1,4 @@
-import { bigserial, doublePrecision, index, jsonb, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, doublePrecision, index, jsonb, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { pluginSchema } from '../shared/plugin-schema';
 
 /** Labelled outcomes of findings: one per (agent, finding, label); `row_json` is the validated row as ingested. */
@@ -50,4 +50,16 @@ export const findings = pluginSchema.table(
   (t) => [primaryKey({ columns: [t.agentId, t.findingKey] })],
 );
 
-export const scanTables = { outcomes, outcomeLearned, scanLessonEvidence, findings };
+/**
+ * Who is learning for an agent: one learning pass per agent at a time across processes. `holder`
+ * holds it until `expires_at` (renewed while it learns; a crashed holder's lease runs out);
+ * `generation` counts finished passes, so a process sees when another one has learned.
+ */
+export const learningLease = pluginSchema.table('learning_lease', {
+  agentId: uuid('agent_id').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  generation: bigint('generation', { mode: 'number' }).notNull().default(0),
+});
+
+export const scanTables = { outcomes, outcomeLearned, scanLessonEvidence, findings, learningLease };
