@@ -6,8 +6,8 @@ import selfImprovePlugin from '../src/index';
 import { stableId } from '../src/shared/ids';
 import { lexicalVector } from '../src/shared/lexical-vector';
 import { bootRuntime } from '../src/cli/boot';
-import { LESSONS_TABLE, type LessonMetadata } from '../src/scan/lesson-metadata';
-import { LessonStore } from '../src/scan/lesson-store';
+import { SCAN_LESSONS_TABLE, type ScanLessonMetadata } from '../src/scan/scan-lesson-metadata';
+import { ScanLessonStore } from '../src/scan/scan-lesson-store';
 import { chunks, dbOf } from '../src/shared/sql';
 import { createTestModelsPlugin } from '../__tests__/helpers/test-models';
 import { note, percentile, report, round, timeMs, withTempDir } from './lib';
@@ -31,7 +31,7 @@ function lessonText(i: number): string {
   return `Findings about ${w(1)} ${w(2)} near ${w(3)} code were ${v} when ${w(4)} handling used ${w(5)} helpers (variant ${i}).`;
 }
 
-function metadataFor(i: number, id: UUID): LessonMetadata {
+function metadataFor(i: number, id: UUID): ScanLessonMetadata {
   const iso = new Date(Date.UTC(2026, 10, 1)).toISOString();
   return {
     type: 'scan-model-lesson', category: 'false-positive-pattern', confidence: 0.7, avg_reward: -0.3, sample_size: 20,
@@ -58,10 +58,10 @@ async function runSize(size: number) {
           return { id, meta, content, vector: `[${lexicalVector(lessonText(i)).map((x) => x.toFixed(6)).join(',')}]` };
         });
         await db.execute(sql`INSERT INTO memories (id, type, content, metadata, entity_id, agent_id, room_id, world_id, "unique")
-          VALUES ${sql.join(rows.map((r) => sql`(${r.id}::uuid, ${LESSONS_TABLE}, ${r.content}::jsonb, ${r.meta}::jsonb, ${agentId}::uuid, ${agentId}::uuid, ${agentId}::uuid, ${agentId}::uuid, true)`), sql`, `)}`);
+          VALUES ${sql.join(rows.map((r) => sql`(${r.id}::uuid, ${SCAN_LESSONS_TABLE}, ${r.content}::jsonb, ${r.meta}::jsonb, ${agentId}::uuid, ${agentId}::uuid, ${agentId}::uuid, ${agentId}::uuid, true)`), sql`, `)}`);
         await db.execute(sql`INSERT INTO embeddings (memory_id, dim_384) VALUES ${sql.join(rows.map((r) => sql`(${r.id}::uuid, ${r.vector}::vector)`), sql`, `)}`);
       }
-      const store = new LessonStore(runtime, { source: 'model', embed: async (t) => lexicalVector(t) });
+      const store = new ScanLessonStore(runtime, { source: 'model', embed: async (t) => lexicalVector(t) });
       const load = await timeMs(() => store.load());
       note(`loaded ${load.value} lessons into the index in ${Math.round(load.ms)} ms`);
 
@@ -76,7 +76,7 @@ async function runSize(size: number) {
       for (const text of queries) {
         const vector = lexicalVector(text);
         const fromIndex = await timeMs(async () => store.nearestInGroup(GROUP, vector));
-        const fromDb = await timeMs(() => runtime.searchMemories({ tableName: LESSONS_TABLE, embedding: vector, roomId: agentId, count: 1 }));
+        const fromDb = await timeMs(() => runtime.searchMemories({ tableName: SCAN_LESSONS_TABLE, embedding: vector, roomId: agentId, count: 1 }));
         indexMs.push(fromIndex.ms);
         searchMs.push(fromDb.ms);
         const top = fromDb.value[0];

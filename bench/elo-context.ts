@@ -7,7 +7,7 @@ import selfImprovePlugin from '../src/index';
 import { highEloContextProvider } from '../src/elo/surfaces/high-elo-context-provider';
 import { bootRuntime } from '../src/cli/boot';
 import { eloBookOf } from '../src/elo/elo-book-service';
-import type { EloRow } from '../src/elo/elo-store';
+import type { EloItemState } from '../src/elo/elo-store';
 import { chatMessage } from '../__tests__/helpers/runtime';
 import { note, percentile, report, round } from './lib';
 import { textOf } from './synthetic-text';
@@ -35,7 +35,7 @@ function heapUsedAfterGc(): number {
  */
 function bookMemory(items: number): { ratings: number; content: number; total: number } {
   const before = heapUsedAfterGc();
-  const rows = new Map<string, EloRow>();
+  const rows = new Map<string, EloItemState>();
   for (let i = 0; i < items; i++) {
     const id = `${PATHS[i % PATHS.length]}/doc-${i}.md`;
     rows.set(`file\u0000${id}`, { kind: 'file', id, elo: 1200 + (i % 400), startElo: 1200, updates: i % 40, lastUsedMs: i, title: `doc ${i}`, body: `${textOf(i, 30)}.` });

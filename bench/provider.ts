@@ -8,7 +8,7 @@ import { scanLessonsProvider } from '../src/scan/surfaces/scan-lessons-provider'
 import { bootRuntime } from '../src/cli/boot';
 import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { chatMessage } from '../__tests__/helpers/runtime';
-import { SYNTHETIC_CATEGORIES, SYNTHETIC_PROJECTS, SYNTHETIC_SCANNERS, syntheticLesson } from '../__tests__/helpers/synthetic-lessons';
+import { SYNTHETIC_CATEGORIES, SYNTHETIC_PROJECTS, SYNTHETIC_SCANNERS, syntheticScanLesson } from '../__tests__/helpers/synthetic-scan-lessons';
 import { percentile, report, round } from './lib';
 
 /**
@@ -25,8 +25,8 @@ const { runtime, close } = await bootRuntime({ dataDir: 'memory://', plugins: [s
 try {
   const service = await scanOutcomeServiceOf(runtime);
   for (let i = 0; i < SIZE; i++) {
-    const lesson = syntheticLesson(i);
-    service.lessons.index.put(lesson, lexicalVector(lesson.text));
+    const lesson = syntheticScanLesson(i);
+    service.scanLessons.index.put(lesson, lexicalVector(lesson.text));
   }
   const messages = [];
   for (let c = 0; c < CALLS; c++) {

@@ -5,8 +5,8 @@ import type { Plugin } from '@elizaos/core';
 import { routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
 import { eloBlock } from '../src/elo/surfaces/elo-block';
-import { messageContext } from '../src/scan/surfaces/lesson-lines';
-import { lessonsBlock } from '../src/scan/surfaces/lesson-block';
+import { scanContextOfMessage } from '../src/scan/surfaces/scan-lesson-lines';
+import { scanLessonsBlock } from '../src/scan/surfaces/scan-lesson-block';
 import { bootRuntime } from '../src/cli/boot';
 import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { denseEmbeddingPlugin } from '../__tests__/helpers/dense-embedding';
@@ -76,22 +76,22 @@ for (const source of ['lexical', 'dense'] as const) {
     const service = await scanOutcomeServiceOf(runtime);
     await service.ingest(OUTCOMES);
     await service.learnPending({ asOf: LEARN_AS_OF });
-    const floor = await service.lessons.relevance.floor();
+    const floor = await service.scanLessons.relevance.floor();
     const lessons = counts();
     const elo = counts();
     const before = counts();
     const similarityOnly = counts();
     for (const m of MESSAGES) {
       const message = await chatMessage(runtime, m.text);
-      const block = await lessonsBlock(runtime, message, Date.now(), 100_000);
+      const block = await scanLessonsBlock(runtime, message, Date.now(), 100_000);
       tally(lessons, m, ((block.result.values?.scanLessonIds as string[] | undefined) ?? []).length > 0);
       const related = new Set(block.related);
       tally(elo, m, (eloBlock(runtime, message, Date.now(), 10_000, new Set(), related).result.values?.highEloContextIds as string[]).length > 0);
-      const vector = await service.lessons.vectorForMessage(message);
-      const context = messageContext(message, service.lessons.index);
-      const old = service.lessons.index.rankScored(vector, { context, nowMs: Date.now(), halfLifeDays: 30, minConfidence: service.settings.SELF_IMPROVE_MIN_CONFIDENCE, minSimilarity: 0 }, 50);
+      const vector = await service.scanLessons.vectorForMessage(message);
+      const context = scanContextOfMessage(message, service.scanLessons.index);
+      const old = service.scanLessons.index.rankScored(vector, { context, nowMs: Date.now(), halfLifeDays: 30, minScanLessonConfidence: service.settings.SELF_IMPROVE_MIN_CONFIDENCE, minSimilarity: 0 }, 50);
       tally(before, m, old.length > 0);
-      const bySimilarity = service.lessons.index.rankScored(vector, { context: {}, nowMs: Date.now(), halfLifeDays: 30, minConfidence: service.settings.SELF_IMPROVE_MIN_CONFIDENCE, minSimilarity: floor }, 50);
+      const bySimilarity = service.scanLessons.index.rankScored(vector, { context: {}, nowMs: Date.now(), halfLifeDays: 30, minScanLessonConfidence: service.settings.SELF_IMPROVE_MIN_CONFIDENCE, minSimilarity: floor }, 50);
       tally(similarityOnly, m, bySimilarity.length > 0);
     }
     for (const [name, c] of [['scan_lessons', lessons], ['high_elo_context', elo]] as const) {
@@ -101,7 +101,7 @@ for (const source of ['lexical', 'dense'] as const) {
     report({
       bench: 'relevance',
       vector_source: source,
-      lessons: service.lessons.index.size,
+      lessons: service.scanLessons.index.size,
       messages: MESSAGES.length,
       on_topic: MESSAGES.filter((m) => m.on_topic).length,
       lesson_floor: round(floor, 4),

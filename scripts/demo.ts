@@ -3,14 +3,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ChannelType, type Memory, stringToUuid } from '@elizaos/core';
-import { describeLesson } from '../src/scan/surfaces/outcome-commands';
+import { describeScanLesson } from '../src/scan/surfaces/outcome-commands';
 import { progressPrinter, routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
 import { bootRuntime } from '../src/cli/boot';
 import { loadModelPlugins } from '../src/cli/model-plugins';
 import { ingestText } from '../src/shared/ingest-text';
 import { tierOf } from '../src/elo/model/tiers';
-import { eloBookOf, LESSON_KIND } from '../src/elo/elo-book-service';
+import { eloBookOf, SCAN_LESSON_KIND } from '../src/elo/elo-book-service';
 import { rewardLedgerOf } from '../src/ledger/reward-ledger-service';
 import { ruleBookOf } from '../src/rules/rule-book-service';
 import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
@@ -57,9 +57,9 @@ async function main(): Promise<void> {
     const ran = await runtime.evaluate(message, { values: {}, data: {}, text: '' }, false);
     say(`   evaluators run: ${(ran ?? []).map((e) => e.name).join(', ') || 'none'} (${Date.now() - started} ms)`);
 
-    const lessons = service.listLessons();
+    const lessons = service.listScanLessons();
     say(`\n3. What the agent learned: ${lessons.length} lessons`);
-    for (const lesson of lessons) say(`\n${describeLesson(lesson)}`);
+    for (const lesson of lessons) say(`\n${describeScanLesson(lesson)}`);
 
     say('\n4. Feeding the same file again changes nothing (idempotent intake)');
     const again = await ingestText(service, text);
@@ -96,9 +96,9 @@ async function main(): Promise<void> {
     const asked: Memory = { ...message, id: stringToUuid(`demo-elo-${Date.now()}`), content: { text: `is finding ${second.finding_key} a real sql-injection?`, channelType: ChannelType.DM } };
     const shown = ((await runtime.composeState(asked, ['SCAN_LESSONS'])).values.scanLessonIds ?? []) as string[];
     const book = await eloBookOf(runtime);
-    const before = shown.map((id) => book.currentElo(LESSON_KIND, id));
+    const before = shown.map((id) => book.currentElo(SCAN_LESSON_KIND, id));
     await service.ingest([{ ...second, label: 'fixed', ts: '2026-11-22T12:00:00Z' }]);
-    shown.forEach((id, i) => say(`   lesson ${id.slice(0, 8)}: ${before[i]?.toFixed(0)} -> ${book.currentElo(LESSON_KIND, id).toFixed(0)} (${tierOf(book.currentElo(LESSON_KIND, id))}) after the finding was fixed`));
+    shown.forEach((id, i) => say(`   lesson ${id.slice(0, 8)}: ${before[i]?.toFixed(0)} -> ${book.currentElo(SCAN_LESSON_KIND, id).toFixed(0)} (${tierOf(book.currentElo(SCAN_LESSON_KIND, id))}) after the finding was fixed`));
     const context = await runtime.composeState(asked, ['HIGH_ELO_CONTEXT']);
     for (const line of context.text.split('\n').filter((l) => l.startsWith('#') || l.startsWith('- '))) say(`   ${line.slice(0, 160)}${line.length > 160 ? '…' : ''}`);
     say('   (self-improve elo stats for tiers, top items, convergence and the seed\'s success metrics)');

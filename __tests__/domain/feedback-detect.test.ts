@@ -98,7 +98,7 @@ describe('explicitFeedbackEvent (no language model)', () => {
       tags: ['rf', 'rm', 'scripts'],
       problem: 'No, that deleted my home folder. Never use rm -rf in scripts!',
       solution: 'Never use rm -rf in scripts',
-      confidence: 'testing',
+      evidenceLevel: 'testing',
       source: 'discord',
       feedback: 'No, that deleted my home folder.\nNever use rm -rf in scripts!',
       polarity: 'negative',
@@ -182,7 +182,7 @@ describe('actionOutcomeEvent', () => {
       tags: ['commit', 'git'],
       problem: 'The action GIT_COMMIT failed: nothing to commit, working tree clean',
       solution: '',
-      confidence: 'testing',
+      evidenceLevel: 'testing',
       source: 'action',
       polarity: 'negative',
     });
@@ -200,7 +200,7 @@ describe('actionOutcomeEvent', () => {
       tags: ['message', 'send'],
       problem: 'Ran the action SEND_MESSAGE',
       solution: 'SEND_MESSAGE succeeded',
-      confidence: 'testing',
+      evidenceLevel: 'testing',
       source: 'discord',
       polarity: 'positive',
     });
@@ -299,6 +299,6 @@ describe('parseFeedbackModelOutput', () => {
     const parsed = parseFeedbackModelOutput(JSON.stringify(ANSWER));
     const text = 'NO!!\r\n never   rm -rf  ';
     const draft = parsed.ok && parsed.feedback ? modelFeedbackEvent(parsed.feedback, { text, nowMs: NOW, source: 'chat' }) : null;
-    expect(draft).toEqual({ ...PARSED, tsMs: NOW, confidence: 'testing', source: 'chat', feedback: text } as EventDraft);
+    expect(draft).toEqual({ ...PARSED, tsMs: NOW, evidenceLevel: 'testing', source: 'chat', feedback: text } as EventDraft);
   });
 });

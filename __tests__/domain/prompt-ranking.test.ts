@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { freshness, rankLessons, type RankCandidate, TopK } from '../../src/scan/model/lesson-ranking';
+import { freshness, rankScanLessons, type RankCandidate, TopK } from '../../src/scan/model/scan-lesson-ranking';
 import { escapeForPrompt, estimateTokens, packWithinBudget } from '../../src/shared/prompt-text';
 import { cosineSimilarity, sparseQuery, unitVector } from '../../src/shared/similarity';
 import { SimilarityColumns } from '../../src/shared/similarity-columns';
@@ -31,17 +31,17 @@ describe('freshness', () => {
 });
 
 const candidate = (id: string, over: Partial<RankCandidate<string>> = {}): RankCandidate<string> => ({
-  id, item: id, similarity: 0.5, confidence: 0.7, avgReward: -0.4, lastSeenMs: 0, contextMatches: 0, ...over,
+  id, item: id, similarity: 0.5, scanLessonConfidence: 0.7, avgReward: -0.4, lastSeenMs: 0, contextMatches: 0, ...over,
 });
 
-describe('rankLessons', () => {
+describe('rankScanLessons', () => {
   test('score = (max(sim,0) + 0.25·context) × confidence × |avg_reward| × freshness', () => {
-    const [r] = rankLessons([candidate('a', { similarity: 0.6, contextMatches: 2, confidence: 0.8, avgReward: -0.5, lastSeenMs: -30 * DAY })], 0, 30);
+    const [r] = rankScanLessons([candidate('a', { similarity: 0.6, contextMatches: 2, scanLessonConfidence: 0.8, avgReward: -0.5, lastSeenMs: -30 * DAY })], 0, 30);
     expect(r?.score).toBeCloseTo((0.6 + 0.5) * 0.8 * 0.5 * 0.5, 12);
   });
 
   test('context outranks mere similarity; zero scores are left out; ties break by id', () => {
-    const ranked = rankLessons(
+    const ranked = rankScanLessons(
       [candidate('c'), candidate('b'), candidate('ctx', { similarity: 0.3, contextMatches: 2 }), candidate('zero', { avgReward: 0 }), candidate('neg', { similarity: -0.9 })],
       0,
       30,
@@ -51,10 +51,10 @@ describe('rankLessons', () => {
 
   test('the order does not depend on the input order', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ id: fc.uuid(), similarity: fc.double({ min: -1, max: 1, noNaN: true }), confidence: fc.double({ min: 0, max: 1, noNaN: true }) }), { maxLength: 30 }), (specs) => {
+      fc.property(fc.array(fc.record({ id: fc.uuid(), similarity: fc.double({ min: -1, max: 1, noNaN: true }), scanLessonConfidence: fc.double({ min: 0, max: 1, noNaN: true }) }), { maxLength: 30 }), (specs) => {
         const cands = specs.map((s) => candidate(s.id, s));
-        const a = rankLessons(cands, 0, 30).map((r) => r.id);
-        const b = rankLessons([...cands].reverse(), 0, 30).map((r) => r.id);
+        const a = rankScanLessons(cands, 0, 30).map((r) => r.id);
+        const b = rankScanLessons([...cands].reverse(), 0, 30).map((r) => r.id);
         expect(b).toEqual(a);
       }),
     );

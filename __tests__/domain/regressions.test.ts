@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { parseConfig } from '../../src/shared/config';
 import { parseRowsText } from '../../src/shared/jsonl';
-import { parseLessonOutput } from '../../src/scan/model/lesson-prompt';
+import { parseScanLessonOutput } from '../../src/scan/model/scan-lesson-prompt';
 import { checkOutcomeRow } from '../../src/scan/model/outcome';
 
 const ROW = { finding_key: 'k', label: 'fixed', project: 'p', scanner: 's', model_provider: 'o', model_name: 'm' };
@@ -28,7 +28,7 @@ test('one JSON object spread over several lines is one row', () => {
 
 test('a brace in prose before the JSON does not lose the answer', () => {
   const lesson = { category: 'signal-quality', text: 'Sink-reaching SQL findings from this scanner are reliable and get fixed.', confidence: 0.8 };
-  const parsed = parseLessonOutput(`Format {category, text}:\n${JSON.stringify({ lessons: [lesson] })}`);
+  const parsed = parseScanLessonOutput(`Format {category, text}:\n${JSON.stringify({ lessons: [lesson] })}`);
   expect(parsed.error).toBeUndefined();
   expect(parsed.lessons.map((l) => l.text)).toEqual([lesson.text]);
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { isInjectable, validateRule } from '../../src/rules/model/confidence';
+import { isInjectable, ruleAfterValidation } from '../../src/rules/model/rule-confidence';
 import { DEFAULT_CONFLICT_SIMILARITY, findConflicts, markConflicts, scopesOverlap } from '../../src/rules/model/conflicts';
 import { topicTokens } from '../../src/rules/model/wording';
 import { makeRule, T0 } from '../helpers/rule-fixtures';
@@ -91,8 +91,8 @@ describe('markConflicts', () => {
 
   test('validation clears the flag but not the conflict; retiring one side frees the other', () => {
     const [m, n] = markConflicts([must, never]) as [typeof must, typeof never];
-    expect(isInjectable(validateRule(m, T0), T0)).toBe(false);
-    const after = markConflicts([validateRule(m, T0), { ...n, status: 'retired' }]);
+    expect(isInjectable(ruleAfterValidation(m, T0), T0)).toBe(false);
+    const after = markConflicts([ruleAfterValidation(m, T0), { ...n, status: 'retired' }]);
     expect(after[0]?.conflictsWith).toEqual([]);
     expect(isInjectable(after[0] as typeof must, T0)).toBe(true);
   });

@@ -21,7 +21,7 @@ describe('checkEventRow', () => {
         tags: ['git', 'push'],
         problem: 'force-pushed to main',
         solution: 'Never force-push to main',
-        confidence: 'testing',
+        evidenceLevel: 'testing',
         source: 'http',
       },
     });
@@ -87,7 +87,7 @@ describe('checkEventRow', () => {
     tags: fc.uniqueArray(fc.stringMatching(/^[a-z0-9][a-z0-9_.-]{0,10}$/), { maxLength: 20 }).map((t) => [...t].sort()),
     problem: fc.string({ maxLength: 50 }).map((s) => s.trim()),
     solution: fc.string({ minLength: 1, maxLength: 50 }).map((s) => `${s.trim()}x`),
-    confidence: fc.constantFrom('testing' as const, 'proven' as const),
+    evidenceLevel: fc.constantFrom('testing' as const, 'proven' as const),
     source: fc.stringMatching(/^[a-z]{1,10}$/),
     feedback: fc.option(fc.string({ minLength: 1, maxLength: 30 }).map((s) => `${s.trim()}q`), { nil: undefined }),
   });

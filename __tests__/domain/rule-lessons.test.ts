@@ -1,25 +1,25 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { lexicalVector } from '../../src/shared/lexical-vector';
-import { lessonFromWire, lessonToWire } from '../../src/rules/model/rule-lesson-wire';
+import { ruleLessonFromWire, ruleLessonToWire } from '../../src/rules/model/rule-lesson-wire';
 import {
   absorbEvent,
-  chooseLessonFor,
-  confirmsLesson,
+  chooseRuleLessonFor,
+  confirmsRuleLesson,
   eventVectorText,
-  LESSON_SCORE_BY_EVIDENCE,
-  lessonSimilarity,
-  lessonText,
-  lessonVectorText,
-  newLesson,
+  RULE_LESSON_SCORE_BY_EVIDENCE,
+  ruleLessonSimilarity,
+  ruleLessonText,
+  ruleLessonVectorText,
+  newRuleLesson,
   nextId,
   PROVEN_AFTER_EVENTS,
-  recordLessonApplied,
+  recordRuleLessonApplied,
   TAG_JACCARD_WEIGHT,
   tagJaccard,
 } from '../../src/rules/model/rule-lessons';
 import { EVENT_TYPES } from '../../src/rules/model/types';
-import { DAY, makeEvent, makeLesson, T0 } from '../helpers/rule-fixtures';
+import { DAY, makeEvent, makeRuleLesson, T0 } from '../helpers/rule-fixtures';
 
 describe('nextId', () => {
   const table: [string[], 'L' | 'R', string][] = [
@@ -46,7 +46,7 @@ describe('nextId', () => {
   });
 });
 
-describe('tagJaccard and lessonSimilarity', () => {
+describe('tagJaccard and ruleLessonSimilarity', () => {
   const table: [string[], string[], number][] = [
     [[], [], 0],
     [['a'], ['a'], 1],
@@ -59,21 +59,21 @@ describe('tagJaccard and lessonSimilarity', () => {
 
   test('same text, same tags: 1 + the tag weight; another category: 0', () => {
     const v = lexicalVector('force push main');
-    expect(lessonSimilarity({ category: 'git', tags: ['a'] }, v, { category: 'git', tags: ['a'] }, v)).toBeCloseTo(1 + TAG_JACCARD_WEIGHT, 12);
-    expect(lessonSimilarity({ category: 'git', tags: ['a'] }, v, { category: 'shell', tags: ['a'] }, v)).toBe(0);
+    expect(ruleLessonSimilarity({ category: 'git', tags: ['a'] }, v, { category: 'git', tags: ['a'] }, v)).toBeCloseTo(1 + TAG_JACCARD_WEIGHT, 12);
+    expect(ruleLessonSimilarity({ category: 'git', tags: ['a'] }, v, { category: 'shell', tags: ['a'] }, v)).toBe(0);
   });
 
   test('a negative cosine counts as 0', () => {
     const v = [1, 0];
-    expect(lessonSimilarity({ category: 'c', tags: [] }, v, { category: 'c', tags: [] }, [-1, 0])).toBe(0);
+    expect(ruleLessonSimilarity({ category: 'c', tags: [] }, v, { category: 'c', tags: [] }, [-1, 0])).toBe(0);
   });
 });
 
-describe('chooseLessonFor', () => {
+describe('chooseRuleLessonFor', () => {
   const event = makeEvent({ category: 'git', tags: ['push'], problem: 'force pushed to main', solution: 'never force push to main' });
   const ev = lexicalVector(eventVectorText(event));
   const lesson = (id: string, category: string, text: string, tags: string[] = []) => ({
-    lesson: makeLesson({ id, category, tags, trigger: text, action: '' }),
+    lesson: makeRuleLesson({ id, category, tags, trigger: text, action: '' }),
     vector: lexicalVector(text),
   });
 
@@ -83,32 +83,32 @@ describe('chooseLessonFor', () => {
       lesson('L-002', 'git', 'force pushed to main never force push to main'),
       lesson('L-003', 'shell', 'force pushed to main never force push to main'),
     ];
-    expect(chooseLessonFor(event, ev, candidates, 0.5)).toEqual({ lessonId: 'L-002', score: expect.closeTo(1, 9) });
+    expect(chooseRuleLessonFor(event, ev, candidates, 0.5)).toEqual({ lessonId: 'L-002', score: expect.closeTo(1, 9) });
   });
 
   test('another category never matches; below the threshold gives null', () => {
-    expect(chooseLessonFor(event, ev, [lesson('L-003', 'shell', eventVectorText(event))], 0.1)).toBeNull();
-    expect(chooseLessonFor(event, ev, [lesson('L-001', 'git', 'rebase conflicts resolution')], 0.5)).toBeNull();
-    expect(chooseLessonFor(event, ev, [], 0)).toBeNull();
+    expect(chooseRuleLessonFor(event, ev, [lesson('L-003', 'shell', eventVectorText(event))], 0.1)).toBeNull();
+    expect(chooseRuleLessonFor(event, ev, [lesson('L-001', 'git', 'rebase conflicts resolution')], 0.5)).toBeNull();
+    expect(chooseRuleLessonFor(event, ev, [], 0)).toBeNull();
   });
 
   test('shared tags can carry an event over the threshold', () => {
     const partly = lesson('L-004', 'git', 'force pushed to a branch', ['push']);
-    const cos = lessonSimilarity(event, ev, { category: 'git', tags: [] }, partly.vector);
+    const cos = ruleLessonSimilarity(event, ev, { category: 'git', tags: [] }, partly.vector);
     const threshold = cos + 0.1;
-    expect(chooseLessonFor(event, ev, [lesson('L-004', 'git', 'force pushed to a branch')], threshold)).toBeNull();
-    expect(chooseLessonFor(event, ev, [partly], threshold)?.lessonId).toBe('L-004');
+    expect(chooseRuleLessonFor(event, ev, [lesson('L-004', 'git', 'force pushed to a branch')], threshold)).toBeNull();
+    expect(chooseRuleLessonFor(event, ev, [partly], threshold)?.lessonId).toBe('L-004');
   });
 
   test('equal scores go to the smaller id, whatever the order', () => {
     const text = eventVectorText(event);
-    expect(chooseLessonFor(event, ev, [lesson('L-009', 'git', text), lesson('L-002', 'git', text)])?.lessonId).toBe('L-002');
+    expect(chooseRuleLessonFor(event, ev, [lesson('L-009', 'git', text), lesson('L-002', 'git', text)])?.lessonId).toBe('L-002');
   });
 });
 
-describe('lessonText', () => {
+describe('ruleLessonText', () => {
   test('from problem and solution', () => {
-    expect(lessonText({ type: 'mistake', category: 'git', problem: 'force pushed', solution: 'Never force push' })).toEqual({
+    expect(ruleLessonText({ type: 'mistake', category: 'git', problem: 'force pushed', solution: 'Never force push' })).toEqual({
       lesson: 'Never force push',
       context: 'From a mistake in git: force pushed',
       trigger: 'force pushed',
@@ -117,9 +117,9 @@ describe('lessonText', () => {
   });
 
   test('a mistake without a solution says what to avoid; feedback is quoted in the context', () => {
-    expect(lessonText({ type: 'mistake', category: 'git', problem: 'force pushed', solution: '' }).action).toBe('Avoid: force pushed');
-    expect(lessonText({ type: 'discovery', category: 'git', problem: 'squash merges keep history short', solution: '' }).action).toBe('squash merges keep history short');
-    expect(lessonText({ type: 'feedback', category: 'social', problem: '', solution: 'Keep posts short', feedback: 'too long!' })).toEqual({
+    expect(ruleLessonText({ type: 'mistake', category: 'git', problem: 'force pushed', solution: '' }).action).toBe('Avoid: force pushed');
+    expect(ruleLessonText({ type: 'discovery', category: 'git', problem: 'squash merges keep history short', solution: '' }).action).toBe('squash merges keep history short');
+    expect(ruleLessonText({ type: 'feedback', category: 'social', problem: '', solution: 'Keep posts short', feedback: 'too long!' })).toEqual({
       lesson: 'Keep posts short',
       context: 'From a feedback in social Feedback: "too long!"',
       trigger: 'feedback in social',
@@ -129,21 +129,21 @@ describe('lessonText', () => {
 
   test('the vector text of a new lesson is its first event’s', () => {
     const event = makeEvent();
-    expect(lessonVectorText(lessonText(event))).toBe(eventVectorText(event));
+    expect(ruleLessonVectorText(ruleLessonText(event))).toBe(eventVectorText(event));
   });
 });
 
-describe('newLesson and absorbEvent', () => {
+describe('newRuleLesson and absorbEvent', () => {
   test('a new lesson holds its first event', () => {
     const event = makeEvent({ tags: ['fs'] });
-    const lesson = newLesson(event, 'L-001', T0 + DAY);
+    const lesson = newRuleLesson(event, 'L-001', T0 + DAY);
     expect(lesson).toMatchObject({
       id: 'L-001',
       createdMs: T0 + DAY,
       category: 'shell',
       tags: ['fs'],
       confidence: 'testing',
-      confidenceScore: LESSON_SCORE_BY_EVIDENCE.testing,
+      confidenceScore: RULE_LESSON_SCORE_BY_EVIDENCE.testing,
       sourceEventIds: [event.id],
       eventTypeCounts: { mistake: 1, success: 0, debug_session: 0, feedback: 0, discovery: 0 },
       validationCount: 0,
@@ -156,14 +156,14 @@ describe('newLesson and absorbEvent', () => {
     const e1 = makeEvent();
     const e2 = makeEvent({ type: 'success', tsMs: T0 + 2 * DAY, solution: 'checked pwd first, fine', tags: ['fs'] });
     const e3 = makeEvent({ type: 'feedback', tsMs: T0 + 3 * DAY, feedback: 'great, thanks' });
-    let lesson = newLesson(e1, 'L-001', T0);
+    let lesson = newRuleLesson(e1, 'L-001', T0);
     lesson = absorbEvent(lesson, e2, T0 + 5 * DAY);
     expect(lesson).toMatchObject({ confidence: 'testing', validationCount: 1, lastValidatedMs: T0 + 2 * DAY, timesApplied: 1, tags: ['fs'] });
     lesson = absorbEvent(lesson, e3, T0 + 5 * DAY);
     expect(PROVEN_AFTER_EVENTS).toBe(3);
     expect(lesson).toMatchObject({
       confidence: 'proven',
-      confidenceScore: LESSON_SCORE_BY_EVIDENCE.proven,
+      confidenceScore: RULE_LESSON_SCORE_BY_EVIDENCE.proven,
       validationCount: 2,
       lastValidatedMs: T0 + 3 * DAY,
       sourceEventIds: [e1.id, e2.id, e3.id],
@@ -172,7 +172,7 @@ describe('newLesson and absorbEvent', () => {
   });
 
   test('a proven event makes the lesson proven at once; negative feedback does not validate', () => {
-    const lesson = newLesson(makeEvent({ confidence: 'proven' }), 'L-001', T0);
+    const lesson = newRuleLesson(makeEvent({ evidenceLevel: 'proven' }), 'L-001', T0);
     expect(lesson.confidence).toBe('proven');
     const after = absorbEvent(lesson, makeEvent({ type: 'feedback', feedback: 'no, wrong', tsMs: T0 + DAY }), T0 + DAY);
     expect(after.validationCount).toBe(0);
@@ -180,17 +180,17 @@ describe('newLesson and absorbEvent', () => {
   });
 
   test('a confirming event from the future counts as now', () => {
-    const lesson = absorbEvent(makeLesson({ id: 'L-001' }), makeEvent({ type: 'success', tsMs: T0 + 10 * DAY }), T0 + DAY);
+    const lesson = absorbEvent(makeRuleLesson({ id: 'L-001' }), makeEvent({ type: 'success', tsMs: T0 + 10 * DAY }), T0 + DAY);
     expect(lesson.lastValidatedMs).toBe(T0 + DAY);
   });
 
   test('an event of another category is a programmer error', () => {
-    expect(() => absorbEvent(makeLesson({ id: 'L-001' }), makeEvent({ category: 'git' }), T0)).toThrow(/category git/);
+    expect(() => absorbEvent(makeRuleLesson({ id: 'L-001' }), makeEvent({ category: 'git' }), T0)).toThrow(/category git/);
   });
 
   test('tags stop growing at 20', () => {
     const tags = (from: number) => Array.from({ length: 15 }, (_, i) => `t${String(from + i).padStart(2, '0')}`);
-    const lesson = absorbEvent(newLesson(makeEvent({ tags: tags(0) }), 'L-001', T0), makeEvent({ tags: tags(15), tsMs: T0 + 1 }), T0);
+    const lesson = absorbEvent(newRuleLesson(makeEvent({ tags: tags(0) }), 'L-001', T0), makeEvent({ tags: tags(15), tsMs: T0 + 1 }), T0);
     expect(lesson.tags).toHaveLength(20);
     expect(lesson.tags).toEqual([...tags(0), ...tags(15).slice(0, 5)]);
   });
@@ -199,7 +199,7 @@ describe('newLesson and absorbEvent', () => {
     type: fc.constantFrom(...EVENT_TYPES),
     tsMs: fc.integer({ min: T0, max: T0 + 100 * DAY }),
     solution: fc.string({ maxLength: 10 }),
-    confidence: fc.constantFrom('testing' as const, 'proven' as const),
+    evidenceLevel: fc.constantFrom('testing' as const, 'proven' as const),
     feedback: fc.option(fc.constantFrom('great', 'wrong', 'ok'), { nil: undefined }),
   });
 
@@ -207,7 +207,7 @@ describe('newLesson and absorbEvent', () => {
     fc.assert(
       fc.property(fc.array(anyEvent, { minLength: 1, maxLength: 12 }), (patches) => {
         const events = patches.map((p) => makeEvent({ ...p, solution: `s${p.solution}` }));
-        let lesson = newLesson(events[0] as (typeof events)[0], 'L-001', T0);
+        let lesson = newRuleLesson(events[0] as (typeof events)[0], 'L-001', T0);
         let wasProven = lesson.confidence === 'proven';
         for (const e of [...events, ...events]) {
           lesson = absorbEvent(lesson, e, T0 + 200 * DAY);
@@ -217,26 +217,26 @@ describe('newLesson and absorbEvent', () => {
         const distinct = new Set(events.map((e) => e.id));
         expect(lesson.sourceEventIds).toHaveLength(distinct.size);
         expect(Object.values(lesson.eventTypeCounts).reduce((a, b) => a + b, 0)).toBe(distinct.size);
-        const confirming = [...new Map(events.map((e) => [e.id, e])).values()].filter(confirmsLesson).length;
+        const confirming = [...new Map(events.map((e) => [e.id, e])).values()].filter(confirmsRuleLesson).length;
         expect(lesson.validationCount).toBe(confirming);
-        expect(lesson.confidence === 'proven').toBe(distinct.size >= PROVEN_AFTER_EVENTS || events.some((e) => e.confidence === 'proven'));
+        expect(lesson.confidence === 'proven').toBe(distinct.size >= PROVEN_AFTER_EVENTS || events.some((e) => e.evidenceLevel === 'proven'));
       }),
     );
   });
 });
 
-test('recordLessonApplied counts applications and saves', () => {
-  const lesson = recordLessonApplied(recordLessonApplied(makeLesson({ id: 'L-001' }), true), false);
+test('recordRuleLessonApplied counts applications and saves', () => {
+  const lesson = recordRuleLessonApplied(recordRuleLessonApplied(makeRuleLesson({ id: 'L-001' }), true), false);
   expect([lesson.timesApplied, lesson.timesSaved]).toEqual([2, 1]);
 });
 
 describe('lesson wire', () => {
   const e1 = makeEvent({ tsMs: T0 + 3_600_000 });
   const e2 = makeEvent({ type: 'success', tsMs: T0 + DAY });
-  const lesson = { ...absorbEvent(newLesson(e1, 'L-004', T0 + DAY), e2, T0 + DAY), promotedToRule: 'R-002', subcategory: 'fs', tags: ['fs', 'rm'] };
+  const lesson = { ...absorbEvent(newRuleLesson(e1, 'L-004', T0 + DAY), e2, T0 + DAY), promotedToRule: 'R-002', subcategory: 'fs', tags: ['fs', 'rm'] };
 
   test('seed fields, source_events as timestamps, ids kept in the extension', () => {
-    const wire = lessonToWire(lesson, new Map([[e1.id, e1.tsMs]]));
+    const wire = ruleLessonToWire(lesson, new Map([[e1.id, e1.tsMs]]));
     expect(wire).toMatchObject({
       id: 'L-004',
       created: '2026-02-03',
@@ -255,12 +255,12 @@ describe('lesson wire', () => {
   });
 
   test('round trip is lossless for day-precise times', () => {
-    const wire = JSON.parse(JSON.stringify(lessonToWire(lesson, new Map())));
-    expect(lessonFromWire(wire)).toEqual({ ok: true, lesson });
+    const wire = JSON.parse(JSON.stringify(ruleLessonToWire(lesson, new Map())));
+    expect(ruleLessonFromWire(wire)).toEqual({ ok: true, lesson });
   });
 
   test('a seed file without ids reads its timestamps as ids and zero counts', () => {
-    const read = lessonFromWire({ id: 'L-001', created: '2026-02-01', category: 'shell', lesson: 'x', confidence: 'proven', confidence_score: 0.9, source_events: ['2026-02-01T10:00:00'], last_validated: '2026-02-01' });
+    const read = ruleLessonFromWire({ id: 'L-001', created: '2026-02-01', category: 'shell', lesson: 'x', confidence: 'proven', confidence_score: 0.9, source_events: ['2026-02-01T10:00:00'], last_validated: '2026-02-01' });
     expect(read).toMatchObject({ ok: true, lesson: { sourceEventIds: ['2026-02-01T10:00:00'], eventTypeCounts: { mistake: 0, success: 0 }, timesApplied: 0 } });
   });
 
@@ -272,11 +272,11 @@ describe('lesson wire', () => {
     [{ times_applied: -1 }, 'times_applied'],
     [{ promoted_to_rule: 'L-001' }, 'promoted_to_rule'],
   ])('a bad field %p is named (%s)', (patch, field) => {
-    const wire = { ...lessonToWire(lesson, new Map()), ...patch };
-    expect(lessonFromWire(wire)).toMatchObject({ ok: false, code: 'invalid_field', field });
+    const wire = { ...ruleLessonToWire(lesson, new Map()), ...patch };
+    expect(ruleLessonFromWire(wire)).toMatchObject({ ok: false, code: 'invalid_field', field });
   });
 
   test('not an object', () => {
-    expect(lessonFromWire('x')).toMatchObject({ ok: false, code: 'not_an_object' });
+    expect(ruleLessonFromWire('x')).toMatchObject({ ok: false, code: 'not_an_object' });
   });
 });

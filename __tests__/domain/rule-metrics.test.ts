@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { guardLogEntry } from '../../src/rules/model/logs';
 import { isRegression, weeklyRuleMetrics, weekSatisfaction } from '../../src/rules/model/metrics';
-import { DAY, makeEvent, makeLesson, makeRule, T0 } from '../helpers/rule-fixtures';
+import { DAY, makeEvent, makeRuleLesson, makeRule, T0 } from '../helpers/rule-fixtures';
 
 // T0 = Monday 2026-02-02 = the start of 2026-W06.
 const W06 = T0;
@@ -37,8 +37,8 @@ describe('weeklyRuleMetrics', () => {
   const rule = makeRule({ id: 'R-001', category: 'shell', createdMs: W06 + 3 * DAY, violations: 2 });
   const retired = makeRule({ id: 'R-002', category: 'git', createdMs: W06, violations: 1, status: 'retired' });
   const lessons = [
-    makeLesson({ id: 'L-001', createdMs: W06, promotedToRule: 'R-001', timesApplied: 4, timesSaved: 1 }),
-    makeLesson({ id: 'L-002', createdMs: W07 + DAY, timesApplied: 1 }),
+    makeRuleLesson({ id: 'L-001', createdMs: W06, promotedToRule: 'R-001', timesApplied: 4, timesSaved: 1 }),
+    makeRuleLesson({ id: 'L-002', createdMs: W07 + DAY, timesApplied: 1 }),
   ];
   const events = [
     makeEvent({ type: 'mistake', tsMs: W06 + DAY }),

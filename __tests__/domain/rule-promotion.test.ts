@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import {
   DEFAULT_PROMOTION_CRITERIA,
   DEFAULT_SCAN_PROMOTION_CRITERIA,
-  promoteLesson,
+  promoteRuleLesson,
   type PromotionRefusal,
   promotionDecision,
-  ruleFromLesson,
+  ruleFromRuleLesson,
   ruleFromScanLesson,
   ruleTextFor,
   ruleTypeFor,
@@ -16,7 +16,7 @@ import {
 } from '../../src/rules/model/promotion';
 import { EVENT_TYPES, type EventType } from '../../src/rules/model/types';
 import { typeCue } from '../../src/rules/model/wording';
-import { DAY, makeLesson, T0 } from '../helpers/rule-fixtures';
+import { DAY, makeRuleLesson, T0 } from '../helpers/rule-fixtures';
 
 const counts = (patch: Partial<Record<EventType, number>>): Record<EventType, number> => ({ mistake: 0, success: 0, debug_session: 0, feedback: 0, discovery: 0, ...patch });
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `e${i}`);
@@ -69,7 +69,7 @@ describe('promotionDecision', () => {
     expect(DEFAULT_PROMOTION_CRITERIA).toEqual({ minConfirmations: 3, minConfirmationsWhenProven: 2, minAgeDays: 0 });
   });
 
-  const table: [string, Parameters<typeof makeLesson>[0], PromotionRefusal | null][] = [
+  const table: [string, Parameters<typeof makeRuleLesson>[0], PromotionRefusal | null][] = [
     ['3 events promote', { id: 'L-001', sourceEventIds: ids(3), eventTypeCounts: counts({ mistake: 3 }), action: 'x' }, null],
     ['2 events do not', { id: 'L-001', sourceEventIds: ids(2) }, 'too_few_confirmations'],
     ['2 events of a proven lesson do', { id: 'L-001', sourceEventIds: ids(2), confidence: 'proven' }, null],
@@ -78,17 +78,17 @@ describe('promotionDecision', () => {
     ['flagged', { id: 'L-001', sourceEventIds: ids(9), reviewFlagged: true }, 'review_flagged'],
   ];
   test.each(table)('%s', (_name, patch, refusal) => {
-    const decision = promotionDecision(makeLesson(patch), DEFAULT_PROMOTION_CRITERIA, T0);
+    const decision = promotionDecision(makeRuleLesson(patch), DEFAULT_PROMOTION_CRITERIA, T0);
     expect(decision.promote ? null : decision.reason).toBe(refusal);
   });
 
   test('a promotion carries ruleTypeFor', () => {
-    const lesson = makeLesson({ id: 'L-001', sourceEventIds: ids(3), action: 'the db migration order', eventTypeCounts: counts({ debug_session: 3 }) });
+    const lesson = makeRuleLesson({ id: 'L-001', sourceEventIds: ids(3), action: 'the db migration order', eventTypeCounts: counts({ debug_session: 3 }) });
     expect(promotionDecision(lesson, DEFAULT_PROMOTION_CRITERIA, T0)).toEqual({ promote: true, type: 'CHECK' });
   });
 
   test('minimum age', () => {
-    const lesson = makeLesson({ id: 'L-001', sourceEventIds: ids(3) });
+    const lesson = makeRuleLesson({ id: 'L-001', sourceEventIds: ids(3) });
     const criteria = { ...DEFAULT_PROMOTION_CRITERIA, minAgeDays: 2 };
     expect(promotionDecision(lesson, criteria, T0 + DAY)).toMatchObject({ promote: false, reason: 'too_young' });
     expect(promotionDecision(lesson, criteria, T0 + 2 * DAY).promote).toBe(true);
@@ -97,7 +97,7 @@ describe('promotionDecision', () => {
   test('property: promoted exactly when the event count reaches the threshold', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 20 }), fc.boolean(), (n, min, proven) => {
-        const lesson = makeLesson({ id: 'L-001', sourceEventIds: ids(n), confidence: proven ? 'proven' : 'testing' });
+        const lesson = makeRuleLesson({ id: 'L-001', sourceEventIds: ids(n), confidence: proven ? 'proven' : 'testing' });
         const criteria = { minConfirmations: min, minConfirmationsWhenProven: min, minAgeDays: 0 };
         expect(promotionDecision(lesson, criteria, T0).promote).toBe(n >= min);
       }),
@@ -119,9 +119,9 @@ describe('rule text and rule', () => {
     expect(ruleTextFor(action, trigger, type as Parameters<typeof ruleTextFor>[2])).toBe(text);
   });
 
-  test('ruleFromLesson: 0.9, counters 0, active, from the lesson', () => {
-    const lesson = makeLesson({ id: 'L-007', tags: ['fs'], sourceEventIds: ids(3), eventTypeCounts: counts({ mistake: 2, success: 1 }), validationCount: 1 });
-    const rule = ruleFromLesson(lesson, 'CHECK', 'R-003', T0 + DAY);
+  test('ruleFromRuleLesson: 0.9, counters 0, active, from the lesson', () => {
+    const lesson = makeRuleLesson({ id: 'L-007', tags: ['fs'], sourceEventIds: ids(3), eventTypeCounts: counts({ mistake: 2, success: 1 }), validationCount: 1 });
+    const rule = ruleFromRuleLesson(lesson, 'CHECK', 'R-003', T0 + DAY);
     expect(rule).toEqual({
       id: 'R-003',
       type: 'CHECK',
@@ -140,7 +140,7 @@ describe('rule text and rule', () => {
       status: 'active',
       conflictsWith: [],
     });
-    expect(promoteLesson(lesson, 'CHECK', 'R-003', T0).lesson.promotedToRule).toBe('R-003');
+    expect(promoteRuleLesson(lesson, 'CHECK', 'R-003', T0).lesson.promotedToRule).toBe('R-003');
   });
 
   test('every event type votes for some rule type', () => {
@@ -155,7 +155,7 @@ describe('scan lessons', () => {
     lessonCategory: 'false-positive-pattern',
     findingCategory: 'XSS',
     sampleSize: 40,
-    confidence: 0.85,
+    scanLessonConfidence: 0.85,
     reinforcements: 4,
     firstSeenMs: T0,
     lastSeenMs: T0 + 20 * DAY,
@@ -163,7 +163,7 @@ describe('scan lessons', () => {
   const now = T0 + 25 * DAY;
 
   test('defaults', () => {
-    expect(DEFAULT_SCAN_PROMOTION_CRITERIA).toEqual({ minSampleSize: 30, minConfidence: 0.8, minReinforcements: 3, minSpanDays: 14, maxIdleDays: 30 });
+    expect(DEFAULT_SCAN_PROMOTION_CRITERIA).toEqual({ minSampleSize: 30, minScanLessonConfidence: 0.8, minReinforcements: 3, minSpanDays: 14, maxIdleDays: 30 });
   });
 
   test('strong, lasting support promotes, the kind choosing the type', () => {
@@ -175,7 +175,7 @@ describe('scan lessons', () => {
 
   const refusals: [string, Partial<ScanLessonStats>, number, string][] = [
     ['small sample', { sampleSize: 29 }, now, 'too_few_samples'],
-    ['low confidence', { confidence: 0.79 }, now, 'low_confidence'],
+    ['low confidence', { scanLessonConfidence: 0.79 }, now, 'low_confidence'],
     ['few reinforcements', { reinforcements: 2 }, now, 'too_few_reinforcements'],
     ['short span', { lastSeenMs: T0 + 13 * DAY }, T0 + 14 * DAY, 'too_short_span'],
     ['stale', {}, T0 + 51 * DAY, 'stale'],

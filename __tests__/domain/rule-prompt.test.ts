@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { lexicalVector } from '../../src/shared/lexical-vector';
 import { estimateTokens } from '../../src/shared/prompt-text';
-import { confidenceAt, isInjectable } from '../../src/rules/model/confidence';
+import { ruleConfidenceAt, isInjectable } from '../../src/rules/model/rule-confidence';
 import { prepareRule, RULES_PROMPT_HEADER, rulePromptLine, selectRulesForPrompt } from '../../src/rules/model/prompt';
 import { RULE_TYPE_PRIORITY, RULE_TYPES } from '../../src/rules/model/types';
 import { DAY, makeRule, T0 } from '../helpers/rule-fixtures';
@@ -25,7 +25,7 @@ describe('selectRulesForPrompt', () => {
     expect(prompt.text.split('\n')).toEqual([
       RULES_PROMPT_HEADER,
       '- [R-003 NEVER 0.90] Never force-push to main',
-      `- [R-005 NEVER ${confidenceAt(T0 - 20 * DAY, T0).toFixed(2)}] Never commit secrets`,
+      `- [R-005 NEVER ${ruleConfidenceAt(T0 - 20 * DAY, T0).toFixed(2)}] Never commit secrets`,
       '- [R-002 MUST 0.90] Always run the tests before pushing',
       '- [R-001 CHECK 0.90] Check the recipient before posting',
       '- [R-004 PREFER 0.90] Prefer small commits',
@@ -90,7 +90,7 @@ describe('selectRulesForPrompt', () => {
         );
         const expected = all
           .filter((r) => isInjectable(r, T0) && r.category === category)
-          .sort((a, b) => RULE_TYPE_PRIORITY[a.type] - RULE_TYPE_PRIORITY[b.type] || confidenceAt(b.lastValidatedMs, T0) - confidenceAt(a.lastValidatedMs, T0) || (a.id < b.id ? -1 : 1))
+          .sort((a, b) => RULE_TYPE_PRIORITY[a.type] - RULE_TYPE_PRIORITY[b.type] || ruleConfidenceAt(b.lastValidatedMs, T0) - ruleConfidenceAt(a.lastValidatedMs, T0) || (a.id < b.id ? -1 : 1))
           .slice(0, k)
           .map((r) => r.id);
         const got = selectRulesForPrompt(all.map((r) => prepareRule(r)), { nowMs: T0, tokenBudget: BIG, maxRules: k, contextCategories: [category] });

@@ -21,7 +21,7 @@ type Row = [string, OutcomeLabel, number, string, string, string, number, number
 const outcome = ([findingKey, label, tsMs, project, scanner, model, reward, confidence]: Row): MetricOutcome =>
   confidence === undefined
     ? { findingKey, label, tsMs, project, scanner, model, reward }
-    : { findingKey, label, tsMs, project, scanner, model, reward, confidence };
+    : { findingKey, label, tsMs, project, scanner, model, reward, scannerConfidence: confidence };
 
 /** Every number rounded to 9 places, so float goldens compare with toEqual. */
 const rounded = (value: unknown): unknown =>
@@ -199,7 +199,7 @@ describe('summarizeFindings', () => {
       [outcome(['k', 'reopened', ago(2), 'p', 's', M1, 0, 0.3]), outcome(['k', 'accepted', ago(1), 'q', 't', M2, 0])],
       new Map(),
     );
-    expect(f).toMatchObject({ finalLabel: 'accepted', project: 'q', scanner: 't', model: M2, confidence: 0.3, confirmed: true });
+    expect(f).toMatchObject({ finalLabel: 'accepted', project: 'q', scanner: 't', model: M2, scannerConfidence: 0.3, confirmed: true });
   });
 });
 
@@ -366,7 +366,7 @@ describe('properties', () => {
       project: fc.constantFrom('p1', 'p2'),
       scanner: fc.constantFrom('s1', 's2'),
       model: fc.constantFrom(M1, M2),
-      confidence: fc.double({ min: 0, max: 1, noNaN: true }),
+      scannerConfidence: fc.double({ min: 0, max: 1, noNaN: true }),
       reward: fc.double({ min: -1, max: 1, noNaN: true }),
     },
     { requiredKeys: ['findingKey', 'label', 'tsMs', 'project', 'scanner', 'model', 'reward'] },

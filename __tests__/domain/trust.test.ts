@@ -4,8 +4,8 @@ import { ConfigError, parseConfig } from '../../src/shared/config';
 import { confirmationKey, taughtByPerson } from '../../src/rules/model/confirmations';
 import { isoDay } from '../../src/rules/model/dates';
 import { lexicalVector } from '../../src/shared/lexical-vector';
-import { absorbEvent, chooseLessonFor, eventVectorText, lessonVectorText, newLesson } from '../../src/rules/model/rule-lessons';
-import { approveCandidate, candidateFromLesson, DEFAULT_PROMOTION_CRITERIA, promotionDecision, wantsCandidate } from '../../src/rules/model/promotion';
+import { absorbEvent, chooseRuleLessonFor, eventVectorText, ruleLessonVectorText, newRuleLesson } from '../../src/rules/model/rule-lessons';
+import { approveCandidate, candidateFromRuleLesson, DEFAULT_PROMOTION_CRITERIA, promotionDecision, wantsCandidate } from '../../src/rules/model/promotion';
 import type { LearningEvent, RuleLesson, Teacher } from '../../src/rules/model/types';
 import { decideTrust, parseEntityList, refusalText } from '../../src/shared/trust';
 import { DAY, makeEvent, T0 } from '../helpers/rule-fixtures';
@@ -82,7 +82,7 @@ const bob = { entityId: BOB, trusted: true };
 const mallory = { entityId: '3c6e4c1a-7c3d-4e3a-9f5d-3b4a5f6e7d8c', trusted: false };
 
 function lessonOf(events: LearningEvent[]): RuleLesson {
-  let lesson = newLesson(events[0] as LearningEvent, 'L-001', T0);
+  let lesson = newRuleLesson(events[0] as LearningEvent, 'L-001', T0);
   for (const e of events.slice(1)) lesson = absorbEvent(lesson, e, T0 + 10 * DAY);
   return lesson;
 }
@@ -111,21 +111,21 @@ describe('confirmations: distinct people or distinct days, trusted only', () => 
   test('a lesson worded by someone who may not teach: trusted events never join it, and confirmations cannot promote it', () => {
     const worded = lessonOf([said(mallory, T0, 1)]);
     expect(worded.authorTrusted).toBe(false);
-    const candidates = [{ lesson: worded, vector: lexicalVector(lessonVectorText(worded)) }];
+    const candidates = [{ lesson: worded, vector: lexicalVector(ruleLessonVectorText(worded)) }];
     const fromAlice = said(alice, T0 + DAY, 2);
     const fromMallory = said(mallory, T0 + DAY, 3);
-    expect(chooseLessonFor(fromAlice, lexicalVector(eventVectorText(fromAlice)), candidates, 0.5)).toBeNull();
-    expect(chooseLessonFor(fromMallory, lexicalVector(eventVectorText(fromMallory)), candidates, 0.5)).toMatchObject({ lessonId: 'L-001' });
+    expect(chooseRuleLessonFor(fromAlice, lexicalVector(eventVectorText(fromAlice)), candidates, 0.5)).toBeNull();
+    expect(chooseRuleLessonFor(fromMallory, lexicalVector(eventVectorText(fromMallory)), candidates, 0.5)).toMatchObject({ lessonId: 'L-001' });
     // however its confirmations were counted, only an approval makes it a rule
     const confirmed = { ...worded, trustedConfirmations: ['a@1', 'b@1', 'c@1'] };
     expect(promotionDecision(confirmed, DEFAULT_PROMOTION_CRITERIA, T0 + 10 * DAY)).toMatchObject({ promote: false, reason: 'untrusted_author' });
     // the other way round is harmless: an untrusted event may join a trusted lesson, and does not count
     const trustedLesson = lessonOf([said(alice, T0, 4)]);
-    expect(chooseLessonFor(fromMallory, lexicalVector(eventVectorText(fromMallory)), [{ lesson: trustedLesson, vector: lexicalVector(lessonVectorText(trustedLesson)) }], 0.5)).not.toBeNull();
+    expect(chooseRuleLessonFor(fromMallory, lexicalVector(eventVectorText(fromMallory)), [{ lesson: trustedLesson, vector: lexicalVector(ruleLessonVectorText(trustedLesson)) }], 0.5)).not.toBeNull();
   });
 
   test('untrusted evidence never makes a lesson proven, nor validates it', () => {
-    const lesson = lessonOf([1, 2, 3, 4].map((n) => makeEvent({ tsMs: T0 + n * DAY, type: 'success', confidence: 'proven', problem: `it worked (${n})`, solution: 'check pwd before deleting', teacher: mallory })));
+    const lesson = lessonOf([1, 2, 3, 4].map((n) => makeEvent({ tsMs: T0 + n * DAY, type: 'success', evidenceLevel: 'proven', problem: `it worked (${n})`, solution: 'check pwd before deleting', teacher: mallory })));
     expect([lesson.confidence, lesson.validationCount, lesson.untrustedConfirmations.length]).toEqual(['testing', 0, 4]);
   });
 
@@ -154,7 +154,7 @@ describe('candidates', () => {
 
   test('a candidate is a rule with status candidate whose reason says it waits; approval makes it active and says when', () => {
     const lesson = lessonOf([said(mallory, T0, 1), said(mallory, T0 + DAY, 2)]);
-    const candidate = candidateFromLesson(lesson, 'R-004', T0 + DAY);
+    const candidate = candidateFromRuleLesson(lesson, 'R-004', T0 + DAY);
     expect(candidate).toMatchObject({ id: 'R-004', status: 'candidate', sourceLesson: 'L-001', rule: 'Check pwd before deleting' });
     expect(candidate.reason).toContain("2 from 1 person who may not teach. Waits for approval by the agent's owner or an admin.");
     const approved = approveCandidate({ ...candidate, confidenceScore: 0.4, reviewFlagged: true }, T0 + 3 * DAY);

@@ -12,7 +12,7 @@ const outcome = (findingKey: string, label: MetricOutcome['label'], iso: string,
   scanner: 's',
   model: 'm/n',
   reward: label === 'fixed' ? 1 : label === 'rejected_fp' ? -0.7 : 0,
-  ...(confidence === undefined ? {} : { confidence }),
+  ...(confidence === undefined ? {} : { scannerConfidence: confidence }),
 });
 
 describe('utcWeekStartMs', () => {

@@ -6,8 +6,8 @@ import { getTableName, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { eloBookOf } from '../../src/elo/elo-book-service';
 import { eloItems, eloLog } from '../../src/elo/tables';
-import { ledger as ledgerTable } from '../../src/ledger/tables';
-import { outcomes } from '../../src/scan/tables';
+import { ledgerTable } from '../../src/ledger/tables';
+import { outcomesTable } from '../../src/scan/tables';
 import { qualifiedName } from '../../src/shared/plugin-schema';
 import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import type { RuleBookService } from '../../src/rules/rule-book-service';
@@ -75,9 +75,9 @@ const elo = {
 // The learning task with the outcome table gone.
 await agent.service.ingest(makeRows({ n: 20, labels: ['rejected_fp'], keyPrefix: 'learn-bg', category: 'xss' }));
 const task = (name: string) => ({ name }) as never;
-await setAside(outcomes);
+await setAside(outcomesTable);
 await learnPendingWorker.execute(agent.runtime, {}, task(learnPendingWorker.name));
-await putBack(outcomes);
+await putBack(outcomesTable);
 const pendingAfterFailedPass = (await agent.service.counts()).pending;
 await learnPendingWorker.execute(agent.runtime, {}, task(learnPendingWorker.name));
 const learning = { failedLogs: loggedNow('periodic learning pass failed'), pendingAfterFailedPass, pendingAfterRecovery: (await agent.service.counts()).pending };

@@ -35,7 +35,7 @@ export function makeEvent(patch: Partial<Omit<LearningEvent, 'id'>> = {}): Learn
     tags: [],
     problem: 'ran rm -rf in the wrong directory',
     solution: 'check pwd before deleting',
-    confidence: 'testing',
+    evidenceLevel: 'testing',
     source: 'test',
     ...patch,
   };
@@ -43,7 +43,7 @@ export function makeEvent(patch: Partial<Omit<LearningEvent, 'id'>> = {}): Learn
 }
 
 /** A lesson; unless given, its trusted confirmations are its events (as events from the operator count). */
-export function makeLesson(patch: Partial<RuleLesson> & Pick<RuleLesson, 'id'>): RuleLesson {
+export function makeRuleLesson(patch: Partial<RuleLesson> & Pick<RuleLesson, 'id'>): RuleLesson {
   return {
     trustedConfirmations: (patch.sourceEventIds ?? []).map((id) => `event:${id}`),
     untrustedConfirmations: [],

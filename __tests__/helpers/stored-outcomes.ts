@@ -1,6 +1,6 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
-import { outcomes } from '../../src/scan/tables';
+import { outcomesTable } from '../../src/scan/tables';
 import { dbOf, queryRows } from '../../src/shared/sql';
 
 /**
@@ -15,7 +15,7 @@ export async function storedOutcomes(runtime: IAgentRuntime, keys: readonly stri
   );
   const rows = await queryRows<{ row_json: Record<string, unknown> | string }>(
     dbOf(runtime),
-    sql`SELECT row_json FROM ${outcomes} WHERE agent_id = ${runtime.agentId}::uuid AND finding_key IN (${list})
+    sql`SELECT row_json FROM ${outcomesTable} WHERE agent_id = ${runtime.agentId}::uuid AND finding_key IN (${list})
         ORDER BY finding_key, ts, seq`,
   );
   return rows.map((r) => (typeof r.row_json === 'string' ? (JSON.parse(r.row_json) as Record<string, unknown>) : r.row_json));

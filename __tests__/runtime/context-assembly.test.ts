@@ -31,7 +31,7 @@ for (const [source, plugins] of [
       agent = await startAgent({ plugins, settings: { SELF_IMPROVE_LESSON_MODEL: 'off', SELF_IMPROVE_LESSON_TOKEN_BUDGET: '300' } });
       await agent.service.ingest(OUTCOMES);
       await agent.service.learnPending({ asOf: Date.parse('2026-11-20T00:00:00Z') });
-      expect(agent.service.lessons.index.size).toBeGreaterThan(2);
+      expect(agent.service.scanLessons.index.size).toBeGreaterThan(2);
     }, 60_000);
     afterAll(async () => {
       await agent.close();
@@ -71,7 +71,7 @@ for (const [source, plugins] of [
     });
 
     test('the calibrated floor is finite once lessons exist', async () => {
-      const floor = await agent.service.lessons.relevance.floor();
+      const floor = await agent.service.scanLessons.relevance.floor();
       expect(Number.isFinite(floor)).toBe(true);
     });
   });

@@ -4,7 +4,7 @@
 // and leaves the answer to be judged.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type AgentRuntime, createUniqueUuid, EventType, type Memory, stringToUuid, type UUID } from '@elizaos/core';
-import { type EloBookService, eloBookOf, LESSON_KIND } from '../../src/elo/elo-book-service';
+import { type EloBookService, eloBookOf, SCAN_LESSON_KIND } from '../../src/elo/elo-book-service';
 import { makeRows } from '../helpers/rows';
 import { chatMessage, emptyState, grantRole, startAgent, TEST_USER, type TestAgent } from '../helpers/runtime';
 
@@ -33,7 +33,7 @@ describe('praise and corrections settle the items of the answer they judge', () 
     await grantRole(agent.runtime, TEST_USER, 'OWNER');
     await agent.service.ingest(ROWS);
     await agent.service.learnPending({ asOf: Date.parse('2026-11-15T00:00:00Z') });
-    expect(agent.service.listLessons().length).toBeGreaterThan(0);
+    expect(agent.service.listScanLessons().length).toBeGreaterThan(0);
   }, 60_000);
   afterAll(async () => {
     await agent.close();
@@ -72,11 +72,11 @@ describe('praise and corrections settle the items of the answer they judge', () 
   async function lessonsRetrievedSince(sinceMs: number): Promise<string[]> {
     const entries = (await book.searchLogEntries(100)) as { timestamp: string; results: { hash: string; entity_type: string }[] }[];
     const results = entries.filter((e) => Date.parse(e.timestamp) >= sinceMs).flatMap((e) => e.results);
-    return [...new Set(results.filter((r) => r.entity_type === LESSON_KIND).map((r) => r.hash))].sort();
+    return [...new Set(results.filter((r) => r.entity_type === SCAN_LESSON_KIND).map((r) => r.hash))].sort();
   }
 
   /** Stored ratings (as of each item's last change: no drift between two reads). */
-  const ratings = (ids: readonly string[]) => ids.map((id) => ({ elo: book.rating(LESSON_KIND, id)?.elo, updates: book.rating(LESSON_KIND, id)?.updates }));
+  const ratings = (ids: readonly string[]) => ids.map((id) => ({ elo: book.rating(SCAN_LESSON_KIND, id)?.elo, updates: book.rating(SCAN_LESSON_KIND, id)?.updates }));
 
   test('an item shown in a praised answer gains ELO (one outcome update each), logged as answer_praised', async () => {
     const { shown } = await askAndAnswer();

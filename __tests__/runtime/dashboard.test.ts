@@ -3,7 +3,7 @@ import type { Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { utcWeekStartMs } from '../../src/scan/model/weekly-triage';
 import selfImprovePlugin from '../../src/index';
 import { eloBookOf } from '../../src/elo/elo-book-service';
-import type { Lesson } from '../../src/scan/lesson-metadata';
+import type { ScanLesson } from '../../src/scan/scan-lesson-metadata';
 import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { ruleBookOf } from '../../src/rules/rule-book-service';
 import { trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
@@ -107,7 +107,7 @@ function tableRows(dom: string, id: string): string[][] {
 describe('the dashboard about learning in a real headless Chromium', () => {
   let agent: TestAgent;
   let server: ReturnType<typeof serveRoutes>;
-  let lesson: Lesson;
+  let lesson: ScanLesson;
   beforeAll(async () => {
     agent = await startAgent({ settings: { SELF_IMPROVE_API_TOKEN: API_KEY } });
     // last week: 4 fixed (+100 each) and 2 false positives (-70 each): total 260
@@ -115,8 +115,8 @@ describe('the dashboard about learning in a real headless Chromium', () => {
     // the week before: ten ignored findings (no ledger entry) the scanner was 90% sure of, enough for a lesson
     await agent.service.ingest(makeRows({ n: 10, labels: ['ignored'], keyPrefix: 'calib', project: 'billing', confidence: 0.9, startIso: new Date(TWO_WEEKS_AGO + DAY).toISOString() }));
     await agent.service.learnPending();
-    expect(agent.service.listLessons()).toHaveLength(1);
-    lesson = agent.service.listLessons()[0] as Lesson;
+    expect(agent.service.listScanLessons()).toHaveLength(1);
+    lesson = agent.service.listScanLessons()[0] as ScanLesson;
     expect(lesson.metadata.project).toBe('billing');
     const book = await eloBookOf(agent.runtime);
     // AGENTS.md starts HIGH (1600); the lesson, L2 and L3 start at 1200 and get +16, +8, +8 (ranks 1, 2, 3)
@@ -128,7 +128,7 @@ describe('the dashboard about learning in a real headless Chromium', () => {
     const promoted = await rules.ingestEvents([...thrice(mergeEvent, 10), ...thrice(rmEvent, 20), ...thrice(mustDeploy, 30), ...thrice(neverDeploy, 40)], 'test');
     expect(promoted.rulesPromoted).toEqual(['R-002', 'R-003', 'R-004', 'R-005']);
     const candidate = await rules.recordDraft(
-      { tsMs: Date.now(), type: 'feedback', category: 'docs', tags: [], problem: 'the changelog was not updated', solution: 'Always update the <i>changelog</i>', confidence: 'testing', source: 'chat', polarity: 'negative' },
+      { tsMs: Date.now(), type: 'feedback', category: 'docs', tags: [], problem: 'the changelog was not updated', solution: 'Always update the <i>changelog</i>', evidenceLevel: 'testing', source: 'chat', polarity: 'negative' },
       'chat',
       { teacher: { entityId: STRANGER, trusted: false } },
     );
@@ -185,7 +185,7 @@ describe('the dashboard about learning in a real headless Chromium', () => {
     const dom = await renderedDom(chromiumPath(), page());
     const m = lesson.metadata;
     const rows = tableRows(dom, 'lessons-list');
-    expect(rows).toHaveLength(agent.service.listLessons().length);
+    expect(rows).toHaveLength(agent.service.listScanLessons().length);
     expect(rows[0]).toEqual([
       `<div>${lesson.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}</div><div class="scope">billing · semgrep · openai/gpt-4o</div>`,
       m.category,

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { tierOf } from '../../src/elo/model/tiers';
 import { HIGH_ELO_CONTEXT_HEADER } from '../../src/elo/model/context-text';
 import { escapeForPrompt } from '../../src/shared/prompt-text';
-import { type EloBookService, eloBookOf, LESSON_KIND } from '../../src/elo/elo-book-service';
-import type { Lesson } from '../../src/scan/lesson-metadata';
+import { type EloBookService, eloBookOf, SCAN_LESSON_KIND } from '../../src/elo/elo-book-service';
+import type { ScanLesson } from '../../src/scan/scan-lesson-metadata';
 import { makeRows } from '../helpers/rows';
 import { chatMessage, promptSection, startAgent, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin } from '../helpers/test-models';
@@ -20,8 +20,8 @@ describe('ELO on a real runtime: outcomes move what was in the prompt, and HIGH 
   let dir: string;
   let agent: TestAgent;
   let book: EloBookService;
-  let xssLesson: Lesson;
-  let sqlLesson: Lesson;
+  let xssLesson: ScanLesson;
+  let sqlLesson: ScanLesson;
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'self-improve-elo-context-'));
@@ -30,9 +30,9 @@ describe('ELO on a real runtime: outcomes move what was in the prompt, and HIGH 
     await agent.service.ingest(makeRows({ n: 40, labels: ['fixed', 'fixed', 'accepted', 'fixed'], ...SQL, keyPrefix: 'p-sql' }));
     await agent.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
     book = await eloBookOf(agent.runtime);
-    const lessons = agent.service.listLessons();
-    xssLesson = lessons.find((l) => l.metadata.finding_category === 'xss') as Lesson;
-    sqlLesson = lessons.find((l) => l.metadata.finding_category === 'sql-injection') as Lesson;
+    const lessons = agent.service.listScanLessons();
+    xssLesson = lessons.find((l) => l.metadata.finding_category === 'xss') as ScanLesson;
+    sqlLesson = lessons.find((l) => l.metadata.finding_category === 'sql-injection') as ScanLesson;
   }, 60_000);
   afterAll(async () => {
     await agent.close();
@@ -48,9 +48,9 @@ describe('ELO on a real runtime: outcomes move what was in the prompt, and HIGH 
   }
 
   test('both lessons are content candidates and start MEDIUM', () => {
-    expect(book.content.get(LESSON_KIND, xssLesson.id)?.text).toBe(xssLesson.text);
-    expect(book.content.get(LESSON_KIND, sqlLesson.id)?.text).toBe(sqlLesson.text);
-    expect(book.currentElo(LESSON_KIND, xssLesson.id)).toBe(1200);
+    expect(book.content.get(SCAN_LESSON_KIND, xssLesson.id)?.text).toBe(xssLesson.text);
+    expect(book.content.get(SCAN_LESSON_KIND, sqlLesson.id)?.text).toBe(sqlLesson.text);
+    expect(book.currentElo(SCAN_LESSON_KIND, xssLesson.id)).toBe(1200);
   });
 
   test('a lesson shown while findings get fixed rises to HIGH and then appears in full; one shown while findings are false positives falls', async () => {
@@ -59,8 +59,8 @@ describe('ELO on a real runtime: outcomes move what was in the prompt, and HIGH 
       lastText = await round(XSS, `payments:xss:${i}`, 'fixed');
       await round(SQL, `mobile:sql:${i}`, 'rejected_fp');
     }
-    const xssElo = book.currentElo(LESSON_KIND, xssLesson.id);
-    const sqlElo = book.currentElo(LESSON_KIND, sqlLesson.id);
+    const xssElo = book.currentElo(SCAN_LESSON_KIND, xssLesson.id);
+    const sqlElo = book.currentElo(SCAN_LESSON_KIND, sqlLesson.id);
     expect(tierOf(xssElo)).toBe('HIGH');
     expect(sqlElo).toBeLessThan(1200);
     expect(lastText).toContain(HIGH_ELO_CONTEXT_HEADER);
@@ -86,23 +86,23 @@ describe('ELO on a real runtime: outcomes move what was in the prompt, and HIGH 
 
   test('each provider records its retrieval once per message, however often the state is composed', async () => {
     const message = await chatMessage(agent.runtime, 'what do you make of finding payments:xss:5?');
-    const before = book.currentElo(LESSON_KIND, xssLesson.id);
+    const before = book.currentElo(SCAN_LESSON_KIND, xssLesson.id);
     await agent.runtime.composeState(message, null, false, true);
-    const once = book.currentElo(LESSON_KIND, xssLesson.id);
+    const once = book.currentElo(SCAN_LESSON_KIND, xssLesson.id);
     await agent.runtime.composeState(message, null, false, true);
     await agent.runtime.composeState(message, null, false, true);
     expect(once).toBeGreaterThan(before + 1);
-    expect(book.currentElo(LESSON_KIND, xssLesson.id)).toBeCloseTo(once, 2);
+    expect(book.currentElo(SCAN_LESSON_KIND, xssLesson.id)).toBeCloseTo(once, 2);
   });
 
   test('a restart keeps the scores, and the session that was open is in the audit log', async () => {
-    const xss = book.currentElo(LESSON_KIND, xssLesson.id);
-    const sql = book.currentElo(LESSON_KIND, sqlLesson.id);
+    const xss = book.currentElo(SCAN_LESSON_KIND, xssLesson.id);
+    const sql = book.currentElo(SCAN_LESSON_KIND, sqlLesson.id);
     await agent.close();
     agent = await startAgent({ dataDir: dir, plugins: [createTestModelsPlugin().plugin], settings: SETTINGS });
     book = await eloBookOf(agent.runtime);
-    expect(book.currentElo(LESSON_KIND, xssLesson.id)).toBeCloseTo(xss, 2);
-    expect(book.currentElo(LESSON_KIND, sqlLesson.id)).toBeCloseTo(sql, 2);
+    expect(book.currentElo(SCAN_LESSON_KIND, xssLesson.id)).toBeCloseTo(xss, 2);
+    expect(book.currentElo(SCAN_LESSON_KIND, sqlLesson.id)).toBeCloseTo(sql, 2);
     const [session] = await book.sessionLogEntries(1);
     expect(session).toMatchObject({ agent_id: agent.runtime.agentId, search_queries: expect.any(Number), items_used: { lesson: expect.arrayContaining([xssLesson.id]) } });
   }, 60_000);

@@ -4,7 +4,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type { OutcomeRow } from '../../src/scan/model/outcome';
 import { ruleEvents } from '../../src/rules/tables';
 import { toStoredOutcome } from '../../src/scan/outcome-store';
-import { findings, outcomeLearned, outcomes } from '../../src/scan/tables';
+import { findingsTable, outcomeLearned, outcomesTable } from '../../src/scan/tables';
 import { qualifiedName } from '../../src/shared/plugin-schema';
 import { type RuleBookService, ruleBookOf } from '../../src/rules/rule-book-service';
 import { dbOf, queryRows } from '../../src/shared/sql';
@@ -55,7 +55,7 @@ describe('hostile rows on a real runtime (PGlite): refused by row and field, goo
   });
 
   test('outcomes: a row the database itself refuses is left out alone, named by index with field (row) and the reason; nothing of it is written', async () => {
-    await poison(agent, outcomes, 'finding_key', 'db-poison');
+    await poison(agent, outcomesTable, 'finding_key', 'db-poison');
     const rows = makeRows({ n: 3, labels: ['fixed'], keyPrefix: 'db-refusal' });
     const poisoned = { ...rows[0], finding_key: 'db-poison' };
     const before = (await agent.service.counts()).outcomes;
@@ -64,7 +64,7 @@ describe('hostile rows on a real runtime (PGlite): refused by row and field, goo
     expect(result.rejected).toEqual([{ index: 1, field: '(row)', message: 'the database refused the row: poisoned row refused by trigger' }]);
     expect(result.outcomes.map((o) => o.index)).toEqual([0, 2, 3]);
     expect((await agent.service.counts()).outcomes).toBe(before + 3);
-    const stored = await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${outcomes} WHERE finding_key = 'db-poison'`);
+    const stored = await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${outcomesTable} WHERE finding_key = 'db-poison'`);
     expect(stored[0]?.n).toBe(0);
   });
 
@@ -81,7 +81,7 @@ describe('hostile rows on a real runtime (PGlite): refused by row and field, goo
   });
 
   test('findings awaiting labels: a bad finding and one the database refuses are reported, the others recorded', async () => {
-    await poison(agent, findings, 'finding_key', 'db-poison-finding');
+    await poison(agent, findingsTable, 'finding_key', 'db-poison-finding');
     const [a, b] = makeRows({ n: 2, labels: ['fixed'], keyPrefix: 'awaiting' }).map(({ label: _label, ...finding }) => finding);
     const result = await agent.service.recordFindings([a, { ...b, notes: 'x\uDC00' }, { ...b, finding_key: 'db-poison-finding' }, b]);
     expect(result).toMatchObject({ recorded: 2, known: 0 });
@@ -198,7 +198,7 @@ describe('a learning pass survives a group that fails', () => {
     expect(report.failed_groups).toEqual([ancientGroup]);
     expect(report.groups).toBe(3);
     expect(report.lessons_created).toBe(2);
-    const lessonProjects = agent.service.listLessons().map((l) => l.metadata.project).sort();
+    const lessonProjects = agent.service.listScanLessons().map((l) => l.metadata.project).sort();
     expect(lessonProjects).toEqual(['aardvark', 'zeta']);
     const logged = warnings.find((w) => w.fields.group === ancientGroup);
     expect(logged?.fields).toMatchObject({ src: 'plugin:self-improve:learner', agentId: agent.runtime.agentId, group: ancientGroup });
@@ -206,7 +206,7 @@ describe('a learning pass survives a group that fails', () => {
     expect(await agent.service.outcomes.countPending()).toBe(1);
     const pendingKeys = await queryRows<{ finding_key: string }>(
       dbOf(agent.runtime),
-      sql`SELECT finding_key FROM ${outcomes} o WHERE NOT EXISTS (SELECT 1 FROM ${outcomeLearned} l WHERE l.outcome_id = o.id)`,
+      sql`SELECT finding_key FROM ${outcomesTable} o WHERE NOT EXISTS (SELECT 1 FROM ${outcomeLearned} l WHERE l.outcome_id = o.id)`,
     );
     expect(pendingKeys.map((r) => r.finding_key)).toEqual(['ancient-0']);
 

@@ -12,7 +12,7 @@ const ROWS = [0, 1, 2].flatMap((g) => makeRows({ n: 60, labels: ['rejected_fp', 
 const SETTINGS = { SELF_IMPROVE_LESSON_MODEL: 'off' };
 
 const lessonState = (agent: TestAgent) =>
-  Object.fromEntries(agent.service.listLessons().map((l) => [l.id, { reinforcements: l.metadata.reinforcements, evidence: l.metadata.evidence_count, sample: l.metadata.sample_size }]));
+  Object.fromEntries(agent.service.listScanLessons().map((l) => [l.id, { reinforcements: l.metadata.reinforcements, evidence: l.metadata.evidence_count, sample: l.metadata.sample_size }]));
 
 describe('re-running a learning pass that failed part-way', () => {
   let clean: ReturnType<typeof lessonState>;
@@ -59,7 +59,7 @@ describe('re-running a learning pass that failed part-way', () => {
     const other = await startAgent({ settings: SETTINGS });
     try {
       await other.service.ingest(ROWS);
-      const lessons = other.service.lessons;
+      const lessons = other.service.scanLessons;
       const update = lessons.update.bind(lessons);
       let updates = 0;
       lessons.update = async (...args: Parameters<typeof update>) => {

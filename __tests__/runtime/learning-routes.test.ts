@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { RouteRequest } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
-import { handleGetLessons, handleGetWeeklyMetrics } from '../../src/scan/surfaces/learning-routes';
+import { handleGetScanLessons, handleGetWeeklyMetrics } from '../../src/scan/surfaces/learning-routes';
 import { handleGetTrajectories } from '../../src/trajectories/surfaces/trajectory-routes';
 import { eloBookOf } from '../../src/elo/elo-book-service';
 import { trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
@@ -26,7 +26,7 @@ describe('the read routes of the dashboard on a real runtime', () => {
     await agent.close();
   }, BOOT_MS);
 
-  async function call(handler: typeof handleGetLessons, req: RouteRequest): Promise<{ status: number; body: Body }> {
+  async function call(handler: typeof handleGetScanLessons, req: RouteRequest): Promise<{ status: number; body: Body }> {
     const { res, sent } = recordingResponse();
     await handler(req, res, agent.runtime);
     return { status: sent.status, body: sent.body as Body };
@@ -39,9 +39,9 @@ describe('the read routes of the dashboard on a real runtime', () => {
   });
 
   test('GET /lessons: newest evidence first, every field the dashboard shows, ELO now; ids and limit narrow it', async () => {
-    const lessons = agent.service.listLessons();
+    const lessons = agent.service.listScanLessons();
     expect(lessons.length).toBeGreaterThanOrEqual(2);
-    const all = await call(handleGetLessons, get('/lessons'));
+    const all = await call(handleGetScanLessons, get('/lessons'));
     expect(all.status).toBe(200);
     expect(all.body.count).toBe(lessons.length);
     expect(all.body.lessons.map((l: Body) => l.id)).toEqual(lessons.map((l) => l.id));
@@ -66,13 +66,13 @@ describe('the read routes of the dashboard on a real runtime', () => {
     });
 
     const last = lessons[lessons.length - 1];
-    const byId = await call(handleGetLessons, get('/lessons', { ids: `${last?.id},00000000-0000-4000-8000-000000000000` }));
+    const byId = await call(handleGetScanLessons, get('/lessons', { ids: `${last?.id},00000000-0000-4000-8000-000000000000` }));
     expect(byId.body.lessons.map((l: Body) => l.id)).toEqual([last?.id]);
-    expect((await call(handleGetLessons, get('/lessons', { limit: '1' }))).body.lessons).toHaveLength(1);
+    expect((await call(handleGetScanLessons, get('/lessons', { limit: '1' }))).body.lessons).toHaveLength(1);
 
     const book = await eloBookOf(agent.runtime);
     book.recordRetrieval({ tool: 'semantic_search', query: 'q', results: [{ kind: 'lesson', id: last?.id as string, rank: 1 }] });
-    const best = await call(handleGetLessons, get('/lessons', { sort: 'elo', limit: '1' }));
+    const best = await call(handleGetScanLessons, get('/lessons', { sort: 'elo', limit: '1' }));
     // rank 1 of one: +16 (drift over the milliseconds since is negligible)
     expect(best.body.lessons.map((l: Body) => [l.id, l.elo])).toEqual([[last?.id, expect.closeTo(1216, 3)]]);
   });
@@ -83,7 +83,7 @@ describe('the read routes of the dashboard on a real runtime', () => {
     [{ sort: 'best' }, 'sort must be one of newest, elo (got "best")'],
     [{ ids: 'L1' }, 'ids must be comma-separated UUIDs (got "L1")'],
   ])('GET /lessons refuses %j with a 400 naming it', async (query, error) => {
-    expect(await call(handleGetLessons, get('/lessons', query))).toEqual({ status: 400, body: { error } });
+    expect(await call(handleGetScanLessons, get('/lessons', query))).toEqual({ status: 400, body: { error } });
   });
 
   test('GET /metrics/weekly: the weeks ending with the one holding now, oldest first', async () => {

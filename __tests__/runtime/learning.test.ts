@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { LESSON_MEMORY_TYPE, LESSONS_TABLE, lessonMetadataSchema } from '../../src/scan/lesson-metadata';
+import { SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from '../../src/scan/scan-lesson-metadata';
 import { outcomeLearned } from '../../src/scan/tables';
 import { dbOf } from '../../src/shared/sql';
 import { LEARN_TASK_NAME } from '../../src/scan/surfaces/learn-pending-task';
@@ -21,8 +21,8 @@ const SEED_FIELDS = [
 const FP_ROWS = makeRows({ n: 40, labels: ['rejected_fp', 'rejected_fp', 'rejected_fp', 'fixed'], category: 'xss', keyPrefix: 'xss' });
 
 async function lessonMemories(agent: TestAgent) {
-  const all = await agent.runtime.getMemories({ tableName: LESSONS_TABLE, roomId: agent.runtime.agentId });
-  return all.filter((m) => (m.metadata as { type?: string }).type === LESSON_MEMORY_TYPE);
+  const all = await agent.runtime.getMemories({ tableName: SCAN_LESSONS_TABLE, roomId: agent.runtime.agentId });
+  return all.filter((m) => (m.metadata as { type?: string }).type === SCAN_LESSON_MEMORY_TYPE);
 }
 
 describe('learning through runtime.evaluate (embedding model, no language model)', () => {
@@ -53,7 +53,7 @@ describe('learning through runtime.evaluate (embedding model, no language model)
     expect(memory?.roomId).toBe(agent.runtime.agentId);
     expect(memory?.embedding).toHaveLength(384);
     for (const field of SEED_FIELDS) expect(Object.keys(memory?.metadata ?? {})).toContain(field);
-    const metadata = lessonMetadataSchema.parse(memory?.metadata);
+    const metadata = scanLessonMetadataSchema.parse(memory?.metadata);
     expect(metadata).toMatchObject({
       category: 'false-positive-pattern',
       sample_size: 40,
@@ -87,7 +87,7 @@ describe('learning through runtime.evaluate (embedding model, no language model)
     await agent.runtime.evaluate(await chatMessage(agent.runtime, 'more labels'), emptyState(), false);
     const after = await lessonMemories(agent);
     expect(after).toHaveLength(1);
-    const metadata = lessonMetadataSchema.parse(after[0]?.metadata);
+    const metadata = scanLessonMetadataSchema.parse(after[0]?.metadata);
     expect(metadata.evidence_count).toBe(60);
     expect(metadata.sample_size).toBe(60);
     expect(metadata.reinforcements).toBe(1);
@@ -112,7 +112,7 @@ describe('learning through runtime.evaluate (embedding model, no language model)
     await worker?.execute(agent.runtime, {}, tasks[0] as never);
     expect((await agent.service.counts()).pending).toBe(0);
     const crypto = (await lessonMemories(agent)).filter((m) => (m.metadata as { finding_category?: string }).finding_category === 'weak-crypto');
-    expect(crypto.map((m) => lessonMetadataSchema.parse(m.metadata).category)).toEqual(['signal-quality']);
+    expect(crypto.map((m) => scanLessonMetadataSchema.parse(m.metadata).category)).toEqual(['signal-quality']);
   });
 });
 
@@ -126,7 +126,7 @@ describe('each outcome is learned from once', () => {
       await Promise.all(messages.map((m) => agent.runtime.evaluate(m, emptyState(), false)));
       const memories = await lessonMemories(agent);
       expect(memories).toHaveLength(1);
-      expect(lessonMetadataSchema.parse(memories[0]?.metadata)).toMatchObject({ evidence_count: 40, reinforcements: 0 });
+      expect(scanLessonMetadataSchema.parse(memories[0]?.metadata)).toMatchObject({ evidence_count: 40, reinforcements: 0 });
     } finally {
       await agent.close();
     }
@@ -138,21 +138,21 @@ describe('each outcome is learned from once', () => {
       const first = await startAgent({ dataDir, plugins: [createTestModelsPlugin().plugin] });
       await first.service.ingest(FP_ROWS);
       await first.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
-      const lessonId = first.service.listLessons()[0]?.id;
+      const lessonId = first.service.listScanLessons()[0]?.id;
       // Simulate a crash after the lessons were written but before the outcomes were marked learned.
       await dbOf(first.runtime).execute(sql`DELETE FROM ${outcomeLearned}`);
       await first.close();
 
       const second = await startAgent({ dataDir, plugins: [createTestModelsPlugin().plugin] });
       try {
-        expect(second.service.listLessons().map((l) => l.id)).toEqual([lessonId as (typeof second.runtime)['agentId']]);
+        expect(second.service.listScanLessons().map((l) => l.id)).toEqual([lessonId as (typeof second.runtime)['agentId']]);
         expect(second.service.hasPendingWork()).toBe(true);
         const report = await second.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
         // The re-run links the same evidence again: nothing new, so no reinforcement either.
         expect(report).toMatchObject({ pending_outcomes: 40, lessons_created: 0, lessons_reinforced: 0 });
         const memories = await lessonMemories(second);
         expect(memories).toHaveLength(1);
-        expect(lessonMetadataSchema.parse(memories[0]?.metadata)).toMatchObject({ evidence_count: 40, sample_size: 40, reinforcements: 0 });
+        expect(scanLessonMetadataSchema.parse(memories[0]?.metadata)).toMatchObject({ evidence_count: 40, sample_size: 40, reinforcements: 0 });
         expect((await second.service.counts()).outcomes).toBe(40);
       } finally {
         await second.close();
@@ -166,7 +166,7 @@ describe('each outcome is learned from once', () => {
 test('without any model, lessons are written from statistics and deduplicated with the lexical vector', async () => {
   const agent = await startAgent({ settings: { EMBEDDING_DIMENSION: '' } });
   try {
-    expect(agent.service.lessons.vectorizer.source).toBe('lexical');
+    expect(agent.service.scanLessons.vectorizer.source).toBe('lexical');
     await agent.service.ingest(FP_ROWS);
     await agent.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
     await agent.service.ingest(makeRows({ n: 20, labels: ['rejected_fp', 'fixed'], category: 'xss', keyPrefix: 'lex-more', startIso: '2026-11-11T16:00:00Z' }));
@@ -175,7 +175,7 @@ test('without any model, lessons are written from statistics and deduplicated wi
     const memories = await lessonMemories(agent);
     expect(memories).toHaveLength(1);
     expect(memories[0]?.embedding).toBeUndefined();
-    expect(lessonMetadataSchema.parse(memories[0]?.metadata)).toMatchObject({ embedding_source: 'lexical', evidence_count: 60 });
+    expect(scanLessonMetadataSchema.parse(memories[0]?.metadata)).toMatchObject({ embedding_source: 'lexical', evidence_count: 60 });
   } finally {
     await agent.close();
   }

@@ -3,7 +3,7 @@
 // not at all, one per rewarded outcome; a ledger failure there never fails the ingest.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
-import { ledger as ledgerTable } from '../../src/ledger/tables';
+import { ledgerTable } from '../../src/ledger/tables';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { eventsOf } from '../../src/shared/events';
 import { type Db, dbOf, queryRows } from '../../src/shared/sql';

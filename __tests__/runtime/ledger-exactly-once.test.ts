@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import type { LedgerTransaction } from '../../src/ledger/model/chain';
 import { ingestText } from '../../src/shared/ingest-text';
-import { ledger as ledgerTable, LEDGER_ONCE_INDEX } from '../../src/ledger/tables';
+import { ledgerTable, LEDGER_ONCE_INDEX } from '../../src/ledger/tables';
 import { type ReconcileReport, RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { databaseReason, dbOf } from '../../src/shared/sql';
 import { ledgerCounts } from '../helpers/ledger-counts';

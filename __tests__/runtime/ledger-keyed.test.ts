@@ -10,7 +10,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { type LedgerTransaction, transactionHash } from '../../src/ledger/model/chain';
 import { handleLedgerCheckpoint } from '../../src/ledger/surfaces/ledger-routes';
-import { ledger as ledgerTable, ledgerHead } from '../../src/ledger/tables';
+import { ledgerTable, ledgerHead } from '../../src/ledger/tables';
 import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { dbOf } from '../../src/shared/sql';
 import { makeRows } from '../helpers/rows';

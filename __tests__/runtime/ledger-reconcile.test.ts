@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { ledger as ledgerTable } from '../../src/ledger/tables';
+import { ledgerTable } from '../../src/ledger/tables';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { dbOf } from '../../src/shared/sql';
 import { makeRows } from '../helpers/rows';

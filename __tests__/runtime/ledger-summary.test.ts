@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { ledgerMetrics, ledgerTotals } from '../../src/ledger/model/totals';
 import { RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { LedgerStore } from '../../src/ledger/ledger-store';
-import { ledger as ledgerTable, ledgerHead } from '../../src/ledger/tables';
+import { ledgerHead, ledgerTable } from '../../src/ledger/tables';
 import { dbOf } from '../../src/shared/sql';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 

@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import { EloBookService } from '../../src/elo/elo-book-service';
 import type { LedgerTransaction } from '../../src/ledger/model/chain';
 import { RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
-import { LEDGER_ONCE_INDEX, ledger as ledgerTable } from '../../src/ledger/tables';
+import { LEDGER_ONCE_INDEX, ledgerTable } from '../../src/ledger/tables';
 import { RuleBookService } from '../../src/rules/rule-book-service';
 import { ScanOutcomeService } from '../../src/scan/scan-outcome-service';
 import { selfImproveTables } from '../../src/shared/schema';

@@ -7,7 +7,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { PROGRESS_JSON_SCHEMA } from '../../src/ledger/model/progress-json';
 import { handleLedgerCategories, handleLedgerHistory, handleLedgerMetrics, handleLedgerScore, handleLedgerVerify, handleProgressJson } from '../../src/ledger/surfaces/ledger-routes';
-import { ledger as ledgerTable } from '../../src/ledger/tables';
+import { ledgerTable } from '../../src/ledger/tables';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { dbOf } from '../../src/shared/sql';
 import { makeRows } from '../helpers/rows';

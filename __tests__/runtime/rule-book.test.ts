@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { lexicalVector } from '../../src/shared/lexical-vector';
-import { confidenceAt } from '../../src/rules/model/confidence';
+import { ruleConfidenceAt } from '../../src/rules/model/rule-confidence';
 import { type ExportedRule, manifestHash, type RuleExport, ruleHash, ruleToWire } from '../../src/rules/model/export';
 import type { Rule, RuleLesson } from '../../src/rules/model/types';
 import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
-import type { Lesson } from '../../src/scan/lesson-metadata';
+import type { ScanLesson } from '../../src/scan/scan-lesson-metadata';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { type RuleBookService, ruleBookOf } from '../../src/rules/rule-book-service';
 import { ruleLessons } from '../../src/rules/tables';
@@ -17,7 +17,7 @@ import { RULE_DECAY_TASK_NAME } from '../../src/rules/surfaces/rule-decay-task';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 import { signDocument, UNSIGNED_NOTE } from '../../src/rules/model/signing';
 import { testKeyPair } from '../helpers/signing-keys';
-import { syntheticLesson } from '../helpers/synthetic-lessons';
+import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
 import { DAY, T0 } from '../helpers/rule-fixtures';
 import { createTestModelsPlugin } from '../helpers/test-models';
 
@@ -66,27 +66,27 @@ describe('the rule book on a real runtime (lexical vectors)', () => {
   test('events cluster into a lesson that is promoted after 3 events; the type comes from the events (debug sessions: CHECK)', async () => {
     expect(book.vectorizer.source).toBe('lexical');
     const first = await book.ingestEvents([mergeEvent(1), mergeEvent(2)], 'test', { nowMs: T0 + HOUR });
-    expect(first).toMatchObject({ accepted: 2, duplicate: 0, rejected: [], lessonsCreated: 1, lessonsUpdated: 0, rulesPromoted: [] });
-    expect(book.lessons()).toHaveLength(1);
-    expect(book.lessons()[0]).toMatchObject({ id: 'L-001', category: 'git', tags: ['merge'], confidence: 'testing' });
+    expect(first).toMatchObject({ accepted: 2, duplicate: 0, rejected: [], ruleLessonsCreated: 1, ruleLessonsUpdated: 0, rulesPromoted: [] });
+    expect(book.ruleLessons()).toHaveLength(1);
+    expect(book.ruleLessons()[0]).toMatchObject({ id: 'L-001', category: 'git', tags: ['merge'], confidence: 'testing' });
     expect(book.rules()).toEqual([]);
 
     const third = await book.ingestEvents([mergeEvent(3)], 'test', { nowMs: T0 + HOUR });
-    expect(third).toMatchObject({ accepted: 1, lessonsCreated: 0, lessonsUpdated: 1, rulesPromoted: ['R-001'] });
+    expect(third).toMatchObject({ accepted: 1, ruleLessonsCreated: 0, ruleLessonsUpdated: 1, rulesPromoted: ['R-001'] });
     const rule = book.rule('R-001') as Rule;
     expect(rule).toMatchObject({ type: 'CHECK', category: 'git', tags: ['merge'], sourceLesson: 'L-001', confidenceScore: 0.9, status: 'active', violations: 0, createdMs: T0 + HOUR });
     expect(rule.rule).toBe('Check: search the diff for conflict markers before committing');
-    expect(book.lessons()[0]).toMatchObject({ promotedToRule: 'R-001', confidence: 'proven' });
-    expect(book.lessons()[0]?.sourceEventIds).toHaveLength(3);
+    expect(book.ruleLessons()[0]).toMatchObject({ promotedToRule: 'R-001', confidence: 'proven' });
+    expect(book.ruleLessons()[0]?.sourceEventIds).toHaveLength(3);
     expect(book.eventCount()).toBe(3);
   }, TEST_MS);
 
   test('re-ingesting the same rows changes nothing', async () => {
-    const lessons = book.lessons();
+    const lessons = book.ruleLessons();
     const again = await book.ingestEvents([mergeEvent(1), mergeEvent(2), mergeEvent(3), mergeEvent(3)], 'test', { nowMs: T0 + 2 * HOUR });
-    expect(again).toMatchObject({ accepted: 0, duplicate: 4, lessonsCreated: 0, lessonsUpdated: 0, rulesPromoted: [] });
+    expect(again).toMatchObject({ accepted: 0, duplicate: 4, ruleLessonsCreated: 0, ruleLessonsUpdated: 0, rulesPromoted: [] });
     expect(new Set(again.events.map((e) => e.status))).toEqual(new Set(['duplicate']));
-    expect(book.lessons()).toEqual(lessons);
+    expect(book.ruleLessons()).toEqual(lessons);
     expect(ids(book.rules())).toEqual(['R-001']);
     expect(book.eventCount()).toBe(3);
   }, TEST_MS);
@@ -96,11 +96,11 @@ describe('the rule book on a real runtime (lexical vectors)', () => {
     const [a, b] = await Promise.all([book.ingestEvents([event], 'test', { nowMs: T0 + HOUR }), book.ingestEvents([event], 'test', { nowMs: T0 + HOUR })]);
     expect([a.accepted, b.accepted]).toEqual([1, 0]);
     expect(b.duplicate).toBe(1);
-    expect(book.lessons().filter((l) => l.category === 'docs').map((l) => l.sourceEventIds.length)).toEqual([1]);
+    expect(book.ruleLessons().filter((l) => l.category === 'docs').map((l) => l.sourceEventIds.length)).toEqual([1]);
   }, TEST_MS);
 
   test('a failed commit leaves the in-memory state as it was, and the next call works', async () => {
-    const lessons = book.lessons();
+    const lessons = book.ruleLessons();
     const original = book.store.commitLearning.bind(book.store);
     book.store.commitLearning = async () => {
       throw new Error('disk full');
@@ -110,7 +110,7 @@ describe('the rule book on a real runtime (lexical vectors)', () => {
     } finally {
       book.store.commitLearning = original;
     }
-    expect(book.lessons()).toEqual(lessons);
+    expect(book.ruleLessons()).toEqual(lessons);
     expect(book.eventCount()).toBe(4);
     expect(await book.ingestEvents([mergeEvent(1)], 'test', { nowMs: T0 + HOUR })).toMatchObject({ duplicate: 1 });
   }, TEST_MS);
@@ -134,7 +134,7 @@ describe('the rule book on a real runtime (lexical vectors)', () => {
       [3, '(row)', 'not_an_object'],
     ]);
     expect(result.rejected[0]?.message).toContain('mistake, success, debug_session, feedback, discovery');
-    expect(result).toMatchObject({ accepted: 1, duplicate: 0, lessonsCreated: 1 });
+    expect(result).toMatchObject({ accepted: 1, duplicate: 0, ruleLessonsCreated: 1 });
     expect(result.events.map((e) => e.index)).toEqual([4]);
   }, TEST_MS);
 
@@ -215,7 +215,7 @@ describe('the rule book on a real runtime (lexical vectors)', () => {
       [second.entry.id, 'success'],
       [first.entry.id, 'success'],
     ]);
-    expect(book.lessons().find((l) => l.id === book.rule('R-002')?.sourceLesson)).toMatchObject({ timesSaved: 1 });
+    expect(book.ruleLessons().find((l) => l.id === book.rule('R-002')?.sourceLesson)).toMatchObject({ timesSaved: 1 });
   }, TEST_MS);
 
   test('decay: from timestamps, flagged below 0.5, a skipped or repeated run changes nothing, validation resets', async () => {
@@ -223,13 +223,13 @@ describe('the rule book on a real runtime (lexical vectors)', () => {
     expect(await book.applyDecay(T0 + 5 * HOUR)).toEqual({ decayed: 0, flagged: 0 });
     const day20 = await book.applyDecay(T0 + 20 * DAY);
     expect(day20.flagged).toBe(0);
-    expect(book.rule('R-001')?.confidenceScore).toBeCloseTo(confidenceAt(T0 + HOUR, T0 + 20 * DAY, policy), 12);
+    expect(book.rule('R-001')?.confidenceScore).toBeCloseTo(ruleConfidenceAt(T0 + HOUR, T0 + 20 * DAY, policy), 12);
     expect(book.rule('R-001')?.confidenceScore).toBeLessThan(0.9);
 
     expect(await book.applyDecay(T0 + 40 * DAY)).toEqual({ decayed: 3, flagged: 3 });
     // The day-20 run did not compound: the value is the formula's at day 40 from the last validation.
     expect(book.rule('R-001')?.confidenceScore).toBeCloseTo(0.9 * 0.5 ** ((40 * DAY - HOUR - 7 * DAY) / DAY / 30), 12);
-    expect(book.rule('R-002')).toMatchObject({ reviewFlagged: true, confidenceScore: confidenceAt(T0 + DAY, T0 + 40 * DAY, policy) });
+    expect(book.rule('R-002')).toMatchObject({ reviewFlagged: true, confidenceScore: ruleConfidenceAt(T0 + DAY, T0 + 40 * DAY, policy) });
     expect(book.rule('R-004')?.confidenceScore).toBe(0.9);
     expect(await book.applyDecay(T0 + 40 * DAY)).toEqual({ decayed: 0, flagged: 0 });
     expect(book.promptRules({ text: 'rm -rf in a script', categories: ['shell', 'git', 'deploy'], nowMs: T0 + 40 * DAY }).selected).toEqual([]);
@@ -251,16 +251,16 @@ describe('the rule book on a real runtime (lexical vectors)', () => {
     exported = book.exportRules({ agentHandle: 'tester', sourceWorkspace: '/work', nowMs: T0 + 41 * DAY });
     expect(exported.metadata).toMatchObject({ exported_rules_count: 4, total_rules_in_source: 4, filter_applied: false });
     expect(exported.signature).toMatchObject({ algorithm: 'Ed25519', key_id: SIGNER.keyId, public_key: SIGNER.publicBase64 });
-    const before = { rules: book.rules(), lessons: book.lessons(), guard: await book.guardLog(10), errors: await book.parseErrors(10), stored: await book.store.loadLessons() };
+    const before = { rules: book.rules(), lessons: book.ruleLessons(), guard: await book.guardLog(10), errors: await book.parseErrors(10), stored: await book.store.loadRuleLessons() };
     await agent.close();
     agent = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_RULE_SIGNING_KEY: SIGNER.privatePem } });
     book = await ruleBookOf(agent.runtime);
     expect(book.rules()).toEqual(before.rules);
-    expect(book.lessons()).toEqual(before.lessons);
+    expect(book.ruleLessons()).toEqual(before.lessons);
     expect(book.eventCount()).toBe(14);
     expect(await book.guardLog(10)).toEqual(before.guard);
     expect(await book.parseErrors(10)).toEqual(before.errors);
-    expect(await book.store.loadLessons()).toEqual(before.stored);
+    expect(await book.store.loadRuleLessons()).toEqual(before.stored);
     expect(before.stored.items.every((l) => l.vector?.source === 'lexical' && l.vector.values.length === 384)).toBe(true);
     const elo = await eloBookOf(agent.runtime);
     expect(elo.searchContent('rm -rf path variable script', 10).map((m) => `${m.item.kind}:${m.item.id}`)).toContain('rule:R-002');
@@ -336,32 +336,32 @@ describe('the rule book with a TEXT_EMBEDDING model', () => {
     expect(book.vectorizer.source).toBe('model');
     const callsBefore = models.calls.embedding;
     const result = await book.ingestEvents([rmEvent(1), rmEvent(2), rmEvent(3)], 'test', { nowMs: T0 + HOUR });
-    expect(result).toMatchObject({ accepted: 3, lessonsCreated: 1, rulesPromoted: ['R-001'] });
+    expect(result).toMatchObject({ accepted: 3, ruleLessonsCreated: 1, rulesPromoted: ['R-001'] });
     // One vector per event, one for the new lesson.
     expect(models.calls.embedding - callsBefore).toBe(4);
-    const stored = await book.store.loadLessons();
+    const stored = await book.store.loadRuleLessons();
     expect(stored.items.map((l) => l.vector?.source)).toEqual(['model']);
     const updatedAt = async () => queryRows<{ id: string; updated_at: unknown }>(dbOf(agent.runtime), sql`SELECT id, updated_at::text FROM ${ruleLessons}`);
     const writtenBefore = await updatedAt();
     await agent.close();
     agent = await startAgent({ dataDir: dir, plugins: [models.plugin] });
     book = await ruleBookOf(agent.runtime);
-    expect(await book.store.loadLessons()).toEqual(stored);
+    expect(await book.store.loadRuleLessons()).toEqual(stored);
     expect(await updatedAt()).toEqual(writtenBefore);
-    expect(book.lessons()).toEqual(stored.items.map((l) => l.lesson));
+    expect(book.ruleLessons()).toEqual(stored.items.map((l) => l.lesson));
     expect(book.rule('R-001')).toMatchObject({ type: 'NEVER', sourceLesson: 'L-001' });
   }, 3 * BOOT_MS);
 
   test('a lesson stored under another model (other dimension) is embedded again and stored; a lexical run leaves model vectors alone', async () => {
     let book = await ruleBookOf(agent.runtime);
-    const [first] = book.lessons();
+    const [first] = book.ruleLessons();
     const odd: RuleLesson = { ...(first as RuleLesson), id: 'L-002' };
-    await book.store.upsertLessons([{ lesson: odd, vector: { values: [0.25, -0.5, 0.75], source: 'model' } }]);
+    await book.store.upsertRuleLessons([{ lesson: odd, vector: { values: [0.25, -0.5, 0.75], source: 'model' } }]);
     await agent.close();
     agent = await startAgent({ dataDir: dir });
     book = await ruleBookOf(agent.runtime);
     expect(book.vectorizer.source).toBe('lexical');
-    const storedVector = async () => (await book.store.loadLessons()).items.find((l) => l.lesson.id === 'L-002')?.vector;
+    const storedVector = async () => (await book.store.loadRuleLessons()).items.find((l) => l.lesson.id === 'L-002')?.vector;
     expect(await storedVector()).toEqual({ values: [0.25, -0.5, 0.75], source: 'model' });
     await agent.close();
     agent = await startAgent({ dataDir: dir, plugins: [models.plugin] });
@@ -369,13 +369,13 @@ describe('the rule book with a TEXT_EMBEDDING model', () => {
     const reembedded = await storedVector();
     expect(reembedded?.source).toBe('model');
     expect(reembedded?.values).toHaveLength(384);
-    expect(await book.ingestEvents([rmEvent(4)], 'test', { nowMs: T0 + HOUR })).toMatchObject({ accepted: 1, lessonsCreated: 0, lessonsUpdated: 1 });
+    expect(await book.ingestEvents([rmEvent(4)], 'test', { nowMs: T0 + HOUR })).toMatchObject({ accepted: 1, ruleLessonsCreated: 0, ruleLessonsUpdated: 1 });
   }, 4 * BOOT_MS);
 });
 
 describe('scan lessons become rules', () => {
-  const scanLesson = (i: number, patch: Partial<Lesson['metadata']>): Lesson => {
-    const lesson = syntheticLesson(i);
+  const scanLesson = (i: number, patch: Partial<ScanLesson['metadata']>): ScanLesson => {
+    const lesson = syntheticScanLesson(i);
     return { ...lesson, metadata: { ...lesson.metadata, ...patch } };
   };
   const strong = { sample_size: 40, confidence: 0.9, reinforcements: 4, first_learned_at: new Date(T0 - 20 * DAY).toISOString(), last_seen: new Date(T0).toISOString() };
@@ -388,7 +388,7 @@ describe('scan lessons become rules', () => {
     try {
       const strongLesson = scanLesson(0, strong);
       const lessons = [strongLesson, scanLesson(1, { ...strong, sample_size: 29 })];
-      for (const l of lessons) await agent.service.lessons.create(l.id, l.text, l.metadata, lexicalVector(l.text), T0);
+      for (const l of lessons) await agent.service.scanLessons.create(l.id, l.text, l.metadata, lexicalVector(l.text), T0);
       const book = await ruleBookOf(agent.runtime);
       expect(await book.promoteScanLessons(T0 + DAY)).toEqual(expected);
       expect(await book.promoteScanLessons(T0 + DAY)).toEqual([]);

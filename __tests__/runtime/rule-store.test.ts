@@ -7,9 +7,9 @@ import { sql } from 'drizzle-orm';
 import { lexicalVector } from '../../src/shared/lexical-vector';
 import type { GuardEntry, ParseErrorEntry } from '../../src/rules/model/logs';
 import type { LearningEvent, Rule, RuleLesson } from '../../src/rules/model/types';
-import type { StoredLesson } from '../../src/rules/rule-rows';
+import type { StoredRuleLesson } from '../../src/rules/rule-rows';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { guardLog, ruleEvents, ruleLessons, ruleParseErrors, rules as rulesTable, ruleTables } from '../../src/rules/tables';
+import { guardLog, ruleEvents, ruleLessons, ruleParseErrors, rulesTable, ruleTables } from '../../src/rules/tables';
 import { RuleStore } from '../../src/rules/rule-store';
 import { type Db, dbOf, queryRows } from '../../src/shared/sql';
 import { makeRule } from '../helpers/rule-fixtures';
@@ -26,7 +26,7 @@ const event = (n: number, extra: Partial<LearningEvent> = {}): LearningEvent => 
   tags: ['rm', 'scripts'],
   problem: `deleted the wrong folder (${n})`,
   solution: 'Never use rm -rf in scripts',
-  confidence: 'testing',
+  evidenceLevel: 'testing',
   source: 'session',
   ...extra,
 });
@@ -145,15 +145,15 @@ describe('the rule store on a real runtime', () => {
 
   test('lessons round-trip with their vector and its source; an upsert without a vector keeps the stored one', async () => {
     const modelVector = [0.25, -0.5, 1e-7, 0.123456789012345];
-    const a: StoredLesson = { lesson: lesson('L-001', { subcategory: 'rm', promotedToRule: 'R-001' }), vector: { values: modelVector, source: 'model' } };
-    const b: StoredLesson = { lesson: lesson('L-002'), vector: { values: lexicalVector('dry run before deleting'), source: 'lexical' } };
-    const c: StoredLesson = { lesson: lesson('L-003') };
-    await store.upsertLessons([a, b, c]);
-    expect(await store.loadLessons()).toEqual({ items: [a, b, c], skipped: [] });
+    const a: StoredRuleLesson = { lesson: lesson('L-001', { subcategory: 'rm', promotedToRule: 'R-001' }), vector: { values: modelVector, source: 'model' } };
+    const b: StoredRuleLesson = { lesson: lesson('L-002'), vector: { values: lexicalVector('dry run before deleting'), source: 'lexical' } };
+    const c: StoredRuleLesson = { lesson: lesson('L-003') };
+    await store.upsertRuleLessons([a, b, c]);
+    expect(await store.loadRuleLessons()).toEqual({ items: [a, b, c], skipped: [] });
 
     const applied = lesson('L-001', { subcategory: 'rm', promotedToRule: 'R-001', timesApplied: 3, confidence: 'proven' });
-    await store.upsertLessons([{ lesson: applied }]);
-    const [first] = (await store.loadLessons()).items;
+    await store.upsertRuleLessons([{ lesson: applied }]);
+    const [first] = (await store.loadRuleLessons()).items;
     expect(first).toEqual({ lesson: applied, vector: { values: modelVector, source: 'model' } });
   });
 
@@ -198,7 +198,7 @@ describe('the rule store on a real runtime', () => {
   test('commitLearning is one transaction: a failure at any statement leaves nothing written', async () => {
     const batch = {
       events: [event(5000), event(5001)],
-      lessons: [{ lesson: lesson('L-900'), vector: { values: [1, 0], source: 'model' as const } }],
+      ruleLessons: [{ lesson: lesson('L-900'), vector: { values: [1, 0], source: 'model' as const } }],
       rules: [rule('R-900')],
       guardEntries: [guard(900)],
       parseErrors: [parseError(900)],
@@ -226,7 +226,7 @@ describe('the rule store on a real runtime', () => {
     const events = await store.loadEvents();
     expect(events.items.length).toBe(1208);
     expect(events.skipped).toEqual([{ table: 'self_improve.rule_events', id: 'ev-bad', message: expect.stringContaining('type') }]);
-    expect((await store.loadLessons()).skipped.map((s) => s.id)).toEqual(['L-bad']);
+    expect((await store.loadRuleLessons()).skipped.map((s) => s.id)).toEqual(['L-bad']);
     const rules = await store.loadRules();
     expect(rules.skipped).toEqual([{ table: 'self_improve.rules', id: 'R-bad', message: expect.stringContaining('confidenceScore') }]);
     expect(rules.items.map((r) => r.id)).toEqual(['R-001', 'R-002', 'R-900']);
@@ -238,7 +238,7 @@ describe('the rule store on a real runtime', () => {
   test("another agent's store sees none of these rows", async () => {
     const other = new RuleStore(dbOf(agent.runtime), stringToUuid('another-agent'));
     expect(await other.eventCount()).toBe(0);
-    expect(await other.loadLessons()).toEqual({ items: [], skipped: [] });
+    expect(await other.loadRuleLessons()).toEqual({ items: [], skipped: [] });
     expect(await other.loadRules()).toEqual({ items: [], skipped: [] });
     expect(await other.guardEntries({ limit: 10 })).toEqual({ items: [], skipped: [] });
     expect(await other.parseErrors(10)).toEqual({ items: [], skipped: [] });
@@ -246,10 +246,10 @@ describe('the rule store on a real runtime', () => {
   });
 
   test('a restart keeps everything', async () => {
-    const before = await Promise.all([store.loadEvents(), store.loadLessons(), store.loadRules(), store.guardEntries({ limit: 100 }), store.parseErrors(100)]);
+    const before = await Promise.all([store.loadEvents(), store.loadRuleLessons(), store.loadRules(), store.guardEntries({ limit: 100 }), store.parseErrors(100)]);
     await agent.close();
     await open();
-    const after = await Promise.all([store.loadEvents(), store.loadLessons(), store.loadRules(), store.guardEntries({ limit: 100 }), store.parseErrors(100)]);
+    const after = await Promise.all([store.loadEvents(), store.loadRuleLessons(), store.loadRules(), store.guardEntries({ limit: 100 }), store.parseErrors(100)]);
     expect(after).toEqual(before);
     expect(after[1].items.find((l) => l.lesson.id === 'L-001')?.vector).toEqual({ values: [0.25, -0.5, 1e-7, 0.123456789012345], source: 'model' });
     expect(await store.setGuardOutcome('g-3', 'success')).toEqual({ ok: true });

@@ -141,7 +141,7 @@ describe('rules routes on a real runtime', () => {
     const imported = await book.importRules({ ...unsigned, rules: (unsigned.rules as Body[]).map((r) => ({ ...r })) });
     expect(imported).toMatchObject({ ok: true, added: [], trust: 'unsigned' });
     const candidate = await book.recordDraft(
-      { tsMs: Date.parse('2026-02-10T09:00:00Z'), type: 'feedback', category: 'docs', tags: [], problem: 'the changelog was not updated', solution: 'Always update the changelog', confidence: 'testing', source: 'chat', polarity: 'negative' },
+      { tsMs: Date.parse('2026-02-10T09:00:00Z'), type: 'feedback', category: 'docs', tags: [], problem: 'the changelog was not updated', solution: 'Always update the changelog', evidenceLevel: 'testing', source: 'chat', polarity: 'negative' },
       'chat',
       { teacher: { entityId: '3c6e4c1a-7c3d-4e3a-9f5d-3b4a5f6e7d8c', trusted: false } },
     );
@@ -155,7 +155,7 @@ describe('rules routes on a real runtime', () => {
     expect(await decide(handleRejectRule, 'L-001')).toEqual({ status: 400, body: { error: 'the path must name a rule id like R-004 (got "L-001")' } });
 
     await book.recordDraft(
-      { tsMs: Date.parse('2026-02-10T10:00:00Z'), type: 'mistake', category: 'comms', tags: [], problem: 'replied to the wrong thread', solution: 'Never reply to a thread you have not read', confidence: 'testing', source: 'chat', polarity: 'negative' },
+      { tsMs: Date.parse('2026-02-10T10:00:00Z'), type: 'mistake', category: 'comms', tags: [], problem: 'replied to the wrong thread', solution: 'Never reply to a thread you have not read', evidenceLevel: 'testing', source: 'chat', polarity: 'negative' },
       'chat',
       { teacher: { entityId: '3c6e4c1a-7c3d-4e3a-9f5d-3b4a5f6e7d8c', trusted: false } },
     );

@@ -90,7 +90,7 @@ describe('rules from conversation and the action audit on a real runtime (no lan
   test('the owner repeating the correction the same day is one confirmation: no promotion, nothing in the prompt', async () => {
     for (const [i, text] of CONFIRMATIONS.entries()) await evaluateChat(agent.runtime, text, { createdAt: DAY0 + (i + 1) * HOUR });
     expect(await events(book)).toHaveLength(3);
-    const [lesson] = book.lessons();
+    const [lesson] = book.ruleLessons();
     expect([lesson?.sourceEventIds.length, lesson?.trustedConfirmations, lesson?.candidateRule]).toEqual([3, [`${TEST_USER}@${isoDay(DAY0)}`], 'R-001']);
     expect(book.rule('R-001')?.status).toBe('candidate');
     const state = await agent.runtime.composeState(await chatMessage(agent.runtime, 'write the cleanup step of the deploy script'));
@@ -103,7 +103,7 @@ describe('rules from conversation and the action audit on a real runtime (no lan
     expect(book.rule('R-001')?.status).toBe('candidate');
     await evaluateChat(agent.runtime, LATER, { from: ADMIN, createdAt: DAY0 + DAY + HOUR });
     expect(await events(book)).toHaveLength(5);
-    expect(book.lessons()[0]?.trustedConfirmations).toEqual([`${TEST_USER}@${isoDay(DAY0)}`, `${TEST_USER}@${isoDay(DAY0 + DAY)}`, `${ADMIN}@${isoDay(DAY0 + DAY)}`]);
+    expect(book.ruleLessons()[0]?.trustedConfirmations).toEqual([`${TEST_USER}@${isoDay(DAY0)}`, `${TEST_USER}@${isoDay(DAY0 + DAY)}`, `${ADMIN}@${isoDay(DAY0 + DAY)}`]);
     const [rule] = book.rules();
     expect(rule).toMatchObject({ id: 'R-001', type: 'NEVER', category: 'shell', rule: 'Never run rm -rf in deploy scripts', confidenceScore: 0.9, status: 'active' });
     const message = await chatMessage(agent.runtime, 'write the cleanup step of the deploy script');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { estimateTokens } from '../../src/shared/prompt-text';
 import { SCAN_LESSONS_HEADER } from '../../src/scan/surfaces/scan-lessons-provider';
-import type { Lesson } from '../../src/scan/lesson-metadata';
+import type { ScanLesson } from '../../src/scan/scan-lesson-metadata';
 import { makeRows } from '../helpers/rows';
 import { chatMessage, promptSection, startAgent, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin } from '../helpers/test-models';
@@ -29,7 +29,7 @@ describe('SCAN_LESSONS in composeState', () => {
     const lines = block.split('\n').slice(1);
     expect(lines[0]).toMatch(/^- \[[0-9a-f-]{36}\] \(false-positive-pattern; confidence 0\.74; n=40; window 2026-11-04\.\.2026-11-11\) For semgrep/);
     expect(estimateTokens(block)).toBeLessThanOrEqual(200);
-    const fpLesson = agent.service.listLessons().find((l) => l.metadata.finding_category === 'xss');
+    const fpLesson = agent.service.listScanLessons().find((l) => l.metadata.finding_category === 'xss');
     expect(lines[0]).toContain(fpLesson?.id as string);
   });
 
@@ -39,7 +39,7 @@ describe('SCAN_LESSONS in composeState', () => {
     const b = await agent.runtime.composeState(msg, null, false, true);
     expect(a.values.scanLessonIds).toEqual(b.values.scanLessonIds);
     expect((a.values.scanLessonIds as string[]).length).toBeGreaterThan(0);
-    const first = agent.service.lessons.index.get((a.values.scanLessonIds as never[])[0] as never);
+    const first = agent.service.scanLessons.index.get((a.values.scanLessonIds as never[])[0] as never);
     expect(first?.metadata.finding_category).toBe('sql-injection');
   });
 
@@ -52,13 +52,13 @@ describe('SCAN_LESSONS in composeState', () => {
     const lines = block.split('\n').slice(1);
     const prior = agent.service.predict({ finding_key: 'new-app:xss:7', ts: '2026-11-20T10:00:00Z', project: 'new-app', scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o', category: 'xss' });
     const p = (prior as Extract<typeof prior, { ok: true }>).prediction;
-    const fpLesson = agent.service.listLessons().find((l) => l.metadata.finding_category === 'xss');
+    const fpLesson = agent.service.listScanLessons().find((l) => l.metadata.finding_category === 'xss');
     // A new project: no evidence in its own group, the semgrep+xss level's rate, and the lesson it borrows from.
     expect(p.evidence_n).toBe(0);
     expect(lines[0]).toBe(
       `- Triage prior for finding "new-app:xss:7": P(false positive) ${p.p_false_positive.toFixed(2)}; expected reward ${p.expected_reward.toFixed(2)}; evidence group n=0, scanner_category n=40, scanner n=40, global n=80; the lessons behind it follow`,
     );
-    expect(p.lesson_ids).toEqual([fpLesson?.id as Lesson['id']]);
+    expect(p.lesson_ids).toEqual([fpLesson?.id as ScanLesson['id']]);
     expect(p.p_false_positive).toBeGreaterThan(0.6);
     expect(lines[1]).toContain(fpLesson?.id as string);
     // The lesson's id is in the block once: on its own line, not repeated on the prior's.

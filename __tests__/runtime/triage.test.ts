@@ -55,7 +55,7 @@ describe('triage prior on a real runtime', () => {
       ['global', 80, 30],
     ]);
     expect(p.evidence_n).toBe(40);
-    const xssLesson = agent.service.listLessons().find((l) => l.metadata.finding_category === 'xss');
+    const xssLesson = agent.service.listScanLessons().find((l) => l.metadata.finding_category === 'xss');
     expect(p.lesson_ids).toEqual([xssLesson?.id as never]);
     expect(p.expected_reward).toBeLessThan(0);
   });

@@ -6,7 +6,7 @@ import { type ParsedArgs, parseArgs } from './args';
 import { eloCommand } from '../elo/surfaces/elo-commands';
 import { ledgerCommand } from '../ledger/surfaces/ledger-commands';
 import { eventsCommand, rulesCommand } from '../rules/surfaces/rule-commands';
-import { ingestCommand, learnCommand, lessonsCommand } from '../scan/surfaces/outcome-commands';
+import { ingestCommand, learnCommand, scanLessonsCommand } from '../scan/surfaces/outcome-commands';
 import { printResult, routeConsoleToStderr } from './output';
 import { type Command, DEFAULT_DB_DIR } from './session';
 import { trajectoriesCommand } from '../trajectories/surfaces/trajectory-commands';
@@ -65,7 +65,7 @@ ones are kept).`;
 const COMMANDS: Record<string, Command> = {
   ingest: ingestCommand,
   learn: learnCommand,
-  lessons: lessonsCommand,
+  lessons: scanLessonsCommand,
   triage: triageCommand,
   metrics: metricsCommand,
   replay: replayCommand,

@@ -6,7 +6,7 @@ import type { ScanOutcomeService } from '../scan/scan-outcome-service';
 import { ELO_BOOK_SERVICE, SCAN_OUTCOME_SERVICE } from '../shared/service-names';
 import { type ContextBlock, emptyBlock } from './context-block';
 import { eloBlock } from '../elo/surfaces/elo-block';
-import { lessonsBlock } from '../scan/surfaces/lesson-block';
+import { scanLessonsBlock } from '../scan/surfaces/scan-lesson-block';
 import { announceShownInPrompt, type ShownInPrompt } from './prompt-retrieval';
 import { rulesBlock } from '../rules/surfaces/rule-block';
 
@@ -21,7 +21,7 @@ const CACHED_MESSAGES = 64;
  */
 export class MessageContext {
   private rulesBlock: Promise<ContextBlock> | null = null;
-  private lessonsBlock: Promise<ContextBlock> | null = null;
+  private scanLessonsBlock: Promise<ContextBlock> | null = null;
   private eloBlock: Promise<ContextBlock> | null = null;
   private readonly nowMs = Date.now();
 
@@ -35,8 +35,8 @@ export class MessageContext {
     return (await this.rulesStage()).result;
   }
 
-  async lessons(): Promise<ProviderResult> {
-    return (await this.lessonsStage()).result;
+  async scanLessons(): Promise<ProviderResult> {
+    return (await this.scanLessonsStage()).result;
   }
 
   async elo(): Promise<ProviderResult> {
@@ -48,17 +48,17 @@ export class MessageContext {
     return this.rulesBlock;
   }
 
-  private lessonsStage(): Promise<ContextBlock> {
-    this.lessonsBlock ??= this.stage('SCAN_LESSONS', { scanLessonIds: [] }, async () => {
+  private scanLessonsStage(): Promise<ContextBlock> {
+    this.scanLessonsBlock ??= this.stage('SCAN_LESSONS', { scanLessonIds: [] }, async () => {
       const used = blockTokens((await this.rulesStage()).result.text ?? '');
-      return lessonsBlock(this.runtime, this.message, this.nowMs, blockBudget(this.totalTokens, this.totalTokens, used));
+      return scanLessonsBlock(this.runtime, this.message, this.nowMs, blockBudget(this.totalTokens, this.totalTokens, used));
     });
-    return this.lessonsBlock;
+    return this.scanLessonsBlock;
   }
 
   private eloStage(): Promise<ContextBlock> {
     this.eloBlock ??= this.stage('HIGH_ELO_CONTEXT', { highEloContextIds: [] }, async () => {
-      const [rules, lessons] = [await this.rulesStage(), await this.lessonsStage()];
+      const [rules, lessons] = [await this.rulesStage(), await this.scanLessonsStage()];
       const used = blockTokens(rules.result.text ?? '') + blockTokens(lessons.result.text ?? '');
       const shownBefore = new Set([...rules.keys, ...lessons.keys]);
       return eloBlock(this.runtime, this.message, this.nowMs, blockBudget(this.totalTokens, this.totalTokens, used), shownBefore, new Set(lessons.related));
@@ -110,7 +110,7 @@ export function assembleContext(runtime: IAgentRuntime, message: Memory): Messag
 
 /** What the assembly depends on besides the message: the versions of the lessons and of the ELO book's content (rules are content too). */
 function signatureOf(runtime: IAgentRuntime): string {
-  const lessons = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE)?.lessons?.index.version ?? -1;
+  const lessons = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE)?.scanLessons?.index.version ?? -1;
   const content = runtime.getService<EloBookService>(ELO_BOOK_SERVICE)?.content.version ?? -1;
   return `${lessons}:${content}`;
 }

@@ -3,13 +3,13 @@ import { PAGE_STYLE } from './page-style';
 import { SCRIPT_COMMON } from './script-common';
 import { SCRIPT_ELO } from './script-elo';
 import { SCRIPT_LEDGER } from './script-ledger';
-import { SCRIPT_LESSONS } from './script-lessons';
+import { SCRIPT_SCAN_LESSONS } from './script-scan-lessons';
 import { SCRIPT_RULES } from './script-rules';
 import { SCRIPT_TRAJECTORIES } from './script-trajectories';
 import { SCRIPT_TRIAGE } from './script-triage';
 
 export { DASHBOARD_ELO_TOP_K } from './script-elo';
-export { DASHBOARD_LESSONS } from './script-lessons';
+export { DASHBOARD_SCAN_LESSONS } from './script-scan-lessons';
 export { DASHBOARD_TOP_RULES } from './script-rules';
 export { DASHBOARD_TRAJECTORIES } from './script-trajectories';
 export { DASHBOARD_WEEKS } from './script-triage';
@@ -38,7 +38,7 @@ ${PAGE_BODY}
 (function () {
   'use strict';
 ${SCRIPT_COMMON}
-${SCRIPT_LESSONS}
+${SCRIPT_SCAN_LESSONS}
 ${SCRIPT_TRIAGE}
 ${SCRIPT_RULES}
 ${SCRIPT_TRAJECTORIES}

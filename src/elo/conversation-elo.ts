@@ -1,6 +1,6 @@
 import { createUniqueUuid, type IAgentRuntime, type Memory } from '@elizaos/core';
 import { type AnswerVerdict, answeredMessageId, REWARD_BY_VERDICT } from './model/answer-verdict';
-import { type ItemRef, messageContext } from './model/exposures';
+import { type ItemRef, messageContextId } from './model/exposures';
 import type { EloBookService } from './elo-book-service';
 import { ELO_BOOK_SERVICE } from '../shared/service-names';
 
@@ -50,6 +50,6 @@ export async function settleAnswerVerdict(runtime: IAgentRuntime, message: Memor
     (id) => createUniqueUuid(runtime, id),
   );
   if (answered === null) return { answeredMessageId: null, moved: [] };
-  const moved = book.settle(messageContext(answered), REWARD_BY_VERDICT[verdict], `answer_${verdict}`, { forget: true });
+  const moved = book.settle(messageContextId(answered), REWARD_BY_VERDICT[verdict], `answer_${verdict}`, { forget: true });
   return { answeredMessageId: answered, moved };
 }

@@ -7,7 +7,7 @@ import { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 import { subscribeEloBook } from './elo-listeners';
 import { EloLogWriter } from './elo-log-writer';
 import { EloRatings } from './elo-ratings';
-import { type EloRow, EloStore } from './elo-store';
+import { type EloItemState, EloStore } from './elo-store';
 import { type EloLogName, eloTables } from './tables';
 import { requireTables } from '../shared/plugin-schema';
 import { eventsOf } from '../shared/events';
@@ -18,7 +18,7 @@ import { LogRetention } from '../shared/log-retention';
 import { loadConfig } from '../shared/config';
 
 export { type EloBookSettings, eloBookSettings } from './elo-book-settings';
-export { LESSON_KIND } from './elo-listeners';
+export { SCAN_LESSON_KIND } from './elo-listeners';
 
 const FLUSH_INTERVAL_MS = 5_000;
 /** Content kept per integrator item, so HIGH items can be shown in full within reason. */
@@ -97,7 +97,7 @@ export class EloBookService extends Service {
     const db = dbOf(runtime);
     await requireTables(db, Object.values(eloTables));
     const store = new EloStore(db, runtime.agentId, new LogRetention(runtime.agentId, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS));
-    const items = new Map<string, EloRow>();
+    const items = new Map<string, EloItemState>();
     service.writer = new EloLogWriter(runtime, store, items, service.exposures);
     service.rated = new EloRatings(items, service.settings, service.writer);
     const nowMs = Date.now();
@@ -120,7 +120,7 @@ export class EloBookService extends Service {
   }
 
   /** An item's stored state (rating as of its last change), or undefined for an item never seen. */
-  rating(kind: string, id: string): EloRow | undefined {
+  rating(kind: string, id: string): EloItemState | undefined {
     return this.rated.stored(kind, id);
   }
 
@@ -130,7 +130,7 @@ export class EloBookService extends Service {
   }
 
   /** Every rated item with its rating at `nowMs`. */
-  ratings(nowMs = Date.now()): EloRow[] {
+  ratings(nowMs = Date.now()): EloItemState[] {
     return this.rated.all(nowMs);
   }
 
@@ -178,7 +178,7 @@ export class EloBookService extends Service {
    * `SELF_IMPROVE_ELO_INITIAL_TIERS` map gives its kind and path. Content given with it is kept
    * and makes it a candidate for HIGH_ELO_CONTEXT.
    */
-  recordAccess(kind: string, id: string, options: AccessOptions = {}, atMs = Date.now()): EloRow {
+  recordAccess(kind: string, id: string, options: AccessOptions = {}, atMs = Date.now()): EloItemState {
     const timestamp = new Date(atMs).toISOString();
     const item = this.rated.touch(kind, id, atMs, timestamp, options.path);
     if (options.title !== undefined) item.title = options.title.slice(0, MAX_TITLE_CHARS);

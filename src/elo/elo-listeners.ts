@@ -1,12 +1,12 @@
 import type { ContextItem } from './model/context-index';
 import { type ItemRef, outcomeContextsOf } from './model/exposures';
 import { RULE_KIND, ruleAsContent } from '../rules/model/rule-content';
-import type { Lesson } from '../scan/lesson-metadata';
+import type { ScanLesson } from '../scan/scan-lesson-metadata';
 import type { SelfImproveHub } from '../shared/events';
 import type { Retrieval } from './elo-book-service';
 
 /** The item kind of `scan-model-lesson` memories in the book. */
-export const LESSON_KIND = 'lesson';
+export const SCAN_LESSON_KIND = 'lesson';
 /** Characters of the message kept as the query in the search log. */
 export const MAX_LOGGED_QUERY = 500;
 
@@ -19,7 +19,7 @@ export interface EloBookMoves {
   forgetContent(kind: string, id: string): void;
 }
 
-const lessonContent = (l: Lesson): ContextItem => ({ kind: LESSON_KIND, id: l.id, title: `${l.metadata.category} lesson`, text: l.text });
+const scanLessonContent = (l: ScanLesson): ContextItem => ({ kind: SCAN_LESSON_KIND, id: l.id, title: `${l.metadata.category} lesson`, text: l.text });
 
 /**
  * What the ELO book makes of what happens in the agent: judged work settles the items shown under
@@ -44,7 +44,7 @@ export function subscribeEloBook(book: EloBookMoves, hub: SelfImproveHub): () =>
         else book.forgetContent(RULE_KIND, rule.id);
       }
     }),
-    hub.on('lessonsStored', ({ lessons }) => book.registerContent(lessons.map(lessonContent))),
+    hub.on('scanLessonsStored', ({ scanLessons }) => book.registerContent(scanLessons.map(scanLessonContent))),
     hub.on('itemsShown', (shown) =>
       book.recordRetrieval({
         tool: shown.tool,

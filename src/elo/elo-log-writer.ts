@@ -1,6 +1,6 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import type { Exposures } from './model/exposures';
-import type { EloRow, EloStore } from './elo-store';
+import type { EloItemState, EloStore } from './elo-store';
 import type { EloLogName } from './tables';
 import { SerialQueue } from '../shared/serial-queue';
 
@@ -26,7 +26,7 @@ export class EloLogWriter {
     private readonly runtime: IAgentRuntime,
     private readonly store: EloStore,
     /** The book's items by key: a dirty key is written as the item is at the flush. */
-    private readonly items: ReadonlyMap<string, EloRow>,
+    private readonly items: ReadonlyMap<string, EloItemState>,
     private readonly exposures: Exposures,
   ) {}
 
@@ -58,7 +58,7 @@ export class EloLogWriter {
   flush(): Promise<void> {
     return this.writes.run(async () => {
       const keys = [...this.dirty];
-      const items = keys.map((k) => ({ ...(this.items.get(k) as EloRow) }));
+      const items = keys.map((k) => ({ ...(this.items.get(k) as EloItemState) }));
       const logs = this.logs;
       this.dirty.clear();
       this.logs = noLogs();

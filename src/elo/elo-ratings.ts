@@ -3,7 +3,7 @@ import { driftTowardStart, INITIAL_ELO_BY_TIER, updateElo } from './model/elo';
 import { initialTierFor } from './model/tier-map';
 import type { EloBookSettings } from './elo-book-settings';
 import type { EloLogWriter } from './elo-log-writer';
-import type { EloRow } from './elo-store';
+import type { EloItemState } from './elo-store';
 
 const DAY_MS = 86_400_000;
 
@@ -17,18 +17,18 @@ export const ratingKey = (kind: string, id: string) => `${kind}\u0000${id}`;
 export class EloRatings {
   constructor(
     /** Items by `ratingKey`. */
-    private readonly items: Map<string, EloRow>,
+    private readonly items: Map<string, EloItemState>,
     private readonly settings: EloBookSettings,
     private readonly writer: EloLogWriter,
   ) {}
 
   /** Takes an item as it was stored. */
-  load(row: EloRow): void {
+  load(row: EloItemState): void {
     this.items.set(ratingKey(row.kind, row.id), row);
   }
 
   /** An item's stored state (rating as of its last change), or undefined for an item never seen. */
-  stored(kind: string, id: string): EloRow | undefined {
+  stored(kind: string, id: string): EloItemState | undefined {
     return this.items.get(ratingKey(kind, id));
   }
 
@@ -39,12 +39,12 @@ export class EloRatings {
   }
 
   /** Every rated item with its rating at `nowMs`. */
-  all(nowMs: number): EloRow[] {
+  all(nowMs: number): EloItemState[] {
     return [...this.items.values()].map((item) => ({ ...item, elo: this.drifted(item, nowMs) }));
   }
 
   /** The item, created at its starting rating or with the drift since its last use applied (and logged), now marked used. */
-  touch(kind: string, id: string, atMs: number, timestamp: string, path?: string): EloRow {
+  touch(kind: string, id: string, atMs: number, timestamp: string, path?: string): EloItemState {
     const key = ratingKey(kind, id);
     let item = this.items.get(key);
     if (!item) {
@@ -61,12 +61,12 @@ export class EloRatings {
   }
 
   /** An outcome for the item (1 win, 0 loss, between: partial credit): `ELO += K × (outcome − expected)`. */
-  score(item: EloRow, outcome: number, reason: string, timestamp: string): void {
+  score(item: EloItemState, outcome: number, reason: string, timestamp: string): void {
     const next = updateElo(item, outcome, { establishedAfterUpdates: this.settings.establishedAfterUpdates });
     this.change(item, next.elo, next.updates, reason, timestamp);
   }
 
-  change(item: EloRow, elo: number, updates: number, reason: string, timestamp: string): void {
+  change(item: EloItemState, elo: number, updates: number, reason: string, timestamp: string): void {
     this.writer.log('updates', { timestamp, entity_type: item.kind, entity_id: item.id, elo_old: item.elo, elo_new: elo, delta: elo - item.elo, reason });
     item.elo = elo;
     item.updates = updates;
@@ -77,7 +77,7 @@ export class EloRatings {
     return INITIAL_ELO_BY_TIER[initialTierFor(this.settings.tierRules, kind, path)];
   }
 
-  private drifted(item: EloRow, nowMs: number): number {
+  private drifted(item: EloItemState, nowMs: number): number {
     const days = Math.max(0, nowMs - item.lastUsedMs) / DAY_MS;
     return days === 0 || this.settings.driftPerDay === 0 ? item.elo : driftTowardStart(item.elo, item.startElo, days, this.settings.driftPerDay);
   }

@@ -8,7 +8,7 @@ import type { LogRetention } from '../shared/log-retention';
 const BATCH = 500;
 
 /** One scored item as stored. */
-export interface EloRow {
+export interface EloItemState {
   kind: string;
   id: string;
   elo: number;
@@ -29,7 +29,7 @@ export class EloStore {
     private readonly retention?: LogRetention,
   ) {}
 
-  async load(): Promise<EloRow[]> {
+  async load(): Promise<EloItemState[]> {
     const rows = await queryRows<{ kind: string; item_id: string; elo: number; start_elo: number; updates: number; last_used_ms: number; title: string | null; body: string | null }>(
       this.db,
       sql`SELECT kind, item_id, elo, start_elo, updates, (extract(epoch from last_used_at) * 1000)::float8 AS last_used_ms, title, body FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid`,
@@ -68,7 +68,7 @@ export class EloStore {
    * Writes item states, log entries and changed exposures in one database transaction: a crash
    * loses the batch, never half of it.
    */
-  async write(items: readonly EloRow[], logs: Readonly<Record<EloLogName, readonly object[]>>, exposures: readonly ExposureChange[] = []): Promise<void> {
+  async write(items: readonly EloItemState[], logs: Readonly<Record<EloLogName, readonly object[]>>, exposures: readonly ExposureChange[] = []): Promise<void> {
     await this.db.transaction(async (t) => {
       for (const batch of chunks(exposures, BATCH)) {
         const contexts = sql.join(

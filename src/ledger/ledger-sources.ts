@@ -3,8 +3,8 @@ import { sql } from 'drizzle-orm';
 import type { LedgerEntryInput } from './model/chain';
 import { outcomeLedgerEntry, ruleIdOfVerdictRef } from './model/entries';
 import type { OutcomeLabel } from '../scan/model/outcome';
-import { outcomes } from '../scan/tables';
-import { rules } from '../rules/tables';
+import { outcomesTable } from '../scan/tables';
+import { rulesTable } from '../rules/tables';
 import type { RewardLedgerService } from './reward-ledger-service';
 import { chunks, queryRows } from '../shared/sql';
 import { TRAJECTORIES_TABLE } from '../trajectories/trajectory-service';
@@ -27,7 +27,7 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
         batch.map((r) => sql`${r}::uuid`),
         sql`, `,
       );
-      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${outcomes} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${outcomesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
       for (const r of rows) found.add(r.id);
     }
     return found;
@@ -35,7 +35,7 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
   ledger.registerExpected('scan_outcome', async (db) => {
     const rows = await queryRows<{ id: string; label: OutcomeLabel; reward: number; finding_key: string }>(
       db,
-      sql`SELECT id, label, reward, finding_key FROM ${outcomes} WHERE agent_id = ${runtime.agentId}::uuid`,
+      sql`SELECT id, label, reward, finding_key FROM ${outcomesTable} WHERE agent_id = ${runtime.agentId}::uuid`,
     );
     const expected = new Map<string, LedgerEntryInput>();
     for (const r of rows) {
@@ -53,7 +53,7 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
         batch.map((r) => sql`${r}`),
         sql`, `,
       );
-      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${rules} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${rulesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
       for (const r of rows) for (const ref of byRule.get(r.id) ?? []) found.add(ref);
     }
     return found;

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { LedgerTransaction } from './model/chain';
 import { type ClaimKey, claimKeyOf } from './model/claims';
 import { chunks, type Db, queryRows } from '../shared/sql';
-import { ledger, ledgerAudit, ledgerHead } from './tables';
+import { ledgerTable, ledgerAudit, ledgerHead } from './tables';
 
 /** `pg_advisory_xact_lock(class, key)` class of the ledger of one agent: 'SILG'. */
 const LEDGER_LOCK_CLASS = 0x53494c47;
@@ -63,7 +63,7 @@ export class LedgerStore {
         batch.map((tx) => sql`(${this.agentId}::uuid, ${tx.sequence}, ${JSON.stringify(tx)}::jsonb, ${tx.source}, ${tx.source_ref}, ${tx.category})`),
         sql`, `,
       );
-      await t.execute(sql`INSERT INTO ${ledger} (agent_id, sequence, tx_json, source, source_ref, category) VALUES ${values}`);
+      await t.execute(sql`INSERT INTO ${ledgerTable} (agent_id, sequence, tx_json, source, source_ref, category) VALUES ${values}`);
     }
     await this.setHead(t, last.sequence, last.hash, sign);
   }
@@ -86,7 +86,7 @@ export class LedgerStore {
       );
       const rows = await queryRows<{ tx_json: unknown }>(
         t,
-        sql`SELECT l.tx_json FROM ${ledger} l JOIN (VALUES ${keys}) AS k(source, source_ref, category)
+        sql`SELECT l.tx_json FROM ${ledgerTable} l JOIN (VALUES ${keys}) AS k(source, source_ref, category)
               ON l.source = k.source AND l.source_ref = k.source_ref AND l.category = k.category
             WHERE l.agent_id = ${this.agentId}::uuid`,
       );
@@ -119,7 +119,7 @@ export class LedgerStore {
   async quarantineFrom(t: Db, sequence: number, reason: Record<string, unknown>, sign: HeadSigner): Promise<number> {
     const moved = await queryRows<{ tx_json: unknown }>(
       t,
-      sql`DELETE FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid AND sequence >= ${sequence} RETURNING tx_json`,
+      sql`DELETE FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND sequence >= ${sequence} RETURNING tx_json`,
     );
     await t.execute(
       sql`INSERT INTO ${ledgerAudit} (agent_id, at, kind, details) VALUES (${this.agentId}::uuid, now(), 'quarantine', ${JSON.stringify({ ...reason, from_sequence: sequence, rows: moved.map((m) => parse(m.tx_json)) })}::jsonb)`,
@@ -145,7 +145,7 @@ export class LedgerStore {
   async all(db: Db = this.db): Promise<LedgerTransaction[]> {
     const rows = await queryRows<{ tx_json: unknown }>(
       db,
-      sql`SELECT tx_json FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence`,
+      sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence`,
     );
     return rows.map((r) => parse(r.tx_json));
   }
@@ -154,7 +154,7 @@ export class LedgerStore {
   async after(sequence: number, limit: number, db: Db = this.db): Promise<LedgerTransaction[]> {
     const rows = await queryRows<{ tx_json: unknown }>(
       db,
-      sql`SELECT tx_json FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid AND sequence > ${sequence} ORDER BY sequence LIMIT ${limit}`,
+      sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND sequence > ${sequence} ORDER BY sequence LIMIT ${limit}`,
     );
     return rows.map((r) => parse(r.tx_json));
   }
@@ -164,7 +164,7 @@ export class LedgerStore {
     const only = category === undefined ? sql`` : sql` AND category = ${category}`;
     const rows = await queryRows<{ tx_json: unknown }>(
       db,
-      sql`SELECT tx_json FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid${only} ORDER BY sequence DESC LIMIT ${limit}`,
+      sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid${only} ORDER BY sequence DESC LIMIT ${limit}`,
     );
     return rows.map((r) => parse(r.tx_json));
   }
@@ -173,7 +173,7 @@ export class LedgerStore {
   async hashAt(sequence: number, db: Db = this.db): Promise<string | null> {
     const [row] = await queryRows<{ hash: string | null }>(
       db,
-      sql`SELECT tx_json->>'hash' AS hash FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid AND sequence = ${sequence}`,
+      sql`SELECT tx_json->>'hash' AS hash FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND sequence = ${sequence}`,
     );
     return row?.hash ?? null;
   }
@@ -182,7 +182,7 @@ export class LedgerStore {
   async pointsSum(db: Db = this.db): Promise<number> {
     const [row] = await queryRows<{ total: number | string | null }>(
       db,
-      sql`SELECT coalesce(sum((tx_json->>'points')::bigint), 0) AS total FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT coalesce(sum((tx_json->>'points')::bigint), 0) AS total FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid`,
     );
     return Number(row?.total ?? 0);
   }
@@ -191,7 +191,7 @@ export class LedgerStore {
   async last(db: Db = this.db): Promise<LedgerTransaction | null> {
     const [row] = await queryRows<{ tx_json: unknown }>(
       db,
-      sql`SELECT tx_json FROM ${ledger} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence DESC LIMIT 1`,
+      sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence DESC LIMIT 1`,
     );
     return row ? parse(row.tx_json) : null;
   }

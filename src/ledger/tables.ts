@@ -8,7 +8,7 @@ export const LEDGER_ONCE_INDEX = 'ledger_once';
  * The reward ledger: one row per transaction, `tx_json` the whole transaction (what the chain
  * hashes); `source`, `source_ref` and `category` are copies of its claim, for the unique index.
  */
-export const ledger = pluginSchema.table(
+export const ledgerTable = pluginSchema.table(
   'ledger',
   {
     agentId: uuid('agent_id').notNull(),
@@ -48,4 +48,4 @@ export const ledgerAudit = pluginSchema.table(
   (t) => [primaryKey({ columns: [t.agentId, t.seq] })],
 );
 
-export const ledgerTables = { ledger, ledgerHead, ledgerAudit };
+export const ledgerTables = { ledger: ledgerTable, ledgerHead, ledgerAudit };

@@ -1,18 +1,18 @@
 import { type IAgentRuntime, Service } from '@elizaos/core';
 import { loadConfig } from '../shared/config';
-import { lessonVectorText } from './model/rule-lessons';
+import { ruleLessonVectorText } from './model/rule-lessons';
 import type { ParseErrorEntry } from './model/logs';
 import { type RuleMetrics, weeklyRuleMetrics } from './model/metrics';
 import { type SelectedRule, selectRulesForPrompt } from './model/prompt';
 import { RULE_TYPE_PRIORITY, type Rule, type RuleLesson, type RuleStatus } from './model/types';
 import { ensureRuleDecayTask } from './surfaces/rule-decay-task';
-import { vectorizerFor, type Vectorizer } from '../scan/lesson-store';
+import { vectorizerFor, type Vectorizer } from '../scan/scan-lesson-store';
 import { RuleBookState } from './rule-book-state';
 import { type RuleBookSettings, ruleBookSettings } from './rule-book-settings';
 import { RuleExchange } from './rule-exchange';
 import { RuleGuard } from './rule-guard';
 import { RuleIntake } from './rule-intake';
-import type { IndexedLesson } from './rule-learning';
+import type { IndexedRuleLesson } from './rule-learning';
 import { RuleStore } from './rule-store';
 import { RuleUpkeep } from './rule-upkeep';
 import { eventsOf } from '../shared/events';
@@ -42,7 +42,7 @@ export interface RuleFilter {
 }
 
 /**
- * The rules system of one agent (seed 003): events in, lessons, typed rules with decaying
+ * The rules system of one agent (seed 003): events in, rule lessons, typed rules with decaying
  * confidence, candidates waiting for a trusted person's approval, the action audit (the seed's
  * guard log), signed export/import and metrics. The one stateful part: the evaluator, TOP_RULES,
  * the audit events, routes, CLI and chat actions all call it. Who may teach or change rules is
@@ -52,7 +52,7 @@ export interface RuleFilter {
  * one at a time. Its parts: `RuleIntake` (events in), `RuleUpkeep` (validation, approval, decay,
  * promotion), `RuleGuard` (the action audit), `RuleExchange` (export, import). Rules are
  * announced as they change (`rulesChanged`), verdicts as they are stored (`rulesJudged`); scan
- * lessons come in as the scan system announces them (`lessonsStored`).
+ * lessons come in as the scan system announces them (`scanLessonsStored`).
  */
 export class RuleBookService extends Service {
   static override serviceType = RULE_BOOK_SERVICE;
@@ -85,12 +85,12 @@ export class RuleBookService extends Service {
     const events = eventsOf(this.runtime);
     this.subscriptions.push(
       events.announce('rulesChanged', () => ({ rules: [...state.rules.values()] })),
-      events.on('lessonsStored', ({ lessons }) => {
-        for (const lesson of lessons) state.scanLessons.set(lesson.id, lesson);
+      events.on('scanLessonsStored', ({ scanLessons }) => {
+        for (const lesson of scanLessons) state.scanLessons.set(lesson.id, lesson);
       }),
     );
     state.eventTotal = await this.store.eventCount();
-    await this.loadLessons();
+    await this.loadRuleLessons();
     state.adoptRules(state.reported(await this.store.loadRules()));
     await ensureRuleDecayTask(this.runtime, this.settings.decayIntervalMs);
   }
@@ -101,18 +101,18 @@ export class RuleBookService extends Service {
    * otherwise the lesson is embedded again. Model vectors made so are stored (embedding is costly);
    * lexical ones are only computed (cheap), so a stored model vector survives a run without the model.
    */
-  private async loadLessons(): Promise<void> {
-    const lessons = this.state.reported(await this.store.loadLessons());
+  private async loadRuleLessons(): Promise<void> {
+    const lessons = this.state.reported(await this.store.loadRuleLessons());
     const source = this.vectorizer.source;
     const dimension = source === 'model' && lessons.some((l) => l.vector?.source === 'model') ? (await this.vectorizer.embed('dimension probe')).length : null;
-    const reembedded: IndexedLesson[] = [];
+    const reembedded: IndexedRuleLesson[] = [];
     for (const stored of lessons) {
       const usable = stored.vector && stored.vector.source === source && (dimension === null || stored.vector.values.length === dimension);
-      const indexed = usable ? { lesson: stored.lesson, vector: stored.vector?.values as number[] } : { lesson: stored.lesson, vector: await this.vectorizer.embed(lessonVectorText(stored.lesson)) };
+      const indexed = usable ? { lesson: stored.lesson, vector: stored.vector?.values as number[] } : { lesson: stored.lesson, vector: await this.vectorizer.embed(ruleLessonVectorText(stored.lesson)) };
       if (!usable) reembedded.push(indexed);
-      this.state.lessons.set(stored.lesson.id, indexed);
+      this.state.ruleLessons.set(stored.lesson.id, indexed);
     }
-    if (source === 'model' && reembedded.length > 0) await this.store.upsertLessons(this.state.stored(reembedded));
+    if (source === 'model' && reembedded.length > 0) await this.store.upsertRuleLessons(this.state.storedRuleLessons(reembedded));
   }
 
   override async stop(): Promise<void> {
@@ -158,8 +158,8 @@ export class RuleBookService extends Service {
     return this.upkeep.applyDecay(nowMs);
   }
 
-  promoteLessons(nowMs: number) {
-    return this.upkeep.promoteLessons(nowMs);
+  promoteRuleLessons(nowMs: number) {
+    return this.upkeep.promoteRuleLessons(nowMs);
   }
 
   promoteScanLessons(nowMs: number) {
@@ -169,7 +169,7 @@ export class RuleBookService extends Service {
   /** The periodic task's work: decay, lessons due for promotion, scan lessons. */
   async maintain(nowMs: number): Promise<{ decayed: number; flagged: number; promoted: string[]; scanPromoted: string[] }> {
     const decay = await this.applyDecay(nowMs);
-    const promoted = await this.promoteLessons(nowMs);
+    const promoted = await this.promoteRuleLessons(nowMs);
     const scanPromoted = await this.promoteScanLessons(nowMs);
     return { ...decay, promoted, scanPromoted };
   }
@@ -203,9 +203,9 @@ export class RuleBookService extends Service {
     return this.state.rules.get(id);
   }
 
-  /** Every lesson, by id. */
-  lessons(): RuleLesson[] {
-    return [...this.state.lessons.values()].map((l) => l.lesson).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  /** Every rule lesson, by id. */
+  ruleLessons(): RuleLesson[] {
+    return [...this.state.ruleLessons.values()].map((l) => l.lesson).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** Events stored for this agent. */
@@ -243,7 +243,7 @@ export class RuleBookService extends Service {
   async metrics(nowMs = Date.now()): Promise<RuleMetrics> {
     const events = this.state.reported(await this.store.loadEvents());
     const guardEntries = this.state.reported(await this.store.guardEntries({ limit: METRICS_GUARD_ENTRIES }));
-    const lessons = this.lessons();
+    const lessons = this.ruleLessons();
     const rules = [...this.state.rules.values()];
     let startedMs = Math.min(nowMs, events[0]?.tsMs ?? nowMs);
     for (const t of [...lessons.map((l) => l.createdMs), ...rules.map((r) => r.createdMs)]) startedMs = Math.min(startedMs, t);

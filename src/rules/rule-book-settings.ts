@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { SelfImproveConfig } from '../shared/config';
-import type { DecayPolicy } from './model/confidence';
+import type { DecayPolicy } from './model/rule-confidence';
 import type { PromotionCriteria, ScanPromotionCriteria } from './model/promotion';
 import { keyIdOf } from './model/signing';
 
@@ -29,7 +29,7 @@ export function ruleBookSettings(config: SelfImproveConfig): RuleBookSettings {
     },
     scanCriteria: {
       minSampleSize: config.SELF_IMPROVE_SCAN_RULE_MIN_SAMPLE,
-      minConfidence: config.SELF_IMPROVE_SCAN_RULE_MIN_CONFIDENCE,
+      minScanLessonConfidence: config.SELF_IMPROVE_SCAN_RULE_MIN_CONFIDENCE,
       minReinforcements: config.SELF_IMPROVE_SCAN_RULE_MIN_REINFORCEMENTS,
       minSpanDays: config.SELF_IMPROVE_SCAN_RULE_MIN_SPAN_DAYS,
       maxIdleDays: config.SELF_IMPROVE_SCAN_RULE_MAX_IDLE_DAYS,

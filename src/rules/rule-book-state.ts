@@ -2,11 +2,11 @@ import type { IAgentRuntime } from '@elizaos/core';
 import { type PreparedRule, prepareRule } from './model/prompt';
 import type { Rule } from './model/types';
 import type { RuleBookSettings } from './rule-book-settings';
-import { type IndexedLesson, storedLesson } from './rule-learning';
-import type { Loaded, StoredLesson } from './rule-rows';
+import { type IndexedRuleLesson, storedRuleLesson } from './rule-learning';
+import type { Loaded, StoredRuleLesson } from './rule-rows';
 import type { RuleStore } from './rule-store';
-import type { Lesson } from '../scan/lesson-metadata';
-import type { Vectorizer } from '../scan/lesson-store';
+import type { ScanLesson } from '../scan/scan-lesson-metadata';
+import type { Vectorizer } from '../scan/scan-lesson-store';
 import { eventsOf } from '../shared/events';
 import { SerialQueue } from '../shared/serial-queue';
 
@@ -19,16 +19,16 @@ export interface StoredVerdict {
 }
 
 /**
- * What the rule book's parts share: its settings, store and vectorizer, the lessons (with their
+ * What the rule book's parts share: its settings, store and vectorizer, the rule lessons (with their
  * vectors) and rules held in memory, the scan lessons announced by the scan system, and the one
  * queue every write goes through (concurrent callers never plan from the same state). Every
  * change is committed to the store before the memory takes it, and announced after.
  */
 export class RuleBookState {
-  readonly lessons = new Map<string, IndexedLesson>();
+  readonly ruleLessons = new Map<string, IndexedRuleLesson>();
   readonly rules = new Map<string, Rule>();
-  /** Scan lessons (seed 001) by id, as `lessonsStored` announces them: candidates for promotion to rules. */
-  readonly scanLessons = new Map<string, Lesson>();
+  /** Scan lessons (seed 001) by id, as `scanLessonsStored` announces them: candidates for promotion to rules. */
+  readonly scanLessons = new Map<string, ScanLesson>();
   /** Writes, one at a time. */
   readonly writes = new SerialQueue();
   eventTotal = 0;
@@ -65,14 +65,14 @@ export class RuleBookState {
     void eventsOf(this.runtime).emit('rulesChanged', { rules });
   }
 
-  /** Takes lessons that were just written. */
-  adoptLessons(lessons: readonly IndexedLesson[]): void {
-    for (const l of lessons) this.lessons.set(l.lesson.id, l);
+  /** Takes rule lessons that were just written. */
+  adoptRuleLessons(lessons: readonly IndexedRuleLesson[]): void {
+    for (const l of lessons) this.ruleLessons.set(l.lesson.id, l);
   }
 
   /** Lessons as the store keeps them, with the source of their vectors. */
-  stored(lessons: readonly IndexedLesson[]): StoredLesson[] {
-    return lessons.map((l) => storedLesson(l, this.vectorizer.source));
+  storedRuleLessons(lessons: readonly IndexedRuleLesson[]): StoredRuleLesson[] {
+    return lessons.map((l) => storedRuleLesson(l, this.vectorizer.source));
   }
 
   /**

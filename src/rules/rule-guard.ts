@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { applyVerdict, type GuardMatch, judgeRuleOnOutcome, matchRulesForAction, type RuleVerdict } from './model/guard';
 import { type GuardEntry, guardLogEntry, withGuardOutcome } from './model/logs';
-import { recordLessonApplied } from './model/rule-lessons';
+import { recordRuleLessonApplied } from './model/rule-lessons';
 import type { Rule } from './model/types';
 import type { RuleBookState, StoredVerdict } from './rule-book-state';
-import { type IndexedLesson, withConflicts } from './rule-learning';
+import { type IndexedRuleLesson, withConflicts } from './rule-learning';
 import { GuardOutcomeConflict, type LearningBatch } from './rule-store';
 import { lexicalVector } from '../shared/lexical-vector';
 
@@ -53,7 +53,7 @@ export class RuleGuard {
       if (entry.outcome !== 'pending') return { ok: false, code: 'already_set', message: `guard entry ${guardId} already has the outcome ${entry.outcome}` };
       const verdicts: { ruleId: string; verdict: RuleVerdict }[] = [];
       const changed: Rule[] = [];
-      const lessons: IndexedLesson[] = [];
+      const lessons: IndexedRuleLesson[] = [];
       for (const ruleId of entry.matchedRules) {
         const rule = state.rules.get(ruleId);
         if (!rule || rule.status !== 'active') continue;
@@ -61,19 +61,19 @@ export class RuleGuard {
         verdicts.push({ ruleId, verdict });
         if (verdict === 'unchanged' || !credit) continue;
         changed.push(applyVerdict(rule, verdict, nowMs));
-        const lesson = state.lessons.get(rule.sourceLesson);
-        if (lesson && verdict === 'validated') lessons.push({ ...lesson, lesson: recordLessonApplied(lesson.lesson, rule.type === 'NEVER') });
+        const lesson = state.ruleLessons.get(rule.sourceLesson);
+        if (lesson && verdict === 'validated') lessons.push({ ...lesson, lesson: recordRuleLessonApplied(lesson.lesson, rule.type === 'NEVER') });
       }
       const settled = withGuardOutcome(entry, outcome.succeeded ? 'success' : 'failure', credit && verdicts.some((v) => v.verdict === 'validated' && state.rules.get(v.ruleId)?.type === 'NEVER'));
       const rules = changed.length === 0 ? [] : withConflicts(state.rules, changed);
-      const batch: LearningBatch = { rules, lessons: state.stored(lessons), guardOutcomes: [{ id: guardId, outcome: settled.outcome as 'success' | 'failure', saveLogged: settled.saveLogged }] };
+      const batch: LearningBatch = { rules, ruleLessons: state.storedRuleLessons(lessons), guardOutcomes: [{ id: guardId, outcome: settled.outcome as 'success' | 'failure', saveLogged: settled.saveLogged }] };
       try {
         await state.store.commitLearning(batch);
       } catch (error) {
         if (error instanceof GuardOutcomeConflict) return { ok: false, code: 'already_set', message: error.message };
         throw error;
       }
-      state.adoptLessons(lessons);
+      state.adoptRuleLessons(lessons);
       state.adoptRules(rules);
       if (credit) await state.judged(verdicts.filter((v): v is StoredVerdict => v.verdict !== 'unchanged'), `guard ${guardId}`, nowMs);
       return { ok: true, entry: settled, verdicts };

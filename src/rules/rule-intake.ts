@@ -13,8 +13,8 @@ export interface EventIngestResult {
   rejected: EventRejection[];
   /** Index in the batch and id of each valid row, new (`accepted`) or already stored (`duplicate`). */
   events: { index: number; id: string; status: 'accepted' | 'duplicate' }[];
-  lessonsCreated: number;
-  lessonsUpdated: number;
+  ruleLessonsCreated: number;
+  ruleLessonsUpdated: number;
   rulesPromoted: string[];
   /** Candidate rules made from lessons people taught (waiting for approval). */
   candidates: string[];
@@ -29,7 +29,7 @@ export interface EventTextResult extends EventIngestResult {
   rejectedLines: number[];
 }
 
-type LearningTotals = Pick<EventIngestResult, 'lessonsCreated' | 'lessonsUpdated' | 'rulesPromoted' | 'candidates'>;
+type LearningTotals = Pick<EventIngestResult, 'ruleLessonsCreated' | 'ruleLessonsUpdated' | 'rulesPromoted' | 'candidates'>;
 
 /**
  * Events in (seed 003): validated, stored once each, clustered into lessons, lessons promoted to
@@ -97,7 +97,7 @@ export class RuleIntake {
       seen.push({ index, id: event.id, isNew });
       if (isNew) fresh.push({ index, event });
     }
-    const totals: LearningTotals = { lessonsCreated: 0, lessonsUpdated: 0, rulesPromoted: [], candidates: [] };
+    const totals: LearningTotals = { ruleLessonsCreated: 0, ruleLessonsUpdated: 0, rulesPromoted: [], candidates: [] };
     const refused: EventRejection[] = [];
     const whole = await this.learn(fresh.map((f) => f.event), nowMs, parseErrors, totals);
     if (!whole.ok && fresh.length <= 1) throw whole.error;
@@ -136,7 +136,7 @@ export class RuleIntake {
     const state = this.state;
     const plan = await planLearning({
       events,
-      lessons: state.lessons,
+      ruleLessons: state.ruleLessons,
       rules: state.rules,
       vectorizer: state.vectorizer,
       matchThreshold: state.settings.matchThreshold,
@@ -144,15 +144,15 @@ export class RuleIntake {
       nowMs,
     });
     try {
-      await state.store.commitLearning({ events, lessons: state.stored(plan.lessons), rules: plan.rules, parseErrors });
+      await state.store.commitLearning({ events, ruleLessons: state.storedRuleLessons(plan.ruleLessons), rules: plan.rules, parseErrors });
     } catch (error) {
       return { ok: false, error };
     }
     state.eventTotal += events.length;
-    state.adoptLessons(plan.lessons);
+    state.adoptRuleLessons(plan.ruleLessons);
     state.adoptRules(plan.rules);
-    totals.lessonsCreated += plan.lessonsCreated;
-    totals.lessonsUpdated += plan.lessonsUpdated;
+    totals.ruleLessonsCreated += plan.ruleLessonsCreated;
+    totals.ruleLessonsUpdated += plan.ruleLessonsUpdated;
     totals.rulesPromoted.push(...plan.rulesPromoted);
     totals.candidates.push(...plan.candidates);
     return { ok: true };

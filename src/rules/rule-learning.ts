@@ -1,31 +1,31 @@
 import { markConflicts } from './model/conflicts';
-import { absorbEvent, chooseLessonFor, eventVectorText, lessonVectorText, newLesson, nextId } from './model/rule-lessons';
-import { candidateFromLesson, promoteLesson, type PromotionCriteria, promotionDecision, type ScanLessonStats, wantsCandidate } from './model/promotion';
+import { absorbEvent, chooseRuleLessonFor, eventVectorText, ruleLessonVectorText, newRuleLesson, nextId } from './model/rule-lessons';
+import { candidateFromRuleLesson, promoteRuleLesson, type PromotionCriteria, promotionDecision, type ScanLessonStats, wantsCandidate } from './model/promotion';
 import type { LearningEvent, Rule, RuleLesson } from './model/types';
-import type { Lesson } from '../scan/lesson-metadata';
-import type { Vectorizer } from '../scan/lesson-store';
-import type { StoredLesson } from './rule-rows';
+import type { ScanLesson } from '../scan/scan-lesson-metadata';
+import type { Vectorizer } from '../scan/scan-lesson-store';
+import type { StoredRuleLesson } from './rule-rows';
 
 /**
  * One learning step of the rules system, planned without touching the database or the caller's
- * state: new events are clustered into lessons, lessons that qualify are promoted to rules, and
+ * state: new events are clustered into rule lessons, those that qualify are promoted to rules, and
  * MUST/NEVER conflicts are marked. The caller writes the plan in one transaction and only then
  * adopts it.
  */
 
-/** A lesson with the vector it is compared by (`lessonVectorText`, embedded once). */
-export interface IndexedLesson {
+/** A lesson with the vector it is compared by (`ruleLessonVectorText`, embedded once). */
+export interface IndexedRuleLesson {
   lesson: RuleLesson;
   vector: number[];
 }
 
 export interface LearningPlan {
   /** Lessons created or changed, with their vectors. */
-  lessons: IndexedLesson[];
+  ruleLessons: IndexedRuleLesson[];
   /** Rules created or changed (promotions, conflict marks). */
   rules: Rule[];
-  lessonsCreated: number;
-  lessonsUpdated: number;
+  ruleLessonsCreated: number;
+  ruleLessonsUpdated: number;
   /** Ids of the rules promoted, in order. */
   rulesPromoted: string[];
   /** Ids of the candidate rules made from lessons people taught, in order. */
@@ -34,7 +34,7 @@ export interface LearningPlan {
 
 export interface LearningInput {
   events: readonly LearningEvent[];
-  lessons: ReadonlyMap<string, IndexedLesson>;
+  ruleLessons: ReadonlyMap<string, IndexedRuleLesson>;
   rules: ReadonlyMap<string, Rule>;
   vectorizer: Vectorizer;
   matchThreshold: number;
@@ -43,38 +43,38 @@ export interface LearningInput {
 }
 
 /**
- * Each event joins the best lesson of its category (`chooseLessonFor` on the event's vector,
+ * Each event joins the best lesson of its category (`chooseRuleLessonFor` on the event's vector,
  * `eventVectorText`) or starts a new one (`L-…` ids continue the series); every lesson touched is
  * then promoted or given a candidate rule (`promoteDue`; `R-…` ids continue the series).
  */
 export async function planLearning(input: LearningInput): Promise<LearningPlan> {
-  const working = new Map<string, IndexedLesson>();
+  const working = new Map<string, IndexedRuleLesson>();
   const byCategory = new Map<string, string[]>();
-  for (const [id, item] of input.lessons) byCategory.set(item.lesson.category, [...(byCategory.get(item.lesson.category) ?? []), id]);
-  const current = (id: string) => (working.get(id) ?? input.lessons.get(id)) as IndexedLesson;
-  let nextLessonId = nextId('L', input.lessons.keys());
+  for (const [id, item] of input.ruleLessons) byCategory.set(item.lesson.category, [...(byCategory.get(item.lesson.category) ?? []), id]);
+  const current = (id: string) => (working.get(id) ?? input.ruleLessons.get(id)) as IndexedRuleLesson;
+  let nextRuleLessonId = nextId('L', input.ruleLessons.keys());
   const created = new Set<string>();
   for (const event of input.events) {
     const vector = await input.vectorizer.embed(eventVectorText(event));
     const candidates = (byCategory.get(event.category) ?? []).map(current);
-    const choice = chooseLessonFor(event, vector, candidates, input.matchThreshold);
+    const choice = chooseRuleLessonFor(event, vector, candidates, input.matchThreshold);
     if (choice) {
       const item = current(choice.lessonId);
       working.set(item.lesson.id, { ...item, lesson: absorbEvent(item.lesson, event, input.nowMs) });
       continue;
     }
-    const lesson = newLesson(event, nextLessonId, input.nowMs);
-    working.set(lesson.id, { lesson, vector: await input.vectorizer.embed(lessonVectorText(lesson)) });
+    const lesson = newRuleLesson(event, nextRuleLessonId, input.nowMs);
+    working.set(lesson.id, { lesson, vector: await input.vectorizer.embed(ruleLessonVectorText(lesson)) });
     byCategory.set(lesson.category, [...(byCategory.get(lesson.category) ?? []), lesson.id]);
     created.add(lesson.id);
-    nextLessonId = nextId('L', [nextLessonId]);
+    nextRuleLessonId = nextId('L', [nextRuleLessonId]);
   }
   const due = promoteDue(working, input.rules, input.criteria, input.nowMs);
   return {
-    lessons: [...working.values()],
+    ruleLessons: [...working.values()],
     rules: due.rules.length === 0 ? [] : withConflicts(input.rules, due.rules),
-    lessonsCreated: created.size,
-    lessonsUpdated: working.size - created.size,
+    ruleLessonsCreated: created.size,
+    ruleLessonsUpdated: working.size - created.size,
     rulesPromoted: due.promoted,
     candidates: due.candidates,
   };
@@ -88,7 +88,7 @@ export interface DuePromotions {
   /** Ids of the candidate rules made (not refreshed), in order. */
   candidates: string[];
   /** Ids of the lessons that changed (marked promoted, or given a candidate). */
-  lessonIds: string[];
+  ruleLessonIds: string[];
 }
 
 /**
@@ -99,8 +99,8 @@ export interface DuePromotions {
  * - otherwise, when its candidate is still a candidate and the lesson now reads differently
  *   (type, text, tags, reason): the candidate is refreshed under the same id, created time kept.
  */
-export function promoteDue(lessons: Map<string, IndexedLesson>, rules: ReadonlyMap<string, Rule>, criteria: PromotionCriteria, nowMs: number): DuePromotions {
-  const due: DuePromotions = { rules: [], promoted: [], candidates: [], lessonIds: [] };
+export function promoteDue(lessons: Map<string, IndexedRuleLesson>, rules: ReadonlyMap<string, Rule>, criteria: PromotionCriteria, nowMs: number): DuePromotions {
+  const due: DuePromotions = { rules: [], promoted: [], candidates: [], ruleLessonIds: [] };
   let nextRuleId = nextId('R', rules.keys());
   const takeId = () => {
     const id = nextRuleId;
@@ -111,25 +111,25 @@ export function promoteDue(lessons: Map<string, IndexedLesson>, rules: ReadonlyM
     const lesson = item.lesson;
     const decision = promotionDecision(lesson, criteria, nowMs);
     if (decision.promote) {
-      const result = promoteLesson(lesson, decision.type, lesson.candidateRule ?? takeId(), nowMs);
+      const result = promoteRuleLesson(lesson, decision.type, lesson.candidateRule ?? takeId(), nowMs);
       lessons.set(id, { ...item, lesson: result.lesson });
       due.rules.push(result.rule);
       due.promoted.push(result.rule.id);
-      due.lessonIds.push(id);
+      due.ruleLessonIds.push(id);
       continue;
     }
     if (!wantsCandidate(lesson)) continue;
     if (lesson.candidateRule === undefined) {
-      const candidate = candidateFromLesson(lesson, takeId(), nowMs);
+      const candidate = candidateFromRuleLesson(lesson, takeId(), nowMs);
       lessons.set(id, { ...item, lesson: { ...lesson, candidateRule: candidate.id } });
       due.rules.push(candidate);
       due.candidates.push(candidate.id);
-      due.lessonIds.push(id);
+      due.ruleLessonIds.push(id);
       continue;
     }
     const existing = rules.get(lesson.candidateRule);
     if (existing?.status !== 'candidate') continue;
-    const refreshed = { ...candidateFromLesson(lesson, existing.id, nowMs), createdMs: existing.createdMs };
+    const refreshed = { ...candidateFromRuleLesson(lesson, existing.id, nowMs), createdMs: existing.createdMs };
     if (refreshed.type !== existing.type || refreshed.rule !== existing.rule || refreshed.reason !== existing.reason || refreshed.tags.join() !== existing.tags.join()) due.rules.push(refreshed);
   }
   return due;
@@ -150,21 +150,21 @@ export function withConflicts(rules: ReadonlyMap<string, Rule>, changed: readonl
   });
 }
 
-/** A lesson as stored: with its vector and the vectorizer's source. */
-export function storedLesson(item: IndexedLesson, source: Vectorizer['source']): StoredLesson {
+/** A rule lesson as stored: with its vector and the vectorizer's source. */
+export function storedRuleLesson(item: IndexedRuleLesson, source: Vectorizer['source']): StoredRuleLesson {
   return { lesson: item.lesson, vector: { values: item.vector, source } };
 }
 
 /** What scan lesson promotion (`scanLessonPromotion`) reads of a `scan-model-lesson` memory. */
-export function scanLessonStatsOf(lesson: Lesson): ScanLessonStats {
-  const m = lesson.metadata;
+export function scanLessonStatsOf(scanLesson: ScanLesson): ScanLessonStats {
+  const m = scanLesson.metadata;
   return {
-    memoryId: lesson.id,
-    text: lesson.text,
+    memoryId: scanLesson.id,
+    text: scanLesson.text,
     lessonCategory: m.category,
     findingCategory: m.finding_category,
     sampleSize: m.sample_size,
-    confidence: m.confidence,
+    scanLessonConfidence: m.confidence,
     reinforcements: m.reinforcements,
     firstSeenMs: Date.parse(m.first_learned_at),
     lastSeenMs: Date.parse(m.last_seen),

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { IAgentRuntime } from '@elizaos/core';
-import { type DecayPolicy, confidenceAt, isInjectable } from './model/confidence';
+import { type DecayPolicy, ruleConfidenceAt, isInjectable } from './model/rule-confidence';
 import { type RuleWire, ruleToWire } from './model/export';
 import type { ImportStep } from './model/import';
 import type { Rule } from './model/types';
@@ -45,8 +45,8 @@ export function eventIngestReport(result: EventTextResult, byIndex: boolean): Ev
     duplicate: result.duplicate,
     rejected: [...broken, ...refused],
     parse_errors: result.parseErrors.length,
-    lessons_created: result.lessonsCreated,
-    lessons_updated: result.lessonsUpdated,
+    lessons_created: result.ruleLessonsCreated,
+    lessons_updated: result.ruleLessonsUpdated,
     rules_promoted: [...result.rulesPromoted],
   };
 }
@@ -59,7 +59,7 @@ export function rejectionPlace(r: EventRejectionWire): string {
 /** A listed rule: the seed's rule fields, plus its conflicts and its confidence now (decayed from its last validation). */
 export interface RuleListItem extends RuleWire {
   conflicts_with: string[];
-  /** `confidenceAt(last validated, now)`, 4 decimals: what the prompt and the guard use. */
+  /** `ruleConfidenceAt(last validated, now)`, 4 decimals: what the prompt and the guard use. */
   confidence_now: number;
   /** Whether TOP_RULES may inject it now (active, unflagged, no conflict, confidence ≥ 0.5). */
   injectable: boolean;
@@ -69,7 +69,7 @@ export function ruleListItem(rule: Rule, nowMs: number, policy: DecayPolicy): Ru
   return {
     ...ruleToWire(rule),
     conflicts_with: [...rule.conflictsWith],
-    confidence_now: Math.round(confidenceAt(rule.lastValidatedMs, nowMs, policy) * 10_000) / 10_000,
+    confidence_now: Math.round(ruleConfidenceAt(rule.lastValidatedMs, nowMs, policy) * 10_000) / 10_000,
     injectable: isInjectable(rule, nowMs, policy),
   };
 }

@@ -26,15 +26,15 @@ export const VECTOR_SOURCES = ['model', 'lexical'] as const;
 export type VectorSource = (typeof VECTOR_SOURCES)[number];
 
 /** The vector a lesson is compared by, stored so a restart does not need to re-embed. */
-export interface LessonVector {
+export interface RuleLessonVector {
   values: number[];
   source: VectorSource;
 }
 
 /** A lesson with its vector; on upsert an absent vector keeps the stored one. */
-export interface StoredLesson {
+export interface StoredRuleLesson {
   lesson: RuleLesson;
-  vector?: LessonVector;
+  vector?: RuleLessonVector;
 }
 
 const CATEGORY = /^[a-z][a-z0-9_-]*$/;
@@ -69,7 +69,7 @@ export const eventRowSchema = z
     teacher_trusted: z.boolean().nullable().default(null),
   })
   .transform((r): LearningEvent => {
-    const event: LearningEvent = { id: r.id, tsMs: r.ts_ms, type: r.type, category: r.category, tags: r.tags, problem: r.problem, solution: r.solution, confidence: r.confidence, source: r.source };
+    const event: LearningEvent = { id: r.id, tsMs: r.ts_ms, type: r.type, category: r.category, tags: r.tags, problem: r.problem, solution: r.solution, evidenceLevel: r.confidence, source: r.source };
     if (r.feedback !== null) event.feedback = r.feedback;
     if (r.teacher_id !== null) event.teacher = { entityId: r.teacher_id, trusted: r.teacher_trusted === true };
     return event;
@@ -82,7 +82,7 @@ const eventTypeCounts = z.object(Object.fromEntries(EVENT_TYPES.map((t) => [t, c
  * author: each of their events counts as one trusted confirmation and their words as trusted, as
  * they did when they were written.
  */
-const lessonSchema = z
+const ruleLessonSchema = z
   .object({
   id: z.string().min(1),
   createdMs: z.number().finite(),
@@ -110,13 +110,13 @@ const lessonSchema = z
   })
   .transform((l): RuleLesson => ({ ...l, trustedConfirmations: l.trustedConfirmations ?? l.sourceEventIds.map((id) => `event:${id}`) })) satisfies z.ZodType<RuleLesson, z.ZodTypeDef, unknown>;
 
-export const lessonRowSchema = z
+export const ruleLessonRowSchema = z
   .object({
-    doc: json(lessonSchema),
+    doc: json(ruleLessonSchema),
     vector: json(z.array(z.number().finite()).nullable()),
     vector_source: z.enum(VECTOR_SOURCES).nullable(),
   })
-  .transform((r): StoredLesson => (r.vector && r.vector_source ? { lesson: r.doc, vector: { values: r.vector, source: r.vector_source } } : { lesson: r.doc }));
+  .transform((r): StoredRuleLesson => (r.vector && r.vector_source ? { lesson: r.doc, vector: { values: r.vector, source: r.vector_source } } : { lesson: r.doc }));
 
 export const ruleSchema = z.object({
   id: z.string().min(1),

@@ -2,8 +2,8 @@ import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import { type GuardEntry, guardEntryToWire, type ParseErrorEntry, parseErrorToWire, type SettledGuardOutcome } from './model/logs';
 import type { LearningEvent, Rule } from './model/types';
-import { eventRowSchema, guardRowSchema, lessonRowSchema, type Loaded, parseErrorRowSchema, ruleRowSchema, type StoredLesson, validateRows } from './rule-rows';
-import { guardLog, ruleEvents, ruleLessons, ruleParseErrors, rules as rulesTable } from './tables';
+import { eventRowSchema, guardRowSchema, ruleLessonRowSchema, type Loaded, parseErrorRowSchema, ruleRowSchema, type StoredRuleLesson, validateRows } from './rule-rows';
+import { guardLog, ruleEvents, ruleLessons, ruleParseErrors, rulesTable } from './tables';
 import { qualifiedName } from '../shared/plugin-schema';
 import { chunks, type Db, queryRows } from '../shared/sql';
 import type { LogRetention } from '../shared/log-retention';
@@ -14,7 +14,7 @@ const INSERT_BATCH = 500;
 /** What one `commitLearning` call writes; every part is optional. */
 export interface LearningBatch {
   events?: readonly LearningEvent[];
-  lessons?: readonly StoredLesson[];
+  ruleLessons?: readonly StoredRuleLesson[];
   rules?: readonly Rule[];
   guardEntries?: readonly GuardEntry[];
   parseErrors?: readonly ParseErrorEntry[];
@@ -58,7 +58,7 @@ function lastById<T>(items: readonly T[], idOf: (item: T) => string): T[] {
 }
 
 /**
- * The rules system of one agent (seed 003) in the runtime's database: events, lessons with their
+ * The rules system of one agent (seed 003) in the runtime's database: events, rule lessons with their
  * vectors, typed rules, and the append-only guard and parse-error logs. Writes of several kinds
  * go through `commitLearning`, one database transaction: an event is never stored without the
  * lesson and rule changes it caused, nor the other way round.
@@ -78,11 +78,11 @@ export class RuleStore {
    */
   async commitLearning(batch: LearningBatch): Promise<CommitResult> {
     const result: CommitResult = { newEventIds: [], newGuardIds: [] };
-    const sizes = [batch.events, batch.lessons, batch.rules, batch.guardEntries, batch.parseErrors, batch.guardOutcomes].map((part) => part?.length ?? 0);
+    const sizes = [batch.events, batch.ruleLessons, batch.rules, batch.guardEntries, batch.parseErrors, batch.guardOutcomes].map((part) => part?.length ?? 0);
     if (sizes.every((n) => n === 0)) return result;
     await this.db.transaction(async (tx) => {
       result.newEventIds = await this.writeEvents(tx, batch.events ?? []);
-      await this.writeLessons(tx, batch.lessons ?? []);
+      await this.writeRuleLessons(tx, batch.ruleLessons ?? []);
       await this.writeRules(tx, batch.rules ?? []);
       result.newGuardIds = await this.writeGuardEntries(tx, batch.guardEntries ?? []);
       await this.writeGuardOutcomes(tx, batch.guardOutcomes ?? []);
@@ -96,8 +96,8 @@ export class RuleStore {
     return (await this.commitLearning({ events })).newEventIds;
   }
 
-  async upsertLessons(lessons: readonly StoredLesson[]): Promise<void> {
-    await this.commitLearning({ lessons });
+  async upsertRuleLessons(lessons: readonly StoredRuleLesson[]): Promise<void> {
+    await this.commitLearning({ ruleLessons: lessons });
   }
 
   async upsertRules(rules: readonly Rule[]): Promise<void> {
@@ -143,13 +143,13 @@ export class RuleStore {
     return Number(row?.n ?? 0);
   }
 
-  /** Every lesson with its stored vector, by id. */
-  async loadLessons(): Promise<Loaded<StoredLesson>> {
+  /** Every rule lesson with its stored vector, by id. */
+  async loadRuleLessons(): Promise<Loaded<StoredRuleLesson>> {
     const rows = await queryRows<Record<string, unknown>>(
       this.db,
       sql`SELECT id, doc, vector, vector_source FROM ${ruleLessons} WHERE agent_id = ${this.agentId}::uuid ORDER BY id`,
     );
-    return validateRows(qualifiedName(ruleLessons), rows, lessonRowSchema, (r) => r.id);
+    return validateRows(qualifiedName(ruleLessons), rows, ruleLessonRowSchema, (r) => r.id);
   }
 
   /** Every rule (active and retired), by id. */
@@ -210,7 +210,7 @@ export class RuleStore {
       const values = sql.join(
         batch.map(
           (e) =>
-            sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.type}, ${e.category}, ${json(e.tags)}, ${e.problem}, ${e.solution}, ${e.confidence}, ${e.source}, ${e.feedback ?? null}, ${e.teacher?.entityId ?? null}, ${e.teacher?.trusted ?? null})`,
+            sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.type}, ${e.category}, ${json(e.tags)}, ${e.problem}, ${e.solution}, ${e.evidenceLevel}, ${e.source}, ${e.feedback ?? null}, ${e.teacher?.entityId ?? null}, ${e.teacher?.trusted ?? null})`,
         ),
         sql`, `,
       );
@@ -225,7 +225,7 @@ export class RuleStore {
     return [...new Set(events.map((e) => e.id))].filter((id) => inserted.has(id));
   }
 
-  private async writeLessons(tx: Db, lessons: readonly StoredLesson[]): Promise<void> {
+  private async writeRuleLessons(tx: Db, lessons: readonly StoredRuleLesson[]): Promise<void> {
     const table = ruleLessons;
     for (const batch of chunks(lastById(lessons, (l) => l.lesson.id), INSERT_BATCH)) {
       const values = sql.join(

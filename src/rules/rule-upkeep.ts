@@ -1,10 +1,10 @@
-import { decayRule, validateRule as validatedRule, recordViolation as violatedRule } from './model/confidence';
+import { ruleAfterDecay, ruleAfterValidation, ruleAfterViolation } from './model/rule-confidence';
 import { approveCandidate, ruleFromScanLesson, scanLessonPromotion } from './model/promotion';
 import { nextId } from './model/rule-lessons';
 import type { Rule } from './model/types';
 import type { RuleBookState } from './rule-book-state';
-import { type IndexedLesson, promoteDue, scanLessonStatsOf, withConflicts } from './rule-learning';
-import { newestEvidenceFirst } from '../scan/lesson-metadata';
+import { type IndexedRuleLesson, promoteDue, scanLessonStatsOf, withConflicts } from './rule-learning';
+import { newestEvidenceFirst } from '../scan/scan-lesson-metadata';
 
 /** Why a rule was not changed: unknown id; retired; not in use (a candidate or rejected: approve it first); not a candidate (approve, reject). */
 export type RuleChangeRefusal = 'not_found' | 'retired' | 'not_active' | 'not_candidate';
@@ -12,20 +12,20 @@ export type RuleChange = { ok: true; rule: Rule } | { ok: false; code: RuleChang
 
 /**
  * The life of rules after they are learned: validation, violation and retirement; a trusted
- * person's approval or rejection of candidates; confidence decay; and promotion of lessons that
- * come due, of the rules system's own and of the scan system's.
+ * person's approval or rejection of candidates; confidence decay; and promotion of the lessons that
+ * come due: the rules system's own rule lessons and the scan system's scan lessons.
  */
 export class RuleUpkeep {
   constructor(private readonly state: RuleBookState) {}
 
   /** A rule confirmed (confidence back to 0.9, one more validation); rewarded in the ledger and a win in the ELO book. Only active rules. */
   validateRule(id: string, nowMs = Date.now()): Promise<RuleChange> {
-    return this.changeRule(id, nowMs, (r) => validatedRule(r, nowMs), 'validated', 'validated by request');
+    return this.changeRule(id, nowMs, (r) => ruleAfterValidation(r, nowMs), 'validated', 'validated by request');
   }
 
   /** A rule broken (one more violation); a penalty in the ledger and a loss in the ELO book. Only active rules. */
   recordViolation(id: string, nowMs = Date.now()): Promise<RuleChange> {
-    return this.changeRule(id, nowMs, (r) => violatedRule(r, nowMs), 'violated', 'violation reported');
+    return this.changeRule(id, nowMs, (r) => ruleAfterViolation(r, nowMs), 'violated', 'violation reported');
   }
 
   /** An active rule taken out of use; conflicts are recomputed, so its partner is no longer held back by it. */
@@ -70,10 +70,10 @@ export class RuleUpkeep {
       if (rule.status !== 'candidate') return { ok: false, code: 'not_candidate', message: `rule ${id} is ${rule.status}, not a candidate` };
       const decided = decide(rule);
       const rules = withConflicts(state.rules, [decided]);
-      const source = [...state.lessons.values()].find((l) => l.lesson.candidateRule === id);
+      const source = [...state.ruleLessons.values()].find((l) => l.lesson.candidateRule === id);
       const lessons = decided.status === 'active' && source && source.lesson.promotedToRule === undefined ? [{ ...source, lesson: { ...source.lesson, promotedToRule: id } }] : [];
-      await state.store.commitLearning({ rules, lessons: state.stored(lessons) });
-      state.adoptLessons(lessons);
+      await state.store.commitLearning({ rules, ruleLessons: state.storedRuleLessons(lessons) });
+      state.adoptRuleLessons(lessons);
       state.adoptRules(rules);
       return { ok: true, rule: state.rules.get(id) as Rule };
     });
@@ -81,7 +81,7 @@ export class RuleUpkeep {
 
   /**
    * Recomputes every active rule's confidence at `nowMs` from its last validation
-   * (`confidenceAt`), flags those below 0.5, and writes the ones that changed in one transaction.
+   * (`ruleConfidenceAt`), flags those below 0.5, and writes the ones that changed in one transaction.
    * A function of timestamps: a missed run loses nothing, a repeated one changes nothing.
    */
   applyDecay(nowMs: number): Promise<{ decayed: number; flagged: number }> {
@@ -91,7 +91,7 @@ export class RuleUpkeep {
       let flagged = 0;
       for (const rule of state.rules.values()) {
         if (rule.status !== 'active') continue;
-        const next = decayRule(rule, nowMs, state.settings.policy);
+        const next = ruleAfterDecay(rule, nowMs, state.settings.policy);
         if (next.confidenceScore === rule.confidenceScore && next.reviewFlagged === rule.reviewFlagged) continue;
         changed.push(next);
         if (next.reviewFlagged && !rule.reviewFlagged) flagged++;
@@ -102,17 +102,17 @@ export class RuleUpkeep {
     });
   }
 
-  /** Promotes lessons that meet the promotion settings now (e.g. once `SELF_IMPROVE_RULE_MIN_AGE_DAYS` have passed). */
-  promoteLessons(nowMs: number): Promise<string[]> {
+  /** Promotes rule lessons that meet the promotion settings now (e.g. once `SELF_IMPROVE_RULE_MIN_AGE_DAYS` have passed). */
+  promoteRuleLessons(nowMs: number): Promise<string[]> {
     const state = this.state;
     return state.writes.run(async () => {
-      const due = new Map([...state.lessons].filter(([, l]) => l.lesson.promotedToRule === undefined));
+      const due = new Map([...state.ruleLessons].filter(([, l]) => l.lesson.promotedToRule === undefined));
       const promotions = promoteDue(due, state.rules, state.settings.criteria, nowMs);
-      if (promotions.rules.length === 0 && promotions.lessonIds.length === 0) return [];
-      const lessons = promotions.lessonIds.map((id) => due.get(id) as IndexedLesson);
+      if (promotions.rules.length === 0 && promotions.ruleLessonIds.length === 0) return [];
+      const lessons = promotions.ruleLessonIds.map((id) => due.get(id) as IndexedRuleLesson);
       const rules = promotions.rules.length === 0 ? [] : withConflicts(state.rules, promotions.rules);
-      await state.store.commitLearning({ lessons: state.stored(lessons), rules });
-      state.adoptLessons(lessons);
+      await state.store.commitLearning({ ruleLessons: state.storedRuleLessons(lessons), rules });
+      state.adoptRuleLessons(lessons);
       state.adoptRules(rules);
       return promotions.promoted;
     });

@@ -47,7 +47,7 @@ export const ruleLessons = pluginSchema.table(
   (t) => [primaryKey({ columns: [t.agentId, t.id] }), check('rule_lessons_vector_source_check', sql`vector_source IN ('model', 'lexical')`)],
 );
 
-export const rules = pluginSchema.table(
+export const rulesTable = pluginSchema.table(
   'rules',
   {
     agentId: uuid('agent_id').notNull(),
@@ -87,4 +87,4 @@ export const ruleParseErrors = pluginSchema.table(
   (t) => [primaryKey({ columns: [t.agentId, t.seq] })],
 );
 
-export const ruleTables = { ruleEvents, ruleLessons, rules, guardLog, ruleParseErrors };
+export const ruleTables = { ruleEvents, ruleLessons, rules: rulesTable, guardLog, ruleParseErrors };

@@ -4,7 +4,7 @@ import { groupId, groupKeyOf } from './model/grouping';
 import type { FindingRow, OutcomeLabel } from './model/outcome';
 import { isStorableText } from '../shared/wire-text';
 import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
-import { findings as findingsTable, outcomes as outcomesTable } from './tables';
+import { findingsTable, outcomesTable } from './tables';
 
 const INSERT_BATCH = 1_000;
 /** Keys per lookup query. */

@@ -6,7 +6,7 @@ import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
-import { outcomeLearned, outcomes as outcomesTable, scanLessonEvidence } from './tables';
+import { outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
 
 /** Rows per INSERT statement (15 parameters each stays far below PostgreSQL's 65,535). */
 const INSERT_BATCH = 1_000;
@@ -130,7 +130,7 @@ export class OutcomeStore {
       project: r.project,
       scanner: r.scanner,
       model: r.model,
-      ...(r.confidence === null ? {} : { confidence: Number(r.confidence) }),
+      ...(r.confidence === null ? {} : { scannerConfidence: Number(r.confidence) }),
     }));
   }
 

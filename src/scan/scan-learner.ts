@@ -2,12 +2,12 @@ import { type IAgentRuntime, ModelType, type UUID } from '@elizaos/core';
 import type { SelfImproveConfig } from '../shared/config';
 import { coveringWindowEnds, DAY_MS, type GroupKey, parseGroupId } from './model/grouping';
 import { stableId } from '../shared/ids';
-import { draftStatisticalLessons, type LessonDraft, type LessonSpan, lessonConfidence, renderStatisticalLesson } from './model/lesson';
-import { bindTextFigures, renderTextParts, type TextPart } from './model/lesson-figures';
-import { buildLessonPrompt, parseLessonOutput, sampleFindings } from './model/lesson-prompt';
+import { draftStatisticalScanLessons, type ScanLessonDraft, type ScanLessonSpan, scanLessonConfidence, renderStatisticalScanLesson } from './model/scan-lesson';
+import { bindTextFigures, renderTextParts, type TextPart } from './model/scan-lesson-figures';
+import { buildScanLessonPrompt, parseScanLessonOutput, sampleFindings } from './model/scan-lesson-prompt';
 import { type GroupStats, summarizeOutcomes } from '../shared/stats';
-import { type Lesson, type LessonFacts, type LessonMetadata, lessonMetadataFor } from './lesson-metadata';
-import type { LessonStore } from './lesson-store';
+import { type ScanLesson, type ScanLessonFacts, type ScanLessonMetadata, scanLessonMetadataFor } from './scan-lesson-metadata';
+import type { ScanLessonStore } from './scan-lesson-store';
 import type { EvidenceOutcome, OutcomeStore, WindowOutcome } from './outcome-store';
 
 /** What one learning pass did. Field names are snake_case because they are printed as JSON. */
@@ -64,7 +64,7 @@ export class ScanLearner {
     private readonly runtime: IAgentRuntime,
     private readonly config: SelfImproveConfig,
     private readonly outcomes: OutcomeStore,
-    private readonly lessons: LessonStore,
+    private readonly scanLessons: ScanLessonStore,
   ) {}
 
   async learnPending(asOfMs: number, onProgress?: LearnProgress): Promise<LearnReport> {
@@ -120,7 +120,7 @@ export class ScanLearner {
     }
     const stats = summarizeOutcomes(scored(w.rows));
     for (const draft of await this.draft(w.key, stats, w.rows, { startMs: w.startMs, endMs: w.endMs }, report)) {
-      if (lessonConfidence(draft, stats) < this.config.SELF_IMPROVE_MIN_CONFIDENCE) {
+      if (scanLessonConfidence(draft, stats) < this.config.SELF_IMPROVE_MIN_CONFIDENCE) {
         report.skipped_low_confidence++;
         continue;
       }
@@ -130,28 +130,28 @@ export class ScanLearner {
   }
 
   /** Lessons from TEXT_SMALL when it is registered and allowed; from statistics otherwise or when its answer is unusable. */
-  private async draft(key: GroupKey, stats: GroupStats, rows: WindowOutcome[], span: LessonSpan, report: LearnReport): Promise<LessonDraft[]> {
+  private async draft(key: GroupKey, stats: GroupStats, rows: WindowOutcome[], span: ScanLessonSpan, report: LearnReport): Promise<ScanLessonDraft[]> {
     if (this.config.SELF_IMPROVE_LESSON_MODEL === 'off' || !this.runtime.getModel(ModelType.TEXT_SMALL)) {
-      return draftStatisticalLessons(key, stats, span);
+      return draftStatisticalScanLessons(key, stats, span);
     }
     const samples = sampleFindings(
       rows.map((r) => ({ finding_key: r.findingKey, label: r.label, summary: r.summary, tsMs: r.tsMs })),
       this.config.SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT,
     );
-    const prompt = buildLessonPrompt(key, stats, samples, this.config.SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT);
+    const prompt = buildScanLessonPrompt(key, stats, samples, this.config.SELF_IMPROVE_MAX_SAMPLES_PER_PROMPT);
     let answer: string;
     try {
       answer = String(await this.runtime.useModel(ModelType.TEXT_SMALL, { prompt, temperature: 0.2 }));
     } catch (error) {
       report.model_errors++;
       this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'TEXT_SMALL failed; lessons written from statistics');
-      return draftStatisticalLessons(key, stats, span);
+      return draftStatisticalScanLessons(key, stats, span);
     }
-    const parsed = parseLessonOutput(answer);
+    const parsed = parseScanLessonOutput(answer);
     report.malformed_model_outputs += parsed.malformed;
     if (parsed.error) {
       this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, code: parsed.error.code, detail: parsed.error.message }, 'model answer unusable; lessons written from statistics');
-      return draftStatisticalLessons(key, stats, span);
+      return draftStatisticalScanLessons(key, stats, span);
     }
     return this.withBoundFigures(parsed.lessons, stats, report);
   }
@@ -161,8 +161,8 @@ export class ScanLearner {
    * (`bindTextFigures`), so reinforcement can re-render them. A lesson quoting a count, share or
    * interval that none of the statistics has is an invented figure: counted as malformed, never stored.
    */
-  private withBoundFigures(lessons: readonly LessonDraft[], stats: GroupStats, report: LearnReport): LessonDraft[] {
-    const bound: LessonDraft[] = [];
+  private withBoundFigures(lessons: readonly ScanLessonDraft[], stats: GroupStats, report: LearnReport): ScanLessonDraft[] {
+    const bound: ScanLessonDraft[] = [];
     for (const lesson of lessons) {
       const { parts, unbound } = bindTextFigures(lesson.text, lesson.category, stats);
       if (unbound.length > 0) {
@@ -175,11 +175,11 @@ export class ScanLearner {
     return bound;
   }
 
-  private async store(draft: LessonDraft, w: LearningWindow, stats: GroupStats, report: LearnReport): Promise<UUID> {
-    const vector = await this.lessons.vectorizer.embed(draft.text);
-    const duplicate = this.lessons.nearestInGroup(w.group, vector);
-    const base = { groupId: w.group, key: w.key, windowStartMs: w.startMs, windowEndMs: w.endMs, asOfMs: w.asOfMs, embeddingSource: this.lessons.vectorizer.source } as const;
-    const existing = duplicate && duplicate.similarity >= this.config.SELF_IMPROVE_DEDUPE_THRESHOLD ? this.lessons.index.get(duplicate.item) : undefined;
+  private async store(draft: ScanLessonDraft, w: LearningWindow, stats: GroupStats, report: LearnReport): Promise<UUID> {
+    const vector = await this.scanLessons.vectorizer.embed(draft.text);
+    const duplicate = this.scanLessons.nearestInGroup(w.group, vector);
+    const base = { groupId: w.group, key: w.key, windowStartMs: w.startMs, windowEndMs: w.endMs, asOfMs: w.asOfMs, embeddingSource: this.scanLessons.vectorizer.source } as const;
+    const existing = duplicate && duplicate.similarity >= this.config.SELF_IMPROVE_DEDUPE_THRESHOLD ? this.scanLessons.index.get(duplicate.item) : undefined;
     if (existing) {
       await this.outcomes.linkEvidence(existing.id, w.group, w.startMs, w.endMs, w.maxSeq);
       const evidence = await this.outcomes.evidence(existing.id);
@@ -191,36 +191,36 @@ export class ScanLearner {
       const category = existing.metadata.category;
       const statedConfidence = Math.max(existing.metadata.stated_confidence, draft.statedConfidence);
       const textParts = existing.metadata.origin === 'model' ? boundParts(existing) : undefined;
-      const facts: LessonFacts = {
+      const facts: ScanLessonFacts = {
         ...base,
         category,
         origin: existing.metadata.origin,
         statedConfidence,
-        confidence: lessonConfidence({ category, statedConfidence }, evidenceStats),
+        scanLessonConfidence: scanLessonConfidence({ category, statedConfidence }, evidenceStats),
         evidence,
         stats: evidenceStats,
         previous: existing.metadata,
         ...(textParts ? { textParts } : {}),
       };
-      const metadata = lessonMetadataFor(facts);
-      await this.lessons.update(existing, reRendered(existing, w.key, evidenceStats, metadata), metadata);
+      const metadata = scanLessonMetadataFor(facts);
+      await this.scanLessons.update(existing, reRendered(existing, w.key, evidenceStats, metadata), metadata);
       report.lessons_reinforced++;
       return existing.id;
     }
     // A new lesson's evidence is exactly its window (a retried pass links the same rows again).
     const id = stableId('lesson', this.runtime.agentId, w.group, draft.category, draft.text);
     await this.outcomes.linkEvidence(id, w.group, w.startMs, w.endMs, w.maxSeq);
-    const facts: LessonFacts = {
+    const facts: ScanLessonFacts = {
       ...base,
       category: draft.category,
       origin: draft.origin,
       statedConfidence: draft.statedConfidence,
-      confidence: lessonConfidence(draft, stats),
+      scanLessonConfidence: scanLessonConfidence(draft, stats),
       evidence: w.rows,
       stats,
       ...(draft.textParts ? { textParts: draft.textParts } : {}),
     };
-    await this.lessons.create(id, draft.text, lessonMetadataFor(facts), vector, w.asOfMs);
+    await this.scanLessons.create(id, draft.text, scanLessonMetadataFor(facts), vector, w.asOfMs);
     report.lessons_created++;
     return id;
   }
@@ -238,7 +238,7 @@ interface LearningWindow {
 }
 
 /** A model lesson's bound figures: as stored, or (a lesson stored before figures were bound) bound now against the statistics its metadata was written with. */
-function boundParts(lesson: Lesson): TextPart[] {
+function boundParts(lesson: ScanLesson): TextPart[] {
   const m = lesson.metadata;
   return m.text_parts ?? bindTextFigures(lesson.text, m.category, { n: m.sample_size, labelCounts: m.label_counts }).parts;
 }
@@ -248,9 +248,9 @@ function boundParts(lesson: Lesson): TextPart[] {
  * lesson's sentence rendered again from the whole evidence and the widened window; a model
  * lesson's words with its bound figures rendered from the evidence.
  */
-function reRendered(lesson: Lesson, key: GroupKey, stats: GroupStats, metadata: LessonMetadata): string {
+function reRendered(lesson: ScanLesson, key: GroupKey, stats: GroupStats, metadata: ScanLessonMetadata): string {
   if (metadata.text_parts) return renderTextParts(metadata.text_parts, stats);
   if (metadata.origin === 'model') return lesson.text;
   const span = { startMs: Date.parse(metadata.window_start), endMs: Date.parse(metadata.window_end) };
-  return renderStatisticalLesson(metadata.category, key, stats, span) ?? lesson.text;
+  return renderStatisticalScanLesson(metadata.category, key, stats, span) ?? lesson.text;
 }

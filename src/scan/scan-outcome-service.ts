@@ -7,8 +7,8 @@ import { computeScanMetrics, type ScanMetricsReport } from './model/metrics';
 import { type TriageEstimate, TriagePrior } from './model/triage-prior';
 import { weeklyTriage, type WeeklyTriageReport } from './model/weekly-triage';
 import { FindingStore, type KnownFinding } from './finding-store';
-import { type Lesson, newestEvidenceFirst } from './lesson-metadata';
-import { LessonStore, vectorizerFor } from './lesson-store';
+import { type ScanLesson, newestEvidenceFirst } from './scan-lesson-metadata';
+import { ScanLessonStore, vectorizerFor } from './scan-lesson-store';
 import { OutcomeStore, type StoredOutcome, toStoredOutcome } from './outcome-store';
 import { findingContext } from '../elo/model/exposures';
 import { type LearnProgress, type LearnReport, ScanLearner } from './scan-learner';
@@ -25,7 +25,7 @@ import { LearningLease } from './learning-lease';
 export { SCAN_OUTCOME_SERVICE };
 
 /** The answer to `ingest`: what was new, what was already known, and every refused row with its field and reason. */
-export interface IngestResult {
+export interface OutcomeIngestResult {
   accepted: number;
   duplicate: number;
   rejected: RowRejection[];
@@ -34,7 +34,7 @@ export interface IngestResult {
 }
 
 /** Lessons named behind one prediction. */
-const MAX_LESSONS_PER_PREDICTION = 5;
+const MAX_SCAN_LESSONS_PER_PREDICTION = 5;
 /** Messages whose named finding is remembered: providers run several times per message. */
 const FINDING_CACHE_MESSAGES = 256;
 
@@ -58,7 +58,7 @@ export class ScanOutcomeService extends Service {
   settings!: SelfImproveConfig;
   outcomes!: OutcomeStore;
   findings!: FindingStore;
-  lessons!: LessonStore;
+  scanLessons!: ScanLessonStore;
   /** Outcome counts by group and parent level, kept current by `ingest`: predictions never touch the database. */
   prior!: TriagePrior;
   private learner!: ScanLearner;
@@ -70,7 +70,7 @@ export class ScanOutcomeService extends Service {
   /** Passes finished on this agent (by any process) as of this process's last pass; null before it. */
   private passesSeen: number | null = null;
   private readonly findingByMessage = new Map<string, FindingRow | null>();
-  private withdrawLessons: (() => void) | undefined;
+  private withdrawScanLessons: (() => void) | undefined;
 
   static override async start(runtime: IAgentRuntime): Promise<ScanOutcomeService> {
     const service = new ScanOutcomeService(runtime);
@@ -86,29 +86,29 @@ export class ScanOutcomeService extends Service {
     this.findings = new FindingStore(db, this.runtime.agentId);
     this.prior = new TriagePrior(this.settings.SELF_IMPROVE_PRIOR_STRENGTH);
     for (const c of await this.outcomes.labelCountsByGroup()) this.prior.add(parseGroupId(c.groupId), c.label, c.n);
-    this.lessons = new LessonStore(this.runtime, vectorizerFor(this.runtime));
-    await this.lessons.load();
-    this.learner = new ScanLearner(this.runtime, this.settings, this.outcomes, this.lessons);
+    this.scanLessons = new ScanLessonStore(this.runtime, vectorizerFor(this.runtime));
+    await this.scanLessons.load();
+    this.learner = new ScanLearner(this.runtime, this.settings, this.outcomes, this.scanLessons);
     this.lease = new LearningLease(db, this.runtime.agentId);
     this.pendingHint = (await this.outcomes.countPending()) > 0;
-    this.announceLessons();
+    this.announceScanLessons();
     await ensureLearnTask(this.runtime, this.settings.SELF_IMPROVE_POLL_INTERVAL_MS);
   }
 
   override async stop(): Promise<void> {
-    this.withdrawLessons?.();
+    this.withdrawScanLessons?.();
     await this.passes.idle();
   }
 
-  /** Lessons are news for the rest of the agent (`lessonsStored`): all of them to whoever subscribes, then each as it is stored. */
-  private announceLessons(): void {
+  /** Lessons are news for the rest of the agent (`scanLessonsStored`): all of them to whoever subscribes, then each as it is stored. */
+  private announceScanLessons(): void {
     const events = eventsOf(this.runtime);
     let announced = true;
-    this.lessons.index.onPut((lesson) => {
-      if (announced) void events.emit('lessonsStored', { lessons: [lesson] });
+    this.scanLessons.index.onPut((lesson) => {
+      if (announced) void events.emit('scanLessonsStored', { scanLessons: [lesson] });
     });
-    const withdraw = events.announce('lessonsStored', () => ({ lessons: this.lessons.index.all() }));
-    this.withdrawLessons = () => {
+    const withdraw = events.announce('scanLessonsStored', () => ({ scanLessons: this.scanLessons.index.all() }));
+    this.withdrawScanLessons = () => {
       announced = false;
       withdraw();
     };
@@ -123,7 +123,7 @@ export class ScanOutcomeService extends Service {
    * them commit with them, and a ledger failure never fails the ingest), then, once committed, as
    * the judgement of the findings they label (`workJudged`).
    */
-  async ingest(rows: readonly unknown[]): Promise<IngestResult> {
+  async ingest(rows: readonly unknown[]): Promise<OutcomeIngestResult> {
     const checked = checkOutcomeRows(rows);
     const stored = checked.valid.map(({ index, row }) => ({ index, outcome: toStoredOutcome(this.runtime.agentId, row) }));
     const { inserted, refused } = await this.outcomes.insert(
@@ -134,7 +134,7 @@ export class ScanOutcomeService extends Service {
     if (refusedRows.length > 0) {
       this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, refused: refusedRows.length, first: refusedRows[0] }, 'the database refused outcome rows that passed validation; the others were stored');
     }
-    const result: IngestResult = { accepted: 0, duplicate: 0, rejected: [...checked.rejected, ...refusedRows].sort((a, b) => a.index - b.index), outcomes: [] };
+    const result: OutcomeIngestResult = { accepted: 0, duplicate: 0, rejected: [...checked.rejected, ...refusedRows].sort((a, b) => a.index - b.index), outcomes: [] };
     const fresh: StoredOutcome[] = [];
     const refusedAt = new Set(refused.map((r) => r.position));
     for (const [position, { index, outcome }] of stored.entries()) {
@@ -173,7 +173,7 @@ export class ScanOutcomeService extends Service {
       const generation = this.ingestGeneration;
       const finished = await this.lease.acquire();
       try {
-        if (this.passesSeen !== null && finished !== this.passesSeen) await this.lessons.load();
+        if (this.passesSeen !== null && finished !== this.passesSeen) await this.scanLessons.load();
         const report = await this.learner.learnPending(asOfMs, options.onProgress);
         if (generation === this.ingestGeneration) this.pendingHint = false;
         return report;
@@ -202,7 +202,7 @@ export class ScanOutcomeService extends Service {
       finding_key: row.finding_key,
       group_id: group,
       ...this.prior.estimate(key, row.confidence),
-      lesson_ids: this.lessons.index.lessonsBehind(group, MAX_LESSONS_PER_PREDICTION).map((l) => l.id),
+      lesson_ids: this.scanLessons.index.lessonsBehind(group, MAX_SCAN_LESSONS_PER_PREDICTION).map((l) => l.id),
     };
   }
 
@@ -261,15 +261,15 @@ export class ScanOutcomeService extends Service {
   }
 
   /** Every lesson of the agent, newest evidence first. */
-  listLessons(): Lesson[] {
-    return this.lessons.all().sort(newestEvidenceFirst);
+  listScanLessons(): ScanLesson[] {
+    return this.scanLessons.all().sort(newestEvidenceFirst);
   }
 
   async counts(): Promise<{ outcomes: number; pending: number; lessons: number; awaiting_labels: number }> {
     return {
       outcomes: await this.outcomes.count(),
       pending: await this.outcomes.countPending(),
-      lessons: this.lessons.index.size,
+      lessons: this.scanLessons.index.size,
       awaiting_labels: await this.findings.countAwaiting(),
     };
   }

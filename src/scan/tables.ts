@@ -2,7 +2,7 @@ import { bigint, bigserial, doublePrecision, index, jsonb, primaryKey, text, tim
 import { pluginSchema } from '../shared/plugin-schema';
 
 /** Labelled outcomes of findings: one per (agent, finding, label); `row_json` is the validated row as ingested. */
-export const outcomes = pluginSchema.table(
+export const outcomesTable = pluginSchema.table(
   'outcomes',
   {
     id: uuid('id').primaryKey(),
@@ -38,7 +38,7 @@ export const scanLessonEvidence = pluginSchema.table(
 );
 
 /** Findings seen without a label (SARIF results nobody has triaged yet): they await an outcome. */
-export const findings = pluginSchema.table(
+export const findingsTable = pluginSchema.table(
   'findings',
   {
     agentId: uuid('agent_id').notNull(),
@@ -62,4 +62,4 @@ export const learningLease = pluginSchema.table('learning_lease', {
   generation: bigint('generation', { mode: 'number' }).notNull().default(0),
 });
 
-export const scanTables = { outcomes, outcomeLearned, scanLessonEvidence, findings, learningLease };
+export const scanTables = { outcomes: outcomesTable, outcomeLearned, scanLessonEvidence, findings: findingsTable, learningLease };

@@ -1,9 +1,9 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import { z } from 'zod';
 import { parseTierMap, SEED_INITIAL_TIERS } from '../elo/model/tier-map';
-import { DEFAULT_DECAY_POLICY } from '../rules/model/confidence';
+import { DEFAULT_DECAY_POLICY } from '../rules/model/rule-confidence';
 import { DEFAULT_GUARD_THRESHOLD } from '../rules/model/guard';
-import { DEFAULT_LESSON_MATCH_THRESHOLD } from '../rules/model/rule-lessons';
+import { DEFAULT_RULE_LESSON_MATCH_THRESHOLD } from '../rules/model/rule-lessons';
 import { DEFAULT_PROMOTION_CRITERIA, DEFAULT_SCAN_PROMOTION_CRITERIA } from '../rules/model/promotion';
 import { parsePrivateKey, parseTrustedKeys } from '../rules/model/signing';
 import { parseEntityList } from './trust';
@@ -122,7 +122,7 @@ export const settingsSchema = z.object({
   /** Tokens (≈ 4 characters each) the TOP_RULES provider may put into one prompt. */
   SELF_IMPROVE_RULE_TOKEN_BUDGET: int(50, 20_000, 300),
   /** Similarity (cosine + 0.25 × tag overlap, so up to 1.25) from which an event joins an existing lesson of its category. */
-  SELF_IMPROVE_RULE_MATCH_THRESHOLD: between(0, 1.25, DEFAULT_LESSON_MATCH_THRESHOLD),
+  SELF_IMPROVE_RULE_MATCH_THRESHOLD: between(0, 1.25, DEFAULT_RULE_LESSON_MATCH_THRESHOLD),
   /** Guard score (meaning + scope) from which a rule matches an intended action. */
   SELF_IMPROVE_GUARD_THRESHOLD: fraction(DEFAULT_GUARD_THRESHOLD, true),
   /** How often the rule decay task runs (decay is computed from timestamps, so a missed run loses nothing). */
@@ -132,7 +132,7 @@ export const settingsSchema = z.object({
   /** Scan lesson promotion: fewest labelled findings behind the lesson. */
   SELF_IMPROVE_SCAN_RULE_MIN_SAMPLE: int(1, 1_000_000, DEFAULT_SCAN_PROMOTION_CRITERIA.minSampleSize),
   /** ... lowest stored lesson confidence. */
-  SELF_IMPROVE_SCAN_RULE_MIN_CONFIDENCE: fraction(DEFAULT_SCAN_PROMOTION_CRITERIA.minConfidence),
+  SELF_IMPROVE_SCAN_RULE_MIN_CONFIDENCE: fraction(DEFAULT_SCAN_PROMOTION_CRITERIA.minScanLessonConfidence),
   /** ... fewest times the lesson was re-learned. */
   SELF_IMPROVE_SCAN_RULE_MIN_REINFORCEMENTS: int(0, 1_000_000, DEFAULT_SCAN_PROMOTION_CRITERIA.minReinforcements),
   /** ... days between first learned and last seen (support that lasted). */

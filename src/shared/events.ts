@@ -1,7 +1,7 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import type { ItemRef } from '../elo/model/exposures';
 import type { Rule } from '../rules/model/types';
-import type { Lesson } from '../scan/lesson-metadata';
+import type { ScanLesson } from '../scan/scan-lesson-metadata';
 import type { OutcomeLabel } from '../scan/model/outcome';
 import { EventHub } from './event-hub';
 import type { Db } from './sql';
@@ -16,7 +16,7 @@ export interface RecordedOutcome {
 
 /**
  * The outcome of work the agent did came back: `context` names the work (`findingContext`: a
- * finding got a label; `messageContext`: the run answering a message ended), `reward` how it went
+ * finding got a label; `messageContextId`: the run answering a message ended), `reward` how it went
  * (> 0 good, < 0 bad, 0 neither), `reason` the word for it in logs.
  */
 export interface Judgement {
@@ -52,7 +52,7 @@ export interface SelfImproveEvents {
   /** Rules were created or changed (stored first); announced: a late subscriber gets every rule. */
   rulesChanged: { rules: readonly Rule[] };
   /** Scan lessons were created or reinforced (stored first); announced: a late subscriber gets every lesson. */
-  lessonsStored: { lessons: readonly Lesson[] };
+  scanLessonsStored: { scanLessons: readonly ScanLesson[] };
   /** A trajectory was accepted and stored, and was granted `paidSats` (0: accepted but not paid). */
   trajectoryAccepted: { id: string; paidSats: number; quality: number };
   /**

@@ -1,7 +1,7 @@
 import { type ActionEventPayload, type IAgentRuntime, type Memory, type ModelEventPayload, type RunEventPayload, Service, type UUID } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import { loadConfig, type SelfImproveConfig } from '../shared/config';
-import { messageContext } from '../elo/model/exposures';
+import { messageContextId } from '../elo/model/exposures';
 import { runEloReward } from './model/run-outcome';
 import { stableId } from '../shared/ids';
 import { clipText } from '../shared/prompt-text';
@@ -45,7 +45,7 @@ export interface StoredTrajectory {
 }
 
 /** Whether a recorded trajectory may pay: the agent's own runs and the operator's CLI do; an HTTP submission only with a key. */
-export interface RecordOptions {
+export interface TrajectoryRecordOptions {
   pay: boolean;
 }
 
@@ -130,11 +130,11 @@ export class TrajectoryService extends Service {
    * again. A submitted trajectory pays at most what is left of SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY
    * (UTC day); records are taken one at a time, so two submissions cannot both spend the same sats.
    */
-  record(trajectory: TrajectoryInput, source: TrajectorySource, options: RecordOptions = { pay: true }): Promise<StoredTrajectory> {
+  record(trajectory: TrajectoryInput, source: TrajectorySource, options: TrajectoryRecordOptions = { pay: true }): Promise<StoredTrajectory> {
     return this.recording.run(() => this.recordNow(trajectory, source, options));
   }
 
-  private async recordNow(trajectory: TrajectoryInput, source: TrajectorySource, options: RecordOptions): Promise<StoredTrajectory> {
+  private async recordNow(trajectory: TrajectoryInput, source: TrajectorySource, options: TrajectoryRecordOptions): Promise<StoredTrajectory> {
     const raw = transcriptOf(trajectory);
     const id = stableId('trajectory', this.runtime.agentId, source === 'runtime' ? (trajectory.id ?? raw) : raw);
     const existing = await this.runtime.getMemoryById(id);
@@ -176,7 +176,7 @@ export class TrajectoryService extends Service {
   }
 
   /** Parses, scores and stores an external trajectory. */
-  async submit(text: string, source: TrajectorySource, id?: string, options: RecordOptions = { pay: true }): Promise<{ stored: StoredTrajectory; errors: { line: number; field: string; message: string }[] }> {
+  async submit(text: string, source: TrajectorySource, id?: string, options: TrajectoryRecordOptions = { pay: true }): Promise<{ stored: StoredTrajectory; errors: { line: number; field: string; message: string }[] }> {
     const { trajectory, errors } = parseTrajectoryText(text, id === undefined ? {} : { id });
     return { stored: await this.record(trajectory, source, options), errors };
   }
@@ -234,7 +234,7 @@ export class TrajectoryService extends Service {
   private async settleRun(p: RunEventPayload, stored: StoredTrajectory): Promise<void> {
     if (!p.messageId) return;
     const reward = runEloReward(stored.evaluation, p.status !== 'completed' || Boolean(p.error));
-    await eventsOf(this.runtime).emit('workJudged', { judgements: [{ context: messageContext(p.messageId), reward, reason: reward > 0 ? 'trajectory_accepted' : 'run_failed' }] });
+    await eventsOf(this.runtime).emit('workJudged', { judgements: [{ context: messageContextId(p.messageId), reward, reason: reward > 0 ? 'trajectory_accepted' : 'run_failed' }] });
   }
 
   /** Puts the message that started the run first, when the runtime still has it. */

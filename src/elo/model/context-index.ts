@@ -1,4 +1,4 @@
-import { TopK } from '../../scan/model/lesson-ranking';
+import { TopK } from '../../scan/model/scan-lesson-ranking';
 import { lexicalTokens } from '../../shared/lexical-vector';
 
 /** A piece of content the agent can be given: a lesson, a rule, a file, a record. */

@@ -7,11 +7,11 @@ export interface ItemRef {
 /** The context a finding's outcomes settle: items shown while the agent discussed the finding. */
 export const findingContext = (findingKey: string) => `finding:${findingKey}`;
 /** The context a message's run settles: items in that message's prompt. */
-export const messageContext = (messageId: string) => `message:${messageId}`;
+export const messageContextId = (messageId: string) => `message:${messageId}`;
 
 /** The contexts whose outcomes the items in a message's prompt answer for: the message, and the finding it names. */
 export function outcomeContextsOf(messageId: string, findingKey: string | undefined): string[] {
-  return findingKey === undefined ? [messageContext(messageId)] : [messageContext(messageId), findingContext(findingKey)];
+  return findingKey === undefined ? [messageContextId(messageId)] : [messageContextId(messageId), findingContext(findingKey)];
 }
 
 /** How long items stay attributable to an outcome that has not come back yet. */

@@ -1,8 +1,8 @@
 import type { IAgentRuntime, Memory } from '@elizaos/core';
 import { blendWithElo } from '../model/blend';
 import { HIGH_ELO_CONTEXT_HEADER, packRatedContent } from '../model/context-text';
-import { type EloBookService, LESSON_KIND } from '../elo-book-service';
-import { ContentRelevance } from '../../shared/relevance-calibration';
+import { type EloBookService, SCAN_LESSON_KIND } from '../elo-book-service';
+import { ContentRelevance } from '../../shared/scan-lesson-relevance';
 import { ELO_BOOK_SERVICE } from '../../shared/service-names';
 import { type ContextBlock, emptyBlock, itemKey } from '../../context/context-block';
 
@@ -32,7 +32,7 @@ function relevanceOf(book: EloBookService): ContentRelevance {
  * summarised, LOW as a pointer, VERY LOW left out; within `budgetTokens` and
  * SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET.
  */
-export function eloBlock(runtime: IAgentRuntime, message: Memory, nowMs: number, budgetTokens: number, shownBefore: ReadonlySet<string>, relatedLessons: ReadonlySet<string>): ContextBlock {
+export function eloBlock(runtime: IAgentRuntime, message: Memory, nowMs: number, budgetTokens: number, shownBefore: ReadonlySet<string>, relatedScanLessons: ReadonlySet<string>): ContextBlock {
   const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
   const query = message.content.text ?? '';
   if (!book || book.content.size === 0 || query.trim() === '' || budgetTokens <= 0) return EMPTY();
@@ -42,7 +42,7 @@ export function eloBlock(runtime: IAgentRuntime, message: Memory, nowMs: number,
     .filter((m) => {
       const key = itemKey(m.item.kind, m.item.id);
       if (shownBefore.has(key)) return false;
-      return m.item.kind === LESSON_KIND ? relatedLessons.has(key) : m.similarity > floor;
+      return m.item.kind === SCAN_LESSON_KIND ? relatedScanLessons.has(key) : m.similarity > floor;
     })
     .slice(0, CANDIDATES);
   if (matches.length === 0) return EMPTY();

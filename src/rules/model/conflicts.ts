@@ -66,7 +66,7 @@ export function findConflicts(
 /**
  * The rules with `conflictsWith` recomputed from `findConflicts` (partner ids, sorted; empty for
  * rules in no conflict, so retiring one side frees the other) and `reviewFlagged = true` for every
- * rule in a conflict (a flag set earlier is left to `validateRule` to clear). Order is kept.
+ * rule in a conflict (a flag set earlier is left to `ruleAfterValidation` to clear). Order is kept.
  */
 export function markConflicts(
   rules: readonly Rule[],

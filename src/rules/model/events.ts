@@ -175,7 +175,7 @@ export function checkEventRow(raw: unknown, index: number, defaults: EventDefaul
     tags: row.tags,
     problem: row.problem,
     solution: row.solution,
-    confidence: row.confidence,
+    evidenceLevel: row.confidence,
     source: row.source || defaults.source,
     ...(row.greg_feedback ? { feedback: row.greg_feedback } : {}),
   };
@@ -206,7 +206,7 @@ export interface EventWire {
   tags: string[];
   problem: string;
   solution: string;
-  confidence: LearningEvent['confidence'];
+  confidence: LearningEvent['evidenceLevel'];
   source: string;
   greg_feedback?: string;
 }
@@ -219,7 +219,7 @@ export function eventToWire(event: LearningEvent): EventWire {
     tags: [...event.tags],
     problem: event.problem,
     solution: event.solution,
-    confidence: event.confidence,
+    confidence: event.evidenceLevel,
     source: event.source,
     ...(event.feedback !== undefined ? { greg_feedback: event.feedback } : {}),
   };

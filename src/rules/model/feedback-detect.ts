@@ -105,7 +105,7 @@ export function explicitFeedbackEvent(text: string, context: { nowMs: number; so
     tags: salientTags(subject),
     problem: draftText(text),
     solution: instruction ?? '',
-    confidence: 'testing',
+    evidenceLevel: 'testing',
     source: context.source,
     feedback: text,
     polarity,
@@ -126,7 +126,7 @@ export function actionOutcomeEvent(input: { actionName: string; succeeded: boole
     tags: salientTags(words),
     problem: input.succeeded ? `Ran the action ${input.actionName}` : draftText(`The action ${input.actionName} failed: ${error}`),
     solution: input.succeeded ? `${input.actionName} succeeded` : '',
-    confidence: 'testing',
+    evidenceLevel: 'testing',
     source: input.source ?? 'action',
     polarity: input.succeeded ? 'positive' : 'negative',
   };

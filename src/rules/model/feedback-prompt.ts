@@ -126,5 +126,5 @@ export function parseFeedbackModelOutput(output: string): FeedbackParseResult {
 
 /** The event draft for a message the model classified; `feedback` keeps the person's words unchanged. */
 export function modelFeedbackEvent(feedback: ModelFeedback, message: { text: string; nowMs: number; source: string }): EventDraft {
-  return { tsMs: message.nowMs, ...feedback, confidence: 'testing', source: message.source, feedback: message.text };
+  return { tsMs: message.nowMs, ...feedback, evidenceLevel: 'testing', source: message.source, feedback: message.text };
 }

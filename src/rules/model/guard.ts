@@ -1,5 +1,5 @@
 import { lexicalTokens } from '../../shared/lexical-vector';
-import { DEFAULT_DECAY_POLICY, type DecayPolicy, injectableConfidence, recordViolation, validateRule } from './confidence';
+import { DEFAULT_DECAY_POLICY, type DecayPolicy, injectableRuleConfidence, ruleAfterViolation, ruleAfterValidation } from './rule-confidence';
 import { type PreparedRule, sparseCosine } from './prompt';
 import type { Rule } from './types';
 import { topicTokens } from './wording';
@@ -41,7 +41,7 @@ export interface GuardOptions {
 }
 
 /**
- * The injectable rules (`injectableConfidence`) whose `guardScore ≥ threshold`, by score (higher
+ * The injectable rules (`injectableRuleConfidence`) whose `guardScore ≥ threshold`, by score (higher
  * first), then id. `actionVector` and the rules' vectors come from the same model.
  */
 export function matchRulesForAction(actionText: string, actionVector: ArrayLike<number>, rules: Iterable<PreparedRule>, options: GuardOptions): GuardMatch[] {
@@ -54,7 +54,7 @@ export function matchRulesForAction(actionText: string, actionVector: ArrayLike<
     if (p.vector.length !== actionVector.length) {
       throw new RangeError(`rule ${p.rule.id} has a ${p.vector.length}-dimensional vector, the action ${actionVector.length}: use one model for both`);
     }
-    if (injectableConfidence(p.rule, options.nowMs, policy) === null) continue;
+    if (injectableRuleConfidence(p.rule, options.nowMs, policy) === null) continue;
     const score = guardScore(p, words, sparseCosine(query, p.vector));
     if (score >= threshold) matches.push({ rule: p.rule, score });
   }
@@ -92,9 +92,9 @@ export function judgeRuleOnOutcome(rule: Pick<Rule, 'type' | 'rule'>, outcome: {
   return rule.type === 'PREFER' ? 'unchanged' : 'violated';
 }
 
-/** The rule after a verdict at `nowMs`: `validateRule`, `recordViolation`, or the same rule. */
+/** The rule after a verdict at `nowMs`: `ruleAfterValidation`, `ruleAfterViolation`, or the same rule. */
 export function applyVerdict(rule: Rule, verdict: RuleVerdict, nowMs: number): Rule {
-  if (verdict === 'validated') return validateRule(rule, nowMs);
-  if (verdict === 'violated') return recordViolation(rule, nowMs);
+  if (verdict === 'validated') return ruleAfterValidation(rule, nowMs);
+  if (verdict === 'violated') return ruleAfterViolation(rule, nowMs);
   return rule;
 }

@@ -1,8 +1,8 @@
 import { DAY_MS } from '../../scan/model/grouping';
-import type { LessonCategory } from '../../scan/model/lesson';
+import type { ScanLessonCategory } from '../../scan/model/scan-lesson';
 import { clipText } from '../../shared/prompt-text';
 import { peopleOf, taughtByPerson } from './confirmations';
-import { RULE_START_CONFIDENCE } from './confidence';
+import { RULE_START_CONFIDENCE } from './rule-confidence';
 import { isoDay } from './dates';
 import { EVENT_CATEGORY_PATTERN } from './events';
 import { EVENT_TYPES, type EventType, RULE_TYPE_PRIORITY, RULE_TYPES, type Rule, type RuleLesson, type RuleStatus, type RuleType } from './types';
@@ -120,9 +120,9 @@ const CANDIDATE_WAITS = "Waits for approval by the agent's owner or an admin.";
  * The rule a lesson becomes: text `ruleTextFor(action, trigger, type)`, reason naming the lesson
  * and its evidence, category and tags of the lesson, confidence `RULE_START_CONFIDENCE` (0.9),
  * counters 0, created, checked and validated at `nowMs`, no conflicts; status active, or
- * `candidate` (`candidateFromLesson`).
+ * `candidate` (`candidateFromRuleLesson`).
  */
-export function ruleFromLesson(lesson: RuleLesson, type: RuleType, id: string, nowMs: number, status: RuleStatus = 'active'): Rule {
+export function ruleFromRuleLesson(lesson: RuleLesson, type: RuleType, id: string, nowMs: number, status: RuleStatus = 'active'): Rule {
   const events = `${lesson.sourceEventIds.length} events (${countsText(lesson.eventTypeCounts) || 'none counted'})`;
   const people = peopleOf(lesson.untrustedConfirmations);
   const reason =
@@ -142,9 +142,9 @@ export function wantsCandidate(lesson: RuleLesson): boolean {
   return lesson.promotedToRule === undefined && !lesson.reviewFlagged && taughtByPerson(lesson);
 }
 
-/** The candidate rule of a lesson: `ruleFromLesson` with status `candidate` and type `ruleTypeFor(lesson)`. */
-export function candidateFromLesson(lesson: RuleLesson, id: string, nowMs: number): Rule {
-  return ruleFromLesson(lesson, ruleTypeFor(lesson), id, nowMs, 'candidate');
+/** The candidate rule of a lesson: `ruleFromRuleLesson` with status `candidate` and type `ruleTypeFor(lesson)`. */
+export function candidateFromRuleLesson(lesson: RuleLesson, id: string, nowMs: number): Rule {
+  return ruleFromRuleLesson(lesson, ruleTypeFor(lesson), id, nowMs, 'candidate');
 }
 
 function newRule(fields: Pick<Rule, 'id' | 'type' | 'category' | 'tags' | 'rule' | 'reason' | 'sourceLesson'>, nowMs: number, status: RuleStatus = 'active'): Rule {
@@ -179,9 +179,9 @@ export function approveCandidate(rule: Rule, nowMs: number): Rule {
   };
 }
 
-/** `ruleFromLesson` plus the lesson marked `promotedToRule = id` (`id` is the lesson's candidate's, when it has one). */
-export function promoteLesson(lesson: RuleLesson, type: RuleType, id: string, nowMs: number): { rule: Rule; lesson: RuleLesson } {
-  return { rule: ruleFromLesson(lesson, type, id, nowMs), lesson: { ...lesson, promotedToRule: id } };
+/** `ruleFromRuleLesson` plus the lesson marked `promotedToRule = id` (`id` is the lesson's candidate's, when it has one). */
+export function promoteRuleLesson(lesson: RuleLesson, type: RuleType, id: string, nowMs: number): { rule: Rule; lesson: RuleLesson } {
+  return { rule: ruleFromRuleLesson(lesson, type, id, nowMs), lesson: { ...lesson, promotedToRule: id } };
 }
 
 /** What the promotion of a `scan-model-lesson` memory (seed 001) looks at. */
@@ -190,12 +190,12 @@ export interface ScanLessonStats {
   memoryId: string;
   text: string;
   /** Seed 001's kind of lesson, when known. */
-  lessonCategory?: LessonCategory;
+  lessonCategory?: ScanLessonCategory;
   /** The finding category the lesson is about (e.g. `sql-injection`), null for all. */
   findingCategory: string | null;
   sampleSize: number;
   /** The lesson's stored confidence in [0, 1]. */
-  confidence: number;
+  scanLessonConfidence: number;
   /** How many times the lesson was re-learned (deduplicated into the same memory). */
   reinforcements: number;
   firstSeenMs: number;
@@ -204,7 +204,7 @@ export interface ScanLessonStats {
 
 export interface ScanPromotionCriteria {
   minSampleSize: number;
-  minConfidence: number;
+  minScanLessonConfidence: number;
   minReinforcements: number;
   /** `lastSeenMs − firstSeenMs` must span this many days: support that lasted. */
   minSpanDays: number;
@@ -215,7 +215,7 @@ export interface ScanPromotionCriteria {
 /** 30 labelled findings, confidence 0.8, re-learned 3 times over at least 14 days, last seen within 30 days. */
 export const DEFAULT_SCAN_PROMOTION_CRITERIA: ScanPromotionCriteria = {
   minSampleSize: 30,
-  minConfidence: 0.8,
+  minScanLessonConfidence: 0.8,
   minReinforcements: 3,
   minSpanDays: 14,
   maxIdleDays: 30,
@@ -225,7 +225,7 @@ export type ScanPromotionRefusal = 'too_few_samples' | 'low_confidence' | 'too_f
 export type ScanPromotionDecision = { promote: true; type: RuleType } | { promote: false; reason: ScanPromotionRefusal; message: string };
 
 /** Rule type of a scan lesson by its kind when its words name none: patterns to doubt or verify are CHECK, what works is PREFER. */
-export const SCAN_RULE_TYPE: Record<LessonCategory, RuleType> = {
+export const SCAN_RULE_TYPE: Record<ScanLessonCategory, RuleType> = {
   'signal-quality': 'PREFER',
   'false-positive-pattern': 'CHECK',
   'remediation-effectiveness': 'CHECK',
@@ -242,7 +242,7 @@ export const SCAN_RULE_TYPE: Record<LessonCategory, RuleType> = {
 export function scanLessonPromotion(stats: ScanLessonStats, criteria: ScanPromotionCriteria, nowMs: number): ScanPromotionDecision {
   const refuse = (reason: ScanPromotionRefusal, message: string): ScanPromotionDecision => ({ promote: false, reason, message: `${stats.memoryId}: ${message}` });
   if (stats.sampleSize < criteria.minSampleSize) return refuse('too_few_samples', `sample size ${stats.sampleSize} < ${criteria.minSampleSize}`);
-  if (stats.confidence < criteria.minConfidence) return refuse('low_confidence', `confidence ${stats.confidence} < ${criteria.minConfidence}`);
+  if (stats.scanLessonConfidence < criteria.minScanLessonConfidence) return refuse('low_confidence', `confidence ${stats.scanLessonConfidence} < ${criteria.minScanLessonConfidence}`);
   if (stats.reinforcements < criteria.minReinforcements) return refuse('too_few_reinforcements', `${stats.reinforcements} reinforcements < ${criteria.minReinforcements}`);
   const spanDays = (stats.lastSeenMs - stats.firstSeenMs) / DAY_MS;
   if (spanDays < criteria.minSpanDays) return refuse('too_short_span', `seen over ${spanDays.toFixed(1)} days < ${criteria.minSpanDays}`);
@@ -257,9 +257,9 @@ export function scanRuleCategory(findingCategory: string | null): string {
   return lower.length <= 40 && EVENT_CATEGORY_PATTERN.test(lower) ? lower : 'scan';
 }
 
-/** The rule a scan lesson becomes: text `ruleTextFor(text, '', type)`, category `scanRuleCategory`, tags `[lessonCategory]` when known, the rest as `ruleFromLesson`. */
+/** The rule a scan lesson becomes: text `ruleTextFor(text, '', type)`, category `scanRuleCategory`, tags `[lessonCategory]` when known, the rest as `ruleFromRuleLesson`. */
 export function ruleFromScanLesson(stats: ScanLessonStats, type: RuleType, id: string, nowMs: number): Rule {
-  const reason = `Promoted from scan lesson ${stats.memoryId}: ${stats.sampleSize} labelled findings, confidence ${stats.confidence.toFixed(2)}, re-learned ${stats.reinforcements} times between ${isoDay(stats.firstSeenMs)} and ${isoDay(stats.lastSeenMs)}.`;
+  const reason = `Promoted from scan lesson ${stats.memoryId}: ${stats.sampleSize} labelled findings, confidence ${stats.scanLessonConfidence.toFixed(2)}, re-learned ${stats.reinforcements} times between ${isoDay(stats.firstSeenMs)} and ${isoDay(stats.lastSeenMs)}.`;
   return newRule(
     {
       id,

@@ -1,7 +1,7 @@
-import { TopK } from '../../scan/model/lesson-ranking';
+import { TopK } from '../../scan/model/scan-lesson-ranking';
 import { lexicalVector } from '../../shared/lexical-vector';
 import { escapeForPrompt, packWithinBudget } from '../../shared/prompt-text';
-import { DEFAULT_DECAY_POLICY, type DecayPolicy, injectableConfidence } from './confidence';
+import { DEFAULT_DECAY_POLICY, type DecayPolicy, injectableRuleConfidence } from './rule-confidence';
 import { RULE_TYPE_PRIORITY, type Rule } from './types';
 import { type SparseQuery, sparseQuery, unitVector } from '../../shared/similarity';
 
@@ -102,8 +102,8 @@ export interface RulePromptOptions extends RuleContext {
 
 export interface SelectedRule {
   rule: Rule;
-  /** `confidenceAt` the call's `nowMs`. */
-  confidence: number;
+  /** `ruleConfidenceAt` the call's `nowMs`. */
+  ruleConfidence: number;
 }
 
 export interface RulePrompt {
@@ -114,12 +114,12 @@ export interface RulePrompt {
 }
 
 /** `- [R-003 NEVER 0.90] <rule text escaped as data>`. */
-export function rulePromptLine(rule: Rule, confidence: number): string {
-  return `- [${rule.id} ${rule.type} ${confidence.toFixed(2)}] ${escapeForPrompt(rule.rule)}`;
+export function rulePromptLine(rule: Rule, ruleConfidence: number): string {
+  return `- [${rule.id} ${rule.type} ${ruleConfidence.toFixed(2)}] ${escapeForPrompt(rule.rule)}`;
 }
 
 /**
- * The rules for one prompt: those with `injectableConfidence` (active, unflagged, no conflict,
+ * The rules for one prompt: those with `injectableRuleConfidence` (active, unflagged, no conflict,
  * confidence ≥ 0.5 at `nowMs`) that `ruleApplies` to the context, ordered by type (NEVER, MUST,
  * CHECK, PREFER), then confidence (higher first), then id (ascending): the top-k key is
  * `typeRank + confidence`, which orders exactly so because confidence is in [0.5, 0.9]. At most
@@ -131,15 +131,15 @@ export function selectRulesForPrompt(prepared: Iterable<PreparedRule>, options: 
   const context = prepareContext(options);
   const top = new TopK<SelectedRule>(options.maxRules ?? DEFAULT_MAX_PROMPT_RULES);
   for (const p of prepared) {
-    const confidence = injectableConfidence(p.rule, options.nowMs, policy);
-    if (confidence === null) continue;
-    const key = p.typeRank + confidence;
+    const ruleConfidence = injectableRuleConfidence(p.rule, options.nowMs, policy);
+    if (ruleConfidence === null) continue;
+    const key = p.typeRank + ruleConfidence;
     if (key < top.floor()) continue;
     if (!ruleApplies(p, context, minSimilarity)) continue;
-    top.offer(p.rule.id, { rule: p.rule, confidence }, key);
+    top.offer(p.rule.id, { rule: p.rule, ruleConfidence }, key);
   }
   const ranked = top.result().map((r) => r.item);
-  const lines = packWithinBudget(RULES_PROMPT_HEADER, ranked.map((s) => rulePromptLine(s.rule, s.confidence)), options.tokenBudget);
+  const lines = packWithinBudget(RULES_PROMPT_HEADER, ranked.map((s) => rulePromptLine(s.rule, s.ruleConfidence)), options.tokenBudget);
   const selected = ranked.slice(0, lines.length);
   return { text: lines.length === 0 ? '' : [RULES_PROMPT_HEADER, ...lines].join('\n'), selected };
 }

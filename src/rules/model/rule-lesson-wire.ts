@@ -15,7 +15,7 @@ import { pathText, wireProblems } from '../../shared/wire-text';
  * `source_event_ids` is read with its timestamps as the ids; without `trusted_confirmations`,
  * each of its events counts as one trusted confirmation (as operator events do).
  */
-export interface LessonWire {
+export interface RuleLessonWire {
   id: string;
   created: string;
   category: string;
@@ -43,7 +43,7 @@ export interface LessonWire {
 }
 
 /** `eventTsMs` maps event ids to their times; ids it does not know are left out of `source_events`. */
-export function lessonToWire(lesson: RuleLesson, eventTsMs: ReadonlyMap<string, number>): LessonWire {
+export function ruleLessonToWire(lesson: RuleLesson, eventTsMs: ReadonlyMap<string, number>): RuleLessonWire {
   const sourceEvents: string[] = [];
   for (const id of lesson.sourceEventIds) {
     const ts = eventTsMs.get(id);
@@ -77,7 +77,7 @@ export function lessonToWire(lesson: RuleLesson, eventTsMs: ReadonlyMap<string, 
   };
 }
 
-const lessonWireSchema = z.object({
+const ruleLessonWireSchema = z.object({
   id: z.string({ required_error: 'id is required' }).regex(/^L-\d{3,}$/, 'id must look like L-001'),
   created: wireDayMs('created'),
   category: wireText('category').min(1, 'category must not be empty'),
@@ -104,16 +104,16 @@ const lessonWireSchema = z.object({
   author_trusted: z.boolean({ invalid_type_error: 'author_trusted must be true or false' }).default(true),
 });
 
-export type LessonFromWire = { ok: true; lesson: RuleLesson } | { ok: false; code: 'not_an_object' | 'invalid_field'; field: string; message: string };
+export type RuleLessonFromWire = { ok: true; lesson: RuleLesson } | { ok: false; code: 'not_an_object' | 'invalid_field'; field: string; message: string };
 
 /** Reads one wire lesson back (`wireProblems`, then zod); the first bad field is named. JSON null means absent. */
-export function lessonFromWire(raw: unknown): LessonFromWire {
+export function ruleLessonFromWire(raw: unknown): RuleLessonFromWire {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     return { ok: false, code: 'not_an_object', field: '(lesson)', message: 'a lesson must be a JSON object' };
   }
   const [unstorable] = wireProblems(raw);
   if (unstorable) return { ok: false, code: 'invalid_field', field: pathText(unstorable.path, '(lesson)'), message: unstorable.message };
-  const parsed = lessonWireSchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null)));
+  const parsed = ruleLessonWireSchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null)));
   if (!parsed.success) {
     return { ok: false, code: 'invalid_field', ...firstIssue(parsed.error, '(lesson)') };
   }

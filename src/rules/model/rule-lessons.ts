@@ -10,18 +10,18 @@ import { cosineSimilarity } from '../../shared/similarity';
  * the lesson's text is built from the event's own words (degraded mode); a model may rewrite it later.
  */
 
-/** Default `chooseLessonFor` threshold on `lessonSimilarity`. */
-export const DEFAULT_LESSON_MATCH_THRESHOLD = 0.5;
-/** Weight of tag overlap in `lessonSimilarity`. */
+/** Default `chooseRuleLessonFor` threshold on `ruleLessonSimilarity`. */
+export const DEFAULT_RULE_LESSON_MATCH_THRESHOLD = 0.5;
+/** Weight of tag overlap in `ruleLessonSimilarity`. */
 export const TAG_JACCARD_WEIGHT = 0.25;
 /** A lesson is `proven` once this many distinct trusted confirmations stand behind it (or one trusted `proven` event). */
 export const PROVEN_AFTER_EVENTS = 3;
 /** The numeric `confidence_score` of a lesson, by its evidence level. */
-export const LESSON_SCORE_BY_EVIDENCE: Record<EvidenceLevel, number> = { testing: 0.6, proven: 0.9 };
+export const RULE_LESSON_SCORE_BY_EVIDENCE: Record<EvidenceLevel, number> = { testing: 0.6, proven: 0.9 };
 /** At most this many tags per lesson (as per event). */
-export const MAX_LESSON_TAGS = 20;
+export const MAX_RULE_LESSON_TAGS = 20;
 /** Longest lesson text field; longer text is cut with `…`. */
-export const MAX_LESSON_TEXT_CHARS = 2000;
+export const MAX_RULE_LESSON_TEXT_CHARS = 2000;
 
 const TYPE_LABEL: Record<EventType, string> = {
   mistake: 'mistake',
@@ -51,7 +51,7 @@ export function eventVectorText(event: Pick<LearningEvent, 'problem' | 'solution
 }
 
 /** The text whose vector stands for a lesson: `trigger action` (for a new lesson: its first event's problem and solution). */
-export function lessonVectorText(lesson: Pick<RuleLesson, 'trigger' | 'action'>): string {
+export function ruleLessonVectorText(lesson: Pick<RuleLesson, 'trigger' | 'action'>): string {
   return `${lesson.trigger} ${lesson.action}`.trim();
 }
 
@@ -60,7 +60,7 @@ export function lessonVectorText(lesson: Pick<RuleLesson, 'trigger' | 'action'>)
  * `max(cos(eventVector, lessonVector), 0) + TAG_JACCARD_WEIGHT × jaccard(event.tags, lesson.tags)`,
  * in [0, 1.25]. Meaning decides; shared tags break near-ties and pull borderline events in.
  */
-export function lessonSimilarity(
+export function ruleLessonSimilarity(
   event: Pick<LearningEvent, 'category' | 'tags'>,
   eventVector: ArrayLike<number>,
   lesson: Pick<RuleLesson, 'category' | 'tags'>,
@@ -70,7 +70,7 @@ export function lessonSimilarity(
   return Math.max(cosineSimilarity(eventVector, lessonVector), 0) + TAG_JACCARD_WEIGHT * tagJaccard(event.tags, lesson.tags);
 }
 
-export interface LessonChoice {
+export interface RuleLessonChoice {
   lessonId: string;
   score: number;
 }
@@ -78,28 +78,28 @@ export interface LessonChoice {
 /**
  * The lesson an event joins: among candidates of the event's category that it `mayJoin` (an event
  * from a trusted source never joins a lesson worded by someone who may not teach), the highest
- * `lessonSimilarity` that is ≥ `threshold` (equal scores: the smaller id); null when none reaches
- * it, and the caller starts `newLesson`.
+ * `ruleLessonSimilarity` that is ≥ `threshold` (equal scores: the smaller id); null when none reaches
+ * it, and the caller starts `newRuleLesson`.
  */
-export function chooseLessonFor(
+export function chooseRuleLessonFor(
   event: Pick<LearningEvent, 'category' | 'tags' | 'teacher'>,
   eventVector: ArrayLike<number>,
   candidates: Iterable<{ lesson: Pick<RuleLesson, 'id' | 'category' | 'tags'> & Partial<Pick<RuleLesson, 'authorTrusted'>>; vector: ArrayLike<number> }>,
-  threshold = DEFAULT_LESSON_MATCH_THRESHOLD,
-): LessonChoice | null {
-  let best: LessonChoice | null = null;
+  threshold = DEFAULT_RULE_LESSON_MATCH_THRESHOLD,
+): RuleLessonChoice | null {
+  let best: RuleLessonChoice | null = null;
   for (const { lesson, vector } of candidates) {
     if (lesson.category !== event.category || !mayJoin(event, lesson)) continue;
-    const score = lessonSimilarity(event, eventVector, lesson, vector);
+    const score = ruleLessonSimilarity(event, eventVector, lesson, vector);
     if (score < threshold) continue;
     if (best === null || score > best.score || (score === best.score && lesson.id < best.lessonId)) best = { lessonId: lesson.id, score };
   }
   return best;
 }
 
-const clip = (text: string) => clipText(text, MAX_LESSON_TEXT_CHARS);
+const clip = (text: string) => clipText(text, MAX_RULE_LESSON_TEXT_CHARS);
 
-export type LessonText = Pick<RuleLesson, 'lesson' | 'context' | 'trigger' | 'action'>;
+export type RuleLessonText = Pick<RuleLesson, 'lesson' | 'context' | 'trigger' | 'action'>;
 
 /**
  * A lesson's text from one event, without a model:
@@ -107,9 +107,9 @@ export type LessonText = Pick<RuleLesson, 'lesson' | 'context' | 'trigger' | 'ac
  * - `action` = solution; without one, `Avoid: <problem>` for a mistake, else the problem;
  * - `lesson` = the action (the takeaway);
  * - `context` = `From a <type> in <category>: <problem>` plus ` Feedback: "<quote>"` when quoted.
- * Each is cut to `MAX_LESSON_TEXT_CHARS`.
+ * Each is cut to `MAX_RULE_LESSON_TEXT_CHARS`.
  */
-export function lessonText(event: Pick<LearningEvent, 'type' | 'category' | 'problem' | 'solution' | 'feedback'>): LessonText {
+export function ruleLessonText(event: Pick<LearningEvent, 'type' | 'category' | 'problem' | 'solution' | 'feedback'>): RuleLessonText {
   const label = TYPE_LABEL[event.type];
   const trigger = event.problem || `${label} in ${event.category}`;
   const action = event.solution || (event.type === 'mistake' ? `Avoid: ${event.problem}` : event.problem);
@@ -121,14 +121,14 @@ export function lessonText(event: Pick<LearningEvent, 'type' | 'category' | 'pro
  * Whether an event confirms the lesson it joins: a success, or feedback whose polarity is
  * positive (`feedbackPolarity`). Mistakes, debug sessions and discoveries add support, not validation.
  */
-export function confirmsLesson(event: Pick<LearningEvent, 'type' | 'tags' | 'feedback' | 'problem'>): boolean {
+export function confirmsRuleLesson(event: Pick<LearningEvent, 'type' | 'tags' | 'feedback' | 'problem'>): boolean {
   return event.type === 'success' || (event.type === 'feedback' && feedbackPolarity(event) === 'positive');
 }
 
 function mergeTags(kept: readonly string[], added: readonly string[]): string[] {
   const tags = new Set(kept);
   for (const tag of added) {
-    if (tags.size >= MAX_LESSON_TAGS) break;
+    if (tags.size >= MAX_RULE_LESSON_TAGS) break;
     tags.add(tag);
   }
   return [...tags].sort();
@@ -140,12 +140,12 @@ function mergeTags(kept: readonly string[], added: readonly string[]): string[] 
  * - `eventTypeCounts[type] + 1`, the event id appended to `sourceEventIds`;
  * - its `confirmationKey` added (once) to `trustedConfirmations` when `isTrustedEvidence(event)`,
  *   else to `untrustedConfirmations`;
- * - tags: the lesson's, then the event's new ones while fewer than `MAX_LESSON_TAGS`, sorted;
+ * - tags: the lesson's, then the event's new ones while fewer than `MAX_RULE_LESSON_TAGS`, sorted;
  * - `confidence` becomes `proven` (and stays) on a trusted `proven` event or once
- *   `trustedConfirmations.length ≥ PROVEN_AFTER_EVENTS`; `confidenceScore = LESSON_SCORE_BY_EVIDENCE[confidence]`;
+ *   `trustedConfirmations.length ≥ PROVEN_AFTER_EVENTS`; `confidenceScore = RULE_LESSON_SCORE_BY_EVIDENCE[confidence]`;
  * - a success counts as the lesson applied: `timesApplied + 1` (`timesSaved` moves only through
- *   `recordLessonApplied`, when a guard match prevented a mistake);
- * - when trusted and `confirmsLesson(event)`: `validationCount + 1` and
+ *   `recordRuleLessonApplied`, when a guard match prevented a mistake);
+ * - when trusted and `confirmsRuleLesson(event)`: `validationCount + 1` and
  *   `lastValidatedMs = max(lastValidatedMs, min(event.tsMs, nowMs))`.
  */
 export function absorbEvent(lesson: RuleLesson, event: LearningEvent, nowMs: number): RuleLesson {
@@ -158,9 +158,9 @@ export function absorbEvent(lesson: RuleLesson, event: LearningEvent, nowMs: num
   const key = confirmationKey(event);
   const withKey = (keys: readonly string[]) => (keys.includes(key) ? [...keys] : [...keys, key]);
   const trustedConfirmations = trusted ? withKey(lesson.trustedConfirmations) : lesson.trustedConfirmations;
-  const confidence: EvidenceLevel =
-    lesson.confidence === 'proven' || (trusted && event.confidence === 'proven') || trustedConfirmations.length >= PROVEN_AFTER_EVENTS ? 'proven' : 'testing';
-  const confirms = trusted && confirmsLesson(event);
+  const evidenceLevel: EvidenceLevel =
+    lesson.confidence === 'proven' || (trusted && event.evidenceLevel === 'proven') || trustedConfirmations.length >= PROVEN_AFTER_EVENTS ? 'proven' : 'testing';
+  const confirms = trusted && confirmsRuleLesson(event);
   return {
     ...lesson,
     tags: mergeTags(lesson.tags, event.tags),
@@ -168,24 +168,24 @@ export function absorbEvent(lesson: RuleLesson, event: LearningEvent, nowMs: num
     trustedConfirmations,
     untrustedConfirmations: trusted ? lesson.untrustedConfirmations : withKey(lesson.untrustedConfirmations),
     eventTypeCounts: { ...lesson.eventTypeCounts, [event.type]: lesson.eventTypeCounts[event.type] + 1 },
-    confidence,
-    confidenceScore: LESSON_SCORE_BY_EVIDENCE[confidence],
+    confidence: evidenceLevel,
+    confidenceScore: RULE_LESSON_SCORE_BY_EVIDENCE[evidenceLevel],
     timesApplied: lesson.timesApplied + (event.type === 'success' ? 1 : 0),
     validationCount: lesson.validationCount + (confirms ? 1 : 0),
     lastValidatedMs: confirms ? Math.max(lesson.lastValidatedMs, Math.min(event.tsMs, nowMs)) : lesson.lastValidatedMs,
   };
 }
 
-/** A new lesson `id` created at `nowMs` from its first event (`lessonText`, then `absorbEvent`), worded by the event's source (`authorTrusted`). */
-export function newLesson(event: LearningEvent, id: string, nowMs: number): RuleLesson {
+/** A new lesson `id` created at `nowMs` from its first event (`ruleLessonText`, then `absorbEvent`), worded by the event's source (`authorTrusted`). */
+export function newRuleLesson(event: LearningEvent, id: string, nowMs: number): RuleLesson {
   const empty: RuleLesson = {
     id,
     createdMs: nowMs,
     category: event.category,
     tags: [],
-    ...lessonText(event),
+    ...ruleLessonText(event),
     confidence: 'testing',
-    confidenceScore: LESSON_SCORE_BY_EVIDENCE.testing,
+    confidenceScore: RULE_LESSON_SCORE_BY_EVIDENCE.testing,
     timesApplied: 0,
     timesSaved: 0,
     sourceEventIds: [],
@@ -201,7 +201,7 @@ export function newLesson(event: LearningEvent, id: string, nowMs: number): Rule
 }
 
 /** The lesson after it was applied once (a guard matched it or its rule): `timesApplied + 1`, `timesSaved + 1` when that prevented a mistake. */
-export function recordLessonApplied(lesson: RuleLesson, saved: boolean): RuleLesson {
+export function recordRuleLessonApplied(lesson: RuleLesson, saved: boolean): RuleLesson {
   return { ...lesson, timesApplied: lesson.timesApplied + 1, timesSaved: lesson.timesSaved + (saved ? 1 : 0) };
 }
 

@@ -25,7 +25,8 @@ export interface LearningEvent {
   tags: string[];
   problem: string;
   solution: string;
-  confidence: EvidenceLevel;
+  /** What the event's source says of it: seed 003's `confidence` (the wire field and the column keep that name). */
+  evidenceLevel: EvidenceLevel;
   /** Where it happened: session, cron, chat, http, cli … */
   source: string;
   /** The human's exact words, for feedback events (wire: `greg_feedback`). */
@@ -44,7 +45,7 @@ export interface Teacher {
   trusted: boolean;
 }
 
-/** A reusable lesson clustered from events (seed 003 lesson format). */
+/** A rule lesson: a reusable lesson clustered from events (seed 003 lesson format), not a scan lesson. */
 export interface RuleLesson {
   /** `L-001` style. */
   id: string;
@@ -56,7 +57,9 @@ export interface RuleLesson {
   context: string;
   trigger: string;
   action: string;
+  /** The rule lesson's evidence level, from its events (seed 003's `confidence`; stored in the lesson document under that name). */
   confidence: EvidenceLevel;
+  /** `RULE_LESSON_SCORE_BY_EVIDENCE[confidence]` (wire `confidence_score`). */
   confidenceScore: number;
   timesApplied: number;
   timesSaved: number;
@@ -111,13 +114,13 @@ export interface Rule {
   rule: string;
   reason: string;
   createdMs: number;
-  /** Lesson id (`L-…`) or scan lesson memory id it was promoted from. */
+  /** Rule lesson id (`L-…`) or scan lesson memory id it was promoted from. */
   sourceLesson: string;
   violations: number;
   lastCheckedMs: number;
   lastValidatedMs: number;
   validationCount: number;
-  /** Confidence as last computed (decay is a function of `lastValidatedMs` and now). */
+  /** The rule's decaying confidence as last computed (`ruleConfidenceAt`; a function of `lastValidatedMs` and now; wire `confidence_score`). */
   confidenceScore: number;
   reviewFlagged: boolean;
   status: RuleStatus;

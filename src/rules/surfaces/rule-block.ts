@@ -20,7 +20,7 @@ export function rulesBlock(runtime: IAgentRuntime, message: Memory, nowMs: numbe
     result: {
       text: prompt.text,
       values: { topRuleIds: ids },
-      data: { rules: prompt.selected.map((s) => ({ id: s.rule.id, type: s.rule.type, category: s.rule.category, confidence: s.confidence })) },
+      data: { rules: prompt.selected.map((s) => ({ id: s.rule.id, type: s.rule.type, category: s.rule.category, confidence: s.ruleConfidence })) },
     },
     shown: { tool: 'top_rules', items: ids.map((id) => ({ kind: RULE_KIND, id })) },
     keys: ids.map((id) => itemKey(RULE_KIND, id)),

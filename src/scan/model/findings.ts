@@ -11,8 +11,8 @@ export interface MetricOutcome {
   scanner: string;
   /** "provider/name". */
   model: string;
-  /** The finding's own confidence in [0,1]. */
-  confidence?: number;
+  /** The scanner's confidence in the finding, in [0,1] (the outcome row's `confidence`). */
+  scannerConfidence?: number;
   reward: number;
 }
 
@@ -46,8 +46,8 @@ export interface FindingSummary {
   project: string;
   scanner: string;
   model: string;
-  /** Confidence of the latest outcome that has one. */
-  confidence: number | undefined;
+  /** The scanner's confidence of the latest outcome that has one. */
+  scannerConfidence: number | undefined;
   confirmed: boolean;
   hasAccepted: boolean;
   /** A `fixed` outcome at or after the first `accepted` one. */
@@ -72,7 +72,7 @@ export function compareOutcomes(a: MetricOutcome, b: MetricOutcome): number {
     compareText(a.project, b.project) ||
     compareText(a.scanner, b.scanner) ||
     compareText(a.model, b.model) ||
-    (a.confidence ?? -1) - (b.confidence ?? -1) ||
+    (a.scannerConfidence ?? -1) - (b.scannerConfidence ?? -1) ||
     a.reward - b.reward
   );
 }
@@ -89,7 +89,7 @@ interface FindingFold {
 
 function foldOutcome(fold: FindingFold, o: MetricOutcome): void {
   if (compareOutcomes(o, fold.latest) > 0) fold.latest = o;
-  if (o.confidence !== undefined && (!fold.latestConfident || compareOutcomes(o, fold.latestConfident) > 0)) {
+  if (o.scannerConfidence !== undefined && (!fold.latestConfident || compareOutcomes(o, fold.latestConfident) > 0)) {
     fold.latestConfident = o;
   }
   fold.earliestMs = Math.min(fold.earliestMs, o.tsMs);
@@ -141,7 +141,7 @@ export function summarizeFindings(
       project: f.latest.project,
       scanner: f.latest.scanner,
       model: f.latest.model,
-      confidence: f.latestConfident?.confidence,
+      scannerConfidence: f.latestConfident?.scannerConfidence,
       confirmed: CONFIRMED_LABELS[f.latest.label],
       hasAccepted: f.firstAcceptedMs !== Number.POSITIVE_INFINITY,
       fixedAfterAccepted: f.lastFixedMs >= f.firstAcceptedMs,

@@ -154,7 +154,7 @@ export function computeMetricSet(
       if (f.hasReopened) fixedThenReopened++;
     }
     if (f.hoursToFix !== null) hoursToFix.push(f.hoursToFix);
-    if (f.confidence !== undefined) confident.push({ findingKey: f.findingKey, p: f.confidence, y: f.confirmed ? 1 : 0 });
+    if (f.scannerConfidence !== undefined) confident.push({ findingKey: f.findingKey, p: f.scannerConfidence, y: f.confirmed ? 1 : 0 });
   }
   confident.sort((a, b) => b.p - a.p || compareText(a.findingKey, b.findingKey));
   const top = confident.slice(0, Math.max(0, Math.min(options.k, confident.length)));

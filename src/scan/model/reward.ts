@@ -10,15 +10,15 @@ export const REWARD_BY_LABEL: Record<OutcomeLabel, number> = {
 };
 
 /**
- * Seed 001 §3.2: `weighted = base * (0.5 + 0.5 * confidence)` when the finding states a
- * confidence in [0,1]; the base reward otherwise. A confident miss costs more, a confident hit
+ * Seed 001 §3.2: `weighted = base * (0.5 + 0.5 * scannerConfidence)` when the scanner stated a
+ * confidence in [0,1] for the finding (the row's `confidence`); the base reward otherwise. A confident miss costs more, a confident hit
  * earns more; a zero-confidence finding counts half.
  */
-export function weightedReward(label: OutcomeLabel, confidence?: number): number {
+export function weightedReward(label: OutcomeLabel, scannerConfidence?: number): number {
   const base = REWARD_BY_LABEL[label];
-  if (confidence === undefined) return base;
-  if (!(confidence >= 0 && confidence <= 1)) {
-    throw new RangeError(`confidence must be in [0,1], got ${confidence}`);
+  if (scannerConfidence === undefined) return base;
+  if (!(scannerConfidence >= 0 && scannerConfidence <= 1)) {
+    throw new RangeError(`confidence must be in [0,1], got ${scannerConfidence}`);
   }
-  return base * (0.5 + 0.5 * confidence);
+  return base * (0.5 + 0.5 * scannerConfidence);
 }

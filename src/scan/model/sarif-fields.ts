@@ -102,7 +102,7 @@ export function cweOf(result: Json, rule: Json | undefined): number | undefined 
 }
 
 /** properties.confidence in [0,1] → rank/100 when rank is in [0,100] (SARIF's -1 means unset). */
-export function confidenceOf(result: Json): number | undefined {
+export function scannerConfidenceOf(result: Json): number | undefined {
   const stated = dig(result, 'properties', 'confidence');
   if (typeof stated === 'number' && stated >= 0 && stated <= 1) return stated;
   const rank = result.rank;

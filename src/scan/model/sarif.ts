@@ -2,7 +2,7 @@ import { OUTCOME_LABELS, type OutcomeLabel } from './outcome';
 import {
   asObject,
   clip,
-  confidenceOf,
+  scannerConfidenceOf,
   cweOf,
   describe,
   dig,
@@ -207,7 +207,7 @@ function mapResult(result: Json, context: RunContext): Mapped {
       'unversioned',
     category: firstText(own('category'), dig(rule, 'properties', 'category')) ?? ruleId,
     cwe: cweOf(result, rule),
-    confidence: confidenceOf(result),
+    confidence: scannerConfidenceOf(result),
     severity: firstText(result.level, dig(rule, 'defaultConfiguration', 'level')) ?? 'warning',
     summary: summaryOf(result, rule),
     source: 'sarif',

@@ -40,7 +40,7 @@ export interface LevelEvidence {
 export interface TriageEstimate {
   /** Probability that an outcome of this finding is `rejected_fp`. */
   p_false_positive: number;
-  /** `Σ P(label) · weightedReward(label, confidence)`. */
+  /** `Σ P(label) · weightedReward(label, scannerConfidence)`. */
   expected_reward: number;
   label_probabilities: Record<OutcomeLabel, number>;
   /** Most specific level first. */
@@ -89,8 +89,8 @@ export class TriagePrior {
     return n;
   }
 
-  /** The prior for a finding of group `key`; `confidence` (the finding's own) weights the expected reward. */
-  estimate(key: GroupKey, confidence?: number): TriageEstimate {
+  /** The prior for a finding of group `key`; `scannerConfidence` (the scanner's, in the finding) weights the expected reward. */
+  estimate(key: GroupKey, scannerConfidence?: number): TriageEstimate {
     const ids = triageLevelIds(key);
     const m = this.strength;
     let probabilities: number[] = OUTCOME_LABELS.map(() => 1 / LABEL_COUNT);
@@ -105,7 +105,7 @@ export class TriagePrior {
     }
     const labelProbabilities = Object.fromEntries(OUTCOME_LABELS.map((l, i) => [l, probabilities[i] as number])) as Record<OutcomeLabel, number>;
     let expectedReward = 0;
-    for (const label of OUTCOME_LABELS) expectedReward += labelProbabilities[label] * weightedReward(label, confidence);
+    for (const label of OUTCOME_LABELS) expectedReward += labelProbabilities[label] * weightedReward(label, scannerConfidence);
     return {
       p_false_positive: labelProbabilities.rejected_fp,
       expected_reward: expectedReward,

@@ -1,18 +1,18 @@
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { DEFAULT_WEEKS, MAX_WEEKS } from '../model/weekly-triage';
-import { type EloBookService, LESSON_KIND } from '../../elo/elo-book-service';
-import type { Lesson } from '../lesson-metadata';
+import { type EloBookService, SCAN_LESSON_KIND } from '../../elo/elo-book-service';
+import type { ScanLesson } from '../scan-lesson-metadata';
 import { ELO_BOOK_SERVICE } from '../../shared/service-names';
 import { queryParam } from '../../shared/http/body';
 import { serviceOr503 } from './outcome-routes';
 import { boundedInt, oneOf, timeParam, uuidList } from '../../shared/http/query-params';
 
 /** Lessons one page of GET /self-improve/lessons holds at most, and by default. */
-export const MAX_LESSONS_PAGE = 100;
-export const DEFAULT_LESSONS_PAGE = 20;
+export const MAX_SCAN_LESSONS_PAGE = 100;
+export const DEFAULT_SCAN_LESSONS_PAGE = 20;
 
 /** One lesson as the lessons route lists it: what it says, its scope and evidence, and its ELO now. */
-export interface LessonListItem {
+export interface ScanLessonListItem {
   id: string;
   text: string;
   category: string;
@@ -36,7 +36,7 @@ function badRequest(res: RouteResponse, message: string): void {
   res.status(400).json({ error: message });
 }
 
-function listItem(lesson: Lesson, book: EloBookService | null, nowMs: number): LessonListItem {
+function listItem(lesson: ScanLesson, book: EloBookService | null, nowMs: number): ScanLessonListItem {
   const m = lesson.metadata;
   return {
     id: lesson.id,
@@ -54,7 +54,7 @@ function listItem(lesson: Lesson, book: EloBookService | null, nowMs: number): L
     scanner: m.scanner,
     model: `${m.model_provider}/${m.model_name}`,
     finding_category: m.finding_category,
-    elo: book ? book.currentElo(LESSON_KIND, lesson.id, nowMs) : null,
+    elo: book ? book.currentElo(SCAN_LESSON_KIND, lesson.id, nowMs) : null,
   };
 }
 
@@ -65,10 +65,10 @@ function listItem(lesson: Lesson, book: EloBookService | null, nowMs: number): L
  * `ids` (at most 100) keeps only those lessons. `count` is how many lessons the agent has in all.
  * 400 naming a bad parameter.
  */
-export async function handleGetLessons(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
-  const limit = boundedInt(queryParam(req, 'limit'), 'limit', 1, MAX_LESSONS_PAGE, DEFAULT_LESSONS_PAGE);
+export async function handleGetScanLessons(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
+  const limit = boundedInt(queryParam(req, 'limit'), 'limit', 1, MAX_SCAN_LESSONS_PAGE, DEFAULT_SCAN_LESSONS_PAGE);
   const sort = oneOf(queryParam(req, 'sort'), 'sort', ['newest', 'elo']);
-  const ids = uuidList(queryParam(req, 'ids'), 'ids', MAX_LESSONS_PAGE);
+  const ids = uuidList(queryParam(req, 'ids'), 'ids', MAX_SCAN_LESSONS_PAGE);
   if (!limit.ok) return badRequest(res, limit.message);
   if (!sort.ok) return badRequest(res, sort.message);
   if (!ids.ok) return badRequest(res, ids.message);
@@ -76,7 +76,7 @@ export async function handleGetLessons(req: RouteRequest, res: RouteResponse, ru
   if (!service) return;
   const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
   const nowMs = Date.now();
-  const all = service.listLessons();
+  const all = service.listScanLessons();
   const wanted = new Set(ids.value);
   const items = (wanted.size === 0 ? all : all.filter((l) => wanted.has(l.id))).map((l) => listItem(l, book, nowMs));
   if (sort.value === 'elo') items.sort((a, b) => (b.elo ?? 0) - (a.elo ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -102,6 +102,6 @@ export async function handleGetWeeklyMetrics(req: RouteRequest, res: RouteRespon
 }
 
 export const learningRoutes: Route[] = [
-  { type: 'GET', path: '/lessons', name: 'self-improve-lessons', handler: handleGetLessons },
+  { type: 'GET', path: '/lessons', name: 'self-improve-lessons', handler: handleGetScanLessons },
   { type: 'GET', path: '/metrics/weekly', name: 'self-improve-metrics-weekly', handler: handleGetWeeklyMetrics },
 ];

@@ -1,6 +1,6 @@
 import type { SarifDefaults } from '../model/sarif';
 import { ingestText } from '../../shared/ingest-text';
-import type { Lesson } from '../lesson-metadata';
+import type { ScanLesson } from '../scan-lesson-metadata';
 import { ingestSarif, looksLikeSarif, parseSarifText } from '../sarif-ingest';
 import { type ParsedArgs, UsageError } from '../../cli/args';
 import { progressPrinter } from '../../cli/output';
@@ -60,11 +60,11 @@ export async function learnCommand(args: ParsedArgs): Promise<CommandResult> {
   return { exitCode: 0, json: report, text };
 }
 
-export function lessonToJson(lesson: Lesson): Record<string, unknown> {
+export function scanLessonToJson(lesson: ScanLesson): Record<string, unknown> {
   return { id: lesson.id, text: lesson.text, ...lesson.metadata };
 }
 
-export function describeLesson(lesson: Lesson): string {
+export function describeScanLesson(lesson: ScanLesson): string {
   const m = lesson.metadata;
   const scope = `${m.project} / ${m.scanner} / ${m.model_provider}/${m.model_name}${m.finding_category ? ` / ${m.finding_category}` : ''}`;
   return [
@@ -76,8 +76,8 @@ export function describeLesson(lesson: Lesson): string {
 }
 
 /** `lessons`: every lesson with its evidence. */
-export async function lessonsCommand(args: ParsedArgs): Promise<CommandResult> {
-  const lessons = await withService(args, async (service) => service.listLessons());
-  const text = lessons.length === 0 ? 'no lessons yet' : lessons.map(describeLesson).join('\n\n');
-  return { exitCode: 0, json: { count: lessons.length, lessons: lessons.map(lessonToJson) }, text };
+export async function scanLessonsCommand(args: ParsedArgs): Promise<CommandResult> {
+  const lessons = await withService(args, async (service) => service.listScanLessons());
+  const text = lessons.length === 0 ? 'no lessons yet' : lessons.map(describeScanLesson).join('\n\n');
+  return { exitCode: 0, json: { count: lessons.length, lessons: lessons.map(scanLessonToJson) }, text };
 }

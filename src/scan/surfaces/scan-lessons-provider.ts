@@ -2,7 +2,7 @@ import type { IAgentRuntime, Memory, Provider, ProviderResult } from '@elizaos/c
 import { assembleContext } from '../../context/context-assembly';
 import { SCAN_LESSONS_POSITION } from '../../context/context-block';
 
-export { formatLessonLine, formatPriorLine, messageContext, SCAN_LESSONS_HEADER } from './lesson-lines';
+export { formatScanLessonLine, formatPriorLine, scanContextOfMessage, SCAN_LESSONS_HEADER } from './scan-lesson-lines';
 
 /**
  * SCAN_LESSONS: the lessons related to the current message (it names their finding, project,
@@ -16,5 +16,5 @@ export const scanLessonsProvider: Provider = {
   description: 'Lessons learned from judged scan findings that fit the current conversation, with their evidence size and window',
   dynamic: false,
   position: SCAN_LESSONS_POSITION,
-  get: async (runtime: IAgentRuntime, message: Memory): Promise<ProviderResult> => assembleContext(runtime, message).lessons(),
+  get: async (runtime: IAgentRuntime, message: Memory): Promise<ProviderResult> => assembleContext(runtime, message).scanLessons(),
 };

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { DAY_MS, type GroupKey } from '../../src/scan/model/grouping';
-import { draftStatisticalLessons, LESSON_CATEGORIES, type LessonCategory, lessonConfidence, SUPPORTING_RATE } from '../../src/scan/model/lesson';
+import { draftStatisticalScanLessons, SCAN_LESSON_CATEGORIES, type ScanLessonCategory, scanLessonConfidence, SUPPORTING_RATE } from '../../src/scan/model/scan-lesson';
 import { OUTCOME_LABELS, type OutcomeLabel } from '../../src/scan/model/outcome';
 import { REWARD_BY_LABEL } from '../../src/scan/model/reward';
 import { type GroupStats, type LabelCounts, statisticalSupport, summarizeOutcomes, wilsonInterval } from '../../src/shared/stats';
@@ -15,14 +15,14 @@ function statsOf(counts: Partial<LabelCounts>): GroupStats {
   return summarizeOutcomes(labels.map((label, i) => ({ label, reward: REWARD_BY_LABEL[label], tsMs: START + i * 3_600_000 })));
 }
 
-function rateOf(category: LessonCategory, stats: GroupStats): string {
+function rateOf(category: ScanLessonCategory, stats: GroupStats): string {
   const rate = SUPPORTING_RATE[category](stats.labelCounts, stats.n);
   return `${rate.successes} of ${rate.trials}`;
 }
 
-describe('lessonConfidence', () => {
+describe('scanLessonConfidence', () => {
   // Supports are 1 - width of the 95% Wilson interval, computed independently.
-  const table: [string, LessonCategory, Partial<LabelCounts>, number, number][] = [
+  const table: [string, ScanLessonCategory, Partial<LabelCounts>, number, number][] = [
     ['FP 30/40, stated 1 => support', 'false-positive-pattern', { rejected_fp: 30, fixed: 10 }, 1, 0.7399],
     ['FP 30/40, stated 0.6 => stated', 'false-positive-pattern', { rejected_fp: 30, fixed: 10 }, 0.6, 0.6],
     ['signal 36/40 => support', 'signal-quality', { fixed: 20, accepted: 16, ignored: 4 }, 0.95, 0.8091],
@@ -32,7 +32,7 @@ describe('lessonConfidence', () => {
     ['remediation with no fixes => 0', 'remediation-effectiveness', { ignored: 40 }, 0.9, 0],
   ];
   test.each(table)('%s', (_name, category, counts, stated, expected) => {
-    expect(lessonConfidence({ category, statedConfidence: stated }, statsOf(counts))).toBeCloseTo(expected, 4);
+    expect(scanLessonConfidence({ category, statedConfidence: stated }, statsOf(counts))).toBeCloseTo(expected, 4);
   });
 
   test('property: min(stated, support), never above the support', () => {
@@ -44,12 +44,12 @@ describe('lessonConfidence', () => {
       reopened: fc.nat(40),
     });
     fc.assert(
-      fc.property(counts, fc.constantFrom(...LESSON_CATEGORIES), fc.double({ min: 0, max: 1, noNaN: true }), (c, category, stated) => {
+      fc.property(counts, fc.constantFrom(...SCAN_LESSON_CATEGORIES), fc.double({ min: 0, max: 1, noNaN: true }), (c, category, stated) => {
         fc.pre(Object.values(c).some((v) => v > 0));
         const stats = statsOf(c);
         const rate = SUPPORTING_RATE[category](stats.labelCounts, stats.n);
         const support = statisticalSupport(rate.successes, rate.trials);
-        const confidence = lessonConfidence({ category, statedConfidence: stated }, stats);
+        const confidence = scanLessonConfidence({ category, statedConfidence: stated }, stats);
         expect(confidence).toBe(Math.min(stated, support));
         expect(confidence).toBeLessThanOrEqual(support);
         expect(confidence).toBeLessThanOrEqual(stated);
@@ -58,9 +58,9 @@ describe('lessonConfidence', () => {
   });
 });
 
-describe('draftStatisticalLessons', () => {
+describe('draftStatisticalScanLessons', () => {
   test('a 75% false-positive group of 40 yields one false-positive-pattern lesson with its count', () => {
-    const drafts = draftStatisticalLessons(KEY, statsOf({ rejected_fp: 30, fixed: 10 }));
+    const drafts = draftStatisticalScanLessons(KEY, statsOf({ rejected_fp: 30, fixed: 10 }));
     expect(drafts.map((d) => d.category)).toEqual(['false-positive-pattern']);
     const [fp] = drafts;
     expect(fp).toMatchObject({ statedConfidence: 1, origin: 'statistics' });
@@ -72,25 +72,25 @@ describe('draftStatisticalLessons', () => {
   });
 
   test('a mostly fixed group yields signal-quality', () => {
-    const drafts = draftStatisticalLessons(KEY, statsOf({ fixed: 36, ignored: 4 }));
+    const drafts = draftStatisticalScanLessons(KEY, statsOf({ fixed: 36, ignored: 4 }));
     expect(drafts.map((d) => d.category)).toEqual(['signal-quality']);
     expect(drafts[0]?.text).toContain('90% of xss findings were fixed or accepted (36 of 40, 95% CI 77%-96%');
   });
 
   test('without a category the text speaks of "findings"', () => {
-    const drafts = draftStatisticalLessons({ ...KEY, category: null }, statsOf({ fixed: 36, ignored: 4 }));
+    const drafts = draftStatisticalScanLessons({ ...KEY, category: null }, statsOf({ fixed: 36, ignored: 4 }));
     expect(drafts[0]?.text).toStartWith('For semgrep with openai/gpt-4o on project payments: 90% of findings were fixed or accepted');
   });
 
   test('many reopened fixes yield remediation-effectiveness', () => {
-    const drafts = draftStatisticalLessons(KEY, statsOf({ fixed: 6, reopened: 4 }));
+    const drafts = draftStatisticalScanLessons(KEY, statsOf({ fixed: 6, reopened: 4 }));
     expect(drafts.map((d) => d.category)).toEqual(['remediation-effectiveness']);
     // Wilson 4/10 = [0.168, 0.687]
     expect(drafts[0]?.text).toContain('4 of 10 fixes of xss findings were reopened (4 of 10, 95% CI 17%-69%');
   });
 
   test('mostly ignored findings yield repo-context-gap', () => {
-    const drafts = draftStatisticalLessons(KEY, statsOf({ ignored: 30, fixed: 10 }));
+    const drafts = draftStatisticalScanLessons(KEY, statsOf({ ignored: 30, fixed: 10 }));
     expect(drafts.map((d) => d.category)).toEqual(['repo-context-gap']);
     expect(drafts[0]?.text).toContain('75% of xss findings were ignored');
   });
@@ -105,11 +105,11 @@ describe('draftStatisticalLessons', () => {
     ['too few fixes to judge remediation', { fixed: 2, reopened: 2, accepted: 1 }],
   ];
   test.each(silent)('%s yields no lesson', (_name, counts) => {
-    expect(draftStatisticalLessons(KEY, statsOf(counts))).toEqual([]);
+    expect(draftStatisticalScanLessons(KEY, statsOf(counts))).toEqual([]);
   });
 
   test('property: a lesson appears exactly when its 95% lower bound clears its floor, and cites its count', () => {
-    const floors: [LessonCategory, number, number][] = [
+    const floors: [ScanLessonCategory, number, number][] = [
       // [category, floor on the Wilson lower bound, fewest trials]
       ['false-positive-pattern', 0.25, 1],
       ['signal-quality', 0.5, 1],
@@ -127,7 +127,7 @@ describe('draftStatisticalLessons', () => {
             return rate.trials >= fewest && wilsonInterval(rate.successes, rate.trials).low >= floor;
           })
           .map(([category]) => category);
-        const drafts = draftStatisticalLessons(KEY, stats);
+        const drafts = draftStatisticalScanLessons(KEY, stats);
         expect(drafts.map((d) => d.category)).toEqual(expected);
         expect(drafts.map((d) => d.text.includes(`${rateOf(d.category, stats)}, 95% CI`))).toEqual(expected.map(() => true));
       }),
@@ -136,6 +136,6 @@ describe('draftStatisticalLessons', () => {
 
   test('the span covers first to last day', () => {
     const stats = { ...statsOf({ rejected_fp: 30, fixed: 10 }), firstTsMs: START, lastTsMs: START + 6 * DAY_MS };
-    expect(draftStatisticalLessons(KEY, stats)[0]?.text).toContain('2026-11-01 to 2026-11-07');
+    expect(draftStatisticalScanLessons(KEY, stats)[0]?.text).toContain('2026-11-01 to 2026-11-07');
   });
 });

@@ -2,12 +2,12 @@ import type { IAgentRuntime, Memory } from '@elizaos/core';
 import { blendWithElo } from '../../elo/model/blend';
 import { packWithinBudget } from '../../shared/prompt-text';
 import { mentionsScanTopic } from '../model/topic';
-import { type EloBookService, LESSON_KIND } from '../../elo/elo-book-service';
-import type { Lesson } from '../lesson-metadata';
+import { type EloBookService, SCAN_LESSON_KIND } from '../../elo/elo-book-service';
+import type { ScanLesson } from '../scan-lesson-metadata';
 import type { ScanOutcomeService } from '../scan-outcome-service';
 import { ELO_BOOK_SERVICE, SCAN_OUTCOME_SERVICE } from '../../shared/service-names';
 import { type ContextBlock, emptyBlock, itemKey } from '../../context/context-block';
-import { contextOfFinding, formatLessonLine, formatPriorLine, messageContext, SCAN_LESSONS_HEADER } from './lesson-lines';
+import { scanContextOfFinding, formatScanLessonLine, formatPriorLine, scanContextOfMessage, SCAN_LESSONS_HEADER } from './scan-lesson-lines';
 
 /** Lessons considered for the prompt: more than any budget can hold. */
 const MAX_RANKED = 50;
@@ -15,9 +15,9 @@ const MAX_RANKED = 50;
 const EMPTY = () => emptyBlock({ scanLessonIds: [] });
 
 /** The lines in prompt order, each formatted only when packing gets to it. */
-function* promptLines(priorLines: readonly string[], lessons: readonly Lesson[]): Generator<string> {
+function* promptLines(priorLines: readonly string[], lessons: readonly ScanLesson[]): Generator<string> {
   yield* priorLines;
-  for (const lesson of lessons) yield formatLessonLine(lesson);
+  for (const lesson of lessons) yield formatScanLessonLine(lesson);
 }
 
 /**
@@ -28,18 +28,18 @@ function* promptLines(priorLines: readonly string[], lessons: readonly Lesson[])
  * exceeds the relevance floor calibrated for the vector source in use; nothing else reaches the
  * prompt (nor HIGH_ELO_CONTEXT: `related`). A
  * message about a known finding starts with the finding's prior and the lessons behind it. Ranked
- * by `lessonScore` blended with ELO, packed within `budgetTokens`.
+ * by `scanLessonScore` blended with ELO, packed within `budgetTokens`.
  */
-export async function lessonsBlock(runtime: IAgentRuntime, message: Memory, nowMs: number, budgetTokens: number): Promise<ContextBlock> {
+export async function scanLessonsBlock(runtime: IAgentRuntime, message: Memory, nowMs: number, budgetTokens: number): Promise<ContextBlock> {
   const service = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE);
   if (!service || budgetTokens <= 0) return EMPTY();
   const finding = await service.findingNamedBy(message);
   const prior = finding ? service.predictValid(finding) : null;
-  const index = service.lessons.index;
+  const index = service.scanLessons.index;
   if (!prior && index.size === 0) return EMPTY();
   const settings = service.settings;
-  const context = { ...messageContext(message, index), ...(finding ? contextOfFinding(finding) : {}) };
-  const [vector, floor] = await Promise.all([service.lessons.vectorForMessage(message), service.lessons.relevance.floor()]);
+  const context = { ...scanContextOfMessage(message, index), ...(finding ? scanContextOfFinding(finding) : {}) };
+  const [vector, floor] = await Promise.all([service.scanLessons.vectorForMessage(message), service.scanLessons.relevance.floor()]);
   const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
   const shortlist = index.rankScored(
     vector,
@@ -47,7 +47,7 @@ export async function lessonsBlock(runtime: IAgentRuntime, message: Memory, nowM
       context,
       nowMs,
       halfLifeDays: settings.SELF_IMPROVE_LESSON_HALF_LIFE_DAYS,
-      minConfidence: settings.SELF_IMPROVE_MIN_CONFIDENCE,
+      minScanLessonConfidence: settings.SELF_IMPROVE_MIN_CONFIDENCE,
       minSimilarity: floor,
       topical: prior !== null || mentionsScanTopic(message.content.text ?? ''),
     },
@@ -55,14 +55,14 @@ export async function lessonsBlock(runtime: IAgentRuntime, message: Memory, nowM
   );
   const ranked = book
     ? blendWithElo(
-        shortlist.map((r) => ({ item: r.item, kind: LESSON_KIND, id: r.id, relevance: r.score })),
+        shortlist.map((r) => ({ item: r.item, kind: SCAN_LESSON_KIND, id: r.id, relevance: r.score })),
         (kind, id) => book.currentElo(kind, id, nowMs),
         book.settings.blend,
       ).map((b) => b.item)
     : shortlist.map((r) => r.item);
-  const behind = (prior?.lesson_ids ?? []).map((id) => index.get(id)).filter((l): l is Lesson => l !== undefined);
+  const behind = (prior?.lesson_ids ?? []).map((id) => index.get(id)).filter((l): l is ScanLesson => l !== undefined);
   const shown = [...behind, ...ranked.filter((l) => !behind.includes(l))];
-  const related = shown.map((l) => itemKey(LESSON_KIND, l.id));
+  const related = shown.map((l) => itemKey(SCAN_LESSON_KIND, l.id));
   const budget = Math.min(budgetTokens, settings.SELF_IMPROVE_LESSON_TOKEN_BUDGET);
   const priorLines = prior ? [formatPriorLine(prior, 'below')] : [];
   const lines = packWithinBudget(SCAN_LESSONS_HEADER, promptLines(priorLines, shown), budget);
@@ -73,8 +73,8 @@ export async function lessonsBlock(runtime: IAgentRuntime, message: Memory, nowM
   const values = { scanLessonIds: ids, ...(prior ? { scanFindingPrior: prior.p_false_positive } : {}) };
   return {
     result: { text: [SCAN_LESSONS_HEADER, ...lines].join('\n'), values, data: { lessonIds: ids, ...(prior ? { prior } : {}) } },
-    shown: ids.length > 0 ? { tool: 'scan_lessons', items: ids.map((id) => ({ kind: LESSON_KIND, id })), findingKey: finding?.finding_key ?? null } : null,
-    keys: ids.map((id) => itemKey(LESSON_KIND, id)),
+    shown: ids.length > 0 ? { tool: 'scan_lessons', items: ids.map((id) => ({ kind: SCAN_LESSON_KIND, id })), findingKey: finding?.finding_key ?? null } : null,
+    keys: ids.map((id) => itemKey(SCAN_LESSON_KIND, id)),
     related,
   };
 }

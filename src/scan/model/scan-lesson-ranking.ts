@@ -14,7 +14,8 @@ export interface RankCandidate<T> {
   item: T;
   /** Cosine similarity to the current message, in [-1, 1]; negative counts as 0. */
   similarity: number;
-  confidence: number;
+  /** The scan lesson's stored confidence (metadata `confidence`). */
+  scanLessonConfidence: number;
   avgReward: number;
   lastSeenMs: number;
   /** How many of the message's context fields (project, scanner, model, category) the lesson matches. */
@@ -28,13 +29,13 @@ export interface Ranked<T> {
 }
 
 /** How relevant a lesson is to a message: `max(similarity, 0) + 0.25 × contextMatches`. */
-export function lessonRelevance(similarity: number, contextMatches: number): number {
+export function scanLessonRelevance(similarity: number, contextMatches: number): number {
   return Math.max(similarity, 0) + 0.25 * contextMatches;
 }
 
 /** What a lesson is worth regardless of the message: `confidence × |avg_reward|`. */
-export function lessonWeight(confidence: number, avgReward: number): number {
-  return confidence * Math.abs(avgReward);
+export function scanLessonWeight(scanLessonConfidence: number, avgReward: number): number {
+  return scanLessonConfidence * Math.abs(avgReward);
 }
 
 /**
@@ -42,8 +43,8 @@ export function lessonWeight(confidence: number, avgReward: number): number {
  * `max(similarity, 0) + 0.25 × contextMatches`, so a lesson about the project and scanner the
  * message names outranks a merely similar one.
  */
-export function lessonScore(c: Omit<RankCandidate<unknown>, 'id' | 'item'>, nowMs: number, halfLifeDays: number): number {
-  return lessonRelevance(c.similarity, c.contextMatches) * lessonWeight(c.confidence, c.avgReward) * freshness(nowMs - c.lastSeenMs, halfLifeDays);
+export function scanLessonScore(c: Omit<RankCandidate<unknown>, 'id' | 'item'>, nowMs: number, halfLifeDays: number): number {
+  return scanLessonRelevance(c.similarity, c.contextMatches) * scanLessonWeight(c.scanLessonConfidence, c.avgReward) * freshness(nowMs - c.lastSeenMs, halfLifeDays);
 }
 
 /** Higher score first; equal scores by id, so the order is the same on every call. */
@@ -82,9 +83,9 @@ export class TopK<T> {
   }
 }
 
-/** Ranks candidates by `lessonScore`; lessons scoring 0 are left out. */
-export function rankLessons<T>(candidates: readonly RankCandidate<T>[], nowMs: number, halfLifeDays: number, limit = Number.POSITIVE_INFINITY): Ranked<T>[] {
+/** Ranks candidates by `scanLessonScore`; lessons scoring 0 are left out. */
+export function rankScanLessons<T>(candidates: readonly RankCandidate<T>[], nowMs: number, halfLifeDays: number, limit = Number.POSITIVE_INFINITY): Ranked<T>[] {
   const top = new TopK<T>(limit === Number.POSITIVE_INFINITY ? candidates.length : limit);
-  for (const c of candidates) top.offer(c.id, c.item, lessonScore(c, nowMs, halfLifeDays));
+  for (const c of candidates) top.offer(c.id, c.item, scanLessonScore(c, nowMs, halfLifeDays));
   return top.result();
 }

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { LESSON_MEMORY_TYPE, LESSONS_TABLE, lessonMetadataSchema } from '../../src/scan/lesson-metadata';
+import { SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from '../../src/scan/scan-lesson-metadata';
 import { makeRows } from '../helpers/rows';
 import { chatMessage, emptyState, startAgent, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin, type TextSmallHandler } from '../helpers/test-models';
@@ -24,8 +24,8 @@ async function withModel(textSmall: TextSmallHandler, work: (agent: TestAgent, c
 }
 
 async function lessonMemories(agent: TestAgent) {
-  const all = await agent.runtime.getMemories({ tableName: LESSONS_TABLE, roomId: agent.runtime.agentId });
-  return all.filter((m) => (m.metadata as { type?: string }).type === LESSON_MEMORY_TYPE);
+  const all = await agent.runtime.getMemories({ tableName: SCAN_LESSONS_TABLE, roomId: agent.runtime.agentId });
+  return all.filter((m) => (m.metadata as { type?: string }).type === SCAN_LESSON_MEMORY_TYPE);
 }
 
 test('model lessons are stored with confidence capped by what the sample supports', async () => {
@@ -45,7 +45,7 @@ test('model lessons are stored with confidence capped by what the sample support
       expect(calls.textSmall[0]?.temperature).toBe(0.2);
       const memories = await lessonMemories(agent);
       expect(memories).toHaveLength(1);
-      const metadata = lessonMetadataSchema.parse(memories[0]?.metadata);
+      const metadata = scanLessonMetadataSchema.parse(memories[0]?.metadata);
       expect(metadata).toMatchObject({ origin: 'model', stated_confidence: 0.99, category: 'false-positive-pattern', sample_size: 40 });
       // min(0.99, support of 30 of 40) = 0.7399
       expect(metadata.confidence).toBeCloseTo(0.7399, 4);
@@ -82,7 +82,7 @@ test('malformed model answers are counted and never stored; statistics speak ins
       const report = await agent.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
       expect(report.malformed_model_outputs).toBe(1);
       const memories = await lessonMemories(agent);
-      expect(memories.map((m) => lessonMetadataSchema.parse(m.metadata).origin)).toEqual(['statistics']);
+      expect(memories.map((m) => scanLessonMetadataSchema.parse(m.metadata).origin)).toEqual(['statistics']);
       expect(memories.some((m) => (m.content.text ?? '').includes('no JSON today'))).toBe(false);
     },
   );

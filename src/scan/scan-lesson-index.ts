@@ -1,22 +1,22 @@
 import type { UUID } from '@elizaos/core';
 import { parseGroupId } from './model/grouping';
-import { freshness, lessonRelevance, lessonWeight, type Ranked, TopK } from './model/lesson-ranking';
+import { freshness, scanLessonRelevance, scanLessonWeight, type Ranked, TopK } from './model/scan-lesson-ranking';
 import { maxPerQuery } from '../shared/relevance-floor';
 import { triageLevelIds } from './model/triage-prior';
 import { nearest, type Neighbour, sparseQuery, unitVector } from '../shared/similarity';
 import { SimilarityColumns } from '../shared/similarity-columns';
-import type { Lesson } from './lesson-metadata';
+import type { ScanLesson } from './scan-lesson-metadata';
 
 /** The fields a prompt's context can name, as the index counts them. */
 export const CONTEXT_FIELDS = ['project', 'scanner', 'model_name', 'category'] as const;
 export type ContextField = (typeof CONTEXT_FIELDS)[number];
 
-/** What `LessonIndex.rank` needs besides the message vector. */
+/** What `ScanLessonIndex.rank` needs besides the message vector. */
 export interface RankQuery {
   context: Partial<Record<ContextField, string>>;
   nowMs: number;
   halfLifeDays: number;
-  minConfidence: number;
+  minScanLessonConfidence: number;
   /**
    * Cosine a lesson must exceed to count as related on meaning alone (the calibrated relevance
    * floor); a lesson sharing a context value with the message needs none. Default 0.
@@ -29,13 +29,13 @@ export interface RankQuery {
   topical?: boolean;
 }
 
-export function lessonContextValue(lesson: Lesson, field: ContextField): string | null {
+export function scanLessonContextValue(lesson: ScanLesson, field: ContextField): string | null {
   return field === 'category' ? lesson.metadata.finding_category : lesson.metadata[field];
 }
 
 interface IndexEntry {
   item: UUID;
-  lesson: Lesson;
+  lesson: ScanLesson;
   /** `last_seen` as epoch ms, parsed once. */
   lastSeenMs: number;
   /** `confidence × |avg_reward|`, computed once. */
@@ -51,13 +51,13 @@ interface IndexEntry {
 /**
  * The in-process index of an agent's lessons: every lesson with its vector, by group. Dedupe
  * compares a new lesson with the lessons of its own group only, because a lesson's metadata names
- * one group and merging across groups would make its provenance lie. Kept current by LessonStore,
+ * one group and merging across groups would make its provenance lie. Kept current by ScanLessonStore,
  * so no database query is needed to check a lesson or to list them.
  */
-export class LessonIndex {
+export class ScanLessonIndex {
   /** Per group, lessons by id (insertion order kept, so ties resolve the same way every time). */
   private readonly byGroup = new Map<string, Map<UUID, IndexEntry>>();
-  private readonly lessons = new Map<UUID, Lesson>();
+  private readonly lessons = new Map<UUID, ScanLesson>();
   private readonly columns = new SimilarityColumns();
   /** Entries by slot, for the column scan. */
   private readonly bySlot: IndexEntry[] = [];
@@ -77,23 +77,23 @@ export class LessonIndex {
     return this.changes;
   }
 
-  get(id: UUID): Lesson | undefined {
+  get(id: UUID): ScanLesson | undefined {
     return this.lessons.get(id);
   }
 
-  all(): Lesson[] {
+  all(): ScanLesson[] {
     return [...this.lessons.values()];
   }
 
-  private readonly putListeners: ((lesson: Lesson) => void)[] = [];
+  private readonly putListeners: ((lesson: ScanLesson) => void)[] = [];
 
   /** Calls `listener` with every lesson added or replaced from now on. */
-  onPut(listener: (lesson: Lesson) => void): void {
+  onPut(listener: (lesson: ScanLesson) => void): void {
     this.putListeners.push(listener);
   }
 
   /** Adds or replaces a lesson; without a vector, a replaced lesson keeps the one it had. */
-  put(lesson: Lesson, vector?: ArrayLike<number>): void {
+  put(lesson: ScanLesson, vector?: ArrayLike<number>): void {
     const group = lesson.metadata.group_id;
     const entries = this.byGroup.get(group) ?? new Map<UUID, IndexEntry>();
     const next = vector ? unitVector(vector) : entries.get(lesson.id)?.vector;
@@ -108,8 +108,8 @@ export class LessonIndex {
       item: lesson.id,
       lesson,
       lastSeenMs: Date.parse(lesson.metadata.last_seen),
-      weight: lessonWeight(lesson.metadata.confidence, lesson.metadata.avg_reward),
-      context: CONTEXT_FIELDS.map((field) => lessonContextValue(lesson, field)),
+      weight: scanLessonWeight(lesson.metadata.confidence, lesson.metadata.avg_reward),
+      context: CONTEXT_FIELDS.map((field) => scanLessonContextValue(lesson, field)),
       slot,
       vector: next,
     };
@@ -129,20 +129,20 @@ export class LessonIndex {
    * The lessons behind a triage prior for a finding of `group`: the group's own lessons, then
    * those of other groups with the same scanner and category; each part by confidence, then id.
    */
-  lessonsBehind(group: string, limit: number): Lesson[] {
-    const byConfidence = (a: Lesson, b: Lesson) => b.metadata.confidence - a.metadata.confidence || a.id.localeCompare(b.id);
+  lessonsBehind(group: string, limit: number): ScanLesson[] {
+    const byConfidence = (a: ScanLesson, b: ScanLesson) => b.metadata.confidence - a.metadata.confidence || a.id.localeCompare(b.id);
     const own = [...(this.byGroup.get(group)?.values() ?? [])].map((e) => e.lesson).sort(byConfidence);
     const parent = triageLevelIds(parseGroupId(group)).scanner_category;
     const related = [...(this.byScannerCategory.get(parent) ?? [])]
-      .map((id) => this.lessons.get(id) as Lesson)
+      .map((id) => this.lessons.get(id) as ScanLesson)
       .filter((l) => l.metadata.group_id !== group)
       .sort(byConfidence);
     return [...own, ...related].slice(0, limit);
   }
 
-  private count(lesson: Lesson, delta: number): void {
+  private count(lesson: ScanLesson, delta: number): void {
     for (const field of CONTEXT_FIELDS) {
-      const value = lessonContextValue(lesson, field);
+      const value = scanLessonContextValue(lesson, field);
       if (!value) continue;
       const counts = this.contextCounts[field];
       const next = (counts.get(value) ?? 0) + delta;
@@ -157,33 +157,33 @@ export class LessonIndex {
   }
 
   /**
-   * The `limit` best lessons for a message by `lessonScore`: cosine similarity to `vector` from the
+   * The `limit` best lessons for a message by `scanLessonScore`: cosine similarity to `vector` from the
    * similarity columns, matches with the context the message names, and the parts of the score
    * that do not depend on the message computed when the lesson was indexed. Lessons below
    * `minConfidence`, and those neither similar beyond `minSimilarity` (and 0) nor matching any
    * context (a `topical` message counts as one match with every lesson), are left out.
    */
-  rank(vector: ArrayLike<number>, query: RankQuery, limit: number): Lesson[] {
+  rank(vector: ArrayLike<number>, query: RankQuery, limit: number): ScanLesson[] {
     return this.rankScored(vector, query, limit).map((r) => r.item);
   }
 
   /** `rank` with each lesson's score. */
-  rankScored(vector: ArrayLike<number>, query: RankQuery, limit: number): Ranked<Lesson>[] {
+  rankScored(vector: ArrayLike<number>, query: RankQuery, limit: number): Ranked<ScanLesson>[] {
     const cosines = this.columns.cosines(sparseQuery(unitVector(vector)));
     const named = CONTEXT_FIELDS.map((field) => query.context[field] ?? null);
     const floor = Math.max(0, query.minSimilarity ?? 0);
     const topicalMatch = query.topical ? 1 : 0;
-    const top = new TopK<Lesson>(limit);
+    const top = new TopK<ScanLesson>(limit);
     for (let slot = 0; slot < this.bySlot.length; slot++) {
       const e = this.bySlot[slot] as IndexEntry;
-      if (e.lesson.metadata.confidence < query.minConfidence) continue;
+      if (e.lesson.metadata.confidence < query.minScanLessonConfidence) continue;
       let contextMatches = 0;
       for (let f = 0; f < named.length; f++) if (named[f] !== null && e.context[f] === named[f]) contextMatches++;
       contextMatches += topicalMatch;
       const similarity = cosines[slot] as number;
       if (similarity <= floor && contextMatches === 0) continue;
       // Freshness is at most 1: a lesson that cannot reach the current floor is skipped before pow.
-      const bound = lessonRelevance(similarity, contextMatches) * e.weight;
+      const bound = scanLessonRelevance(similarity, contextMatches) * e.weight;
       if (bound < top.floor()) continue;
       top.offer(e.item, e.lesson, bound * freshness(query.nowMs - e.lastSeenMs, query.halfLifeDays));
     }

@@ -2,9 +2,9 @@ import { type IAgentRuntime, type Memory, ModelType, type UUID } from '@elizaos/
 import { lexicalVector } from '../shared/lexical-vector';
 import type { Neighbour } from '../shared/similarity';
 import { agentMemory } from '../shared/agent-memory';
-import { LessonIndex } from './lesson-index';
-import { LessonRelevance } from '../shared/relevance-calibration';
-import { type Lesson, type LessonMetadata, LESSON_MEMORY_TYPE, LESSONS_TABLE, lessonMetadataSchema } from './lesson-metadata';
+import { ScanLessonIndex } from './scan-lesson-index';
+import { ScanLessonRelevanceFloor } from '../shared/scan-lesson-relevance';
+import { type ScanLesson, type ScanLessonMetadata, SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from './scan-lesson-metadata';
 
 /** Turns lesson text into the vector dedupe compares: the TEXT_EMBEDDING model, or the built-in lexical vector. */
 export interface Vectorizer {
@@ -33,10 +33,10 @@ const MESSAGE_VECTOR_CACHE = 64;
  * The agent's `scan-model-lesson` memories: written through the runtime (so they are ordinary
  * ElizaOS memories, `entityId = roomId = agentId`), mirrored in an in-process index.
  */
-export class LessonStore {
-  readonly index = new LessonIndex();
+export class ScanLessonStore {
+  readonly index = new ScanLessonIndex();
   /** The calibrated cosine beyond which a lesson is related to a message on meaning alone. */
-  readonly relevance: LessonRelevance;
+  readonly relevance: ScanLessonRelevanceFloor;
   private invalidOnLoad = 0;
   private readonly messageVectors = new Map<string, number[]>();
 
@@ -44,7 +44,7 @@ export class LessonStore {
     private readonly runtime: IAgentRuntime,
     readonly vectorizer: Vectorizer,
   ) {
-    this.relevance = new LessonRelevance(this.index, (text) => vectorizer.embed(text), (message, error) =>
+    this.relevance = new ScanLessonRelevanceFloor(this.index, (text) => vectorizer.embed(text), (message, error) =>
       runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, message),
     );
   }
@@ -56,17 +56,17 @@ export class LessonStore {
 
   /** Loads every lesson of the agent into the index; lessons stored under another vector source are re-embedded. */
   async load(): Promise<number> {
-    const memories = await this.runtime.getMemories({ tableName: LESSONS_TABLE, roomId: this.runtime.agentId, agentId: this.runtime.agentId });
+    const memories = await this.runtime.getMemories({ tableName: SCAN_LESSONS_TABLE, roomId: this.runtime.agentId, agentId: this.runtime.agentId });
     for (const memory of memories) {
       const raw = memory.metadata as { type?: string } | undefined;
-      if (raw?.type !== LESSON_MEMORY_TYPE || !memory.id) continue;
-      const parsed = lessonMetadataSchema.safeParse(memory.metadata);
+      if (raw?.type !== SCAN_LESSON_MEMORY_TYPE || !memory.id) continue;
+      const parsed = scanLessonMetadataSchema.safeParse(memory.metadata);
       if (!parsed.success) {
         this.invalidOnLoad++;
         this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, lessonId: memory.id, issue: parsed.error.issues[0]?.message }, 'lesson metadata is invalid; left out of the index');
         continue;
       }
-      const lesson = toLesson(memory, parsed.data);
+      const lesson = toScanLesson(memory, parsed.data);
       const sameSpace = parsed.data.embedding_source === this.vectorizer.source && memory.embedding?.length;
       const vector = this.vectorizer.source === 'lexical' ? lexicalVector(lesson.text) : sameSpace ? (memory.embedding as number[]) : await this.reembed(lesson);
       this.index.put(lesson, vector);
@@ -75,9 +75,9 @@ export class LessonStore {
     return this.index.size;
   }
 
-  private async reembed(lesson: Lesson): Promise<number[]> {
+  private async reembed(lesson: ScanLesson): Promise<number[]> {
     const vector = await this.vectorizer.embed(lesson.text);
-    const metadata: LessonMetadata = { ...lesson.metadata, embedding_source: this.vectorizer.source };
+    const metadata: ScanLessonMetadata = { ...lesson.metadata, embedding_source: this.vectorizer.source };
     await this.runtime.updateMemory({ id: lesson.id, metadata, embedding: vector });
     lesson.metadata = metadata;
     return vector;
@@ -87,15 +87,15 @@ export class LessonStore {
     return this.index.nearestInGroup(group, vector);
   }
 
-  async create(id: UUID, text: string, metadata: LessonMetadata, vector: number[], createdAt: number): Promise<Lesson> {
+  async create(id: UUID, text: string, metadata: ScanLessonMetadata, vector: number[], createdAt: number): Promise<ScanLesson> {
     const memory = agentMemory(this.runtime, id, text, metadata, { createdAt, unique: true, ...(this.vectorizer.source === 'model' ? { embedding: vector } : {}) });
-    await this.runtime.createMemory(memory, LESSONS_TABLE);
-    const lesson: Lesson = { id, text, metadata, createdAt };
+    await this.runtime.createMemory(memory, SCAN_LESSONS_TABLE);
+    const lesson: ScanLesson = { id, text, metadata, createdAt };
     this.index.put(lesson, vector);
     return lesson;
   }
 
-  async update(lesson: Lesson, text: string, metadata: LessonMetadata): Promise<Lesson> {
+  async update(lesson: ScanLesson, text: string, metadata: ScanLessonMetadata): Promise<ScanLesson> {
     const textChanged = text !== lesson.text;
     const vector = textChanged ? await this.vectorizer.embed(text) : undefined;
     const ok = await this.runtime.updateMemory({
@@ -105,7 +105,7 @@ export class LessonStore {
       ...(vector && this.vectorizer.source === 'model' ? { embedding: vector } : {}),
     });
     if (!ok) throw new Error(`could not update lesson ${lesson.id}`);
-    const updated: Lesson = { ...lesson, text, metadata };
+    const updated: ScanLesson = { ...lesson, text, metadata };
     this.index.put(updated, vector);
     return updated;
   }
@@ -121,11 +121,11 @@ export class LessonStore {
     return vector;
   }
 
-  all(): Lesson[] {
+  all(): ScanLesson[] {
     return this.index.all();
   }
 }
 
-function toLesson(memory: Memory, metadata: LessonMetadata): Lesson {
+function toScanLesson(memory: Memory, metadata: ScanLessonMetadata): ScanLesson {
   return { id: memory.id as UUID, text: memory.content.text ?? '', metadata, createdAt: memory.createdAt ?? 0 };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { bindTextFigures, renderTextParts } from '../../src/scan/model/lesson-figures';
+import { bindTextFigures, renderTextParts } from '../../src/scan/model/scan-lesson-figures';
 import { emptyLabelCounts, type LabelCounts } from '../../src/shared/stats';
 
 const stats = (counts: Partial<LabelCounts>) => {

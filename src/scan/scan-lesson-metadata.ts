@@ -1,14 +1,14 @@
 import type { UUID } from '@elizaos/core';
 import { z } from 'zod';
 import { dominantValue } from './model/grouping';
-import { LESSON_CATEGORIES } from './model/lesson';
-import { type TextPart, textPartSchema } from './model/lesson-figures';
+import { SCAN_LESSON_CATEGORIES } from './model/scan-lesson';
+import { type TextPart, textPartSchema } from './model/scan-lesson-figures';
 import { OUTCOME_LABELS } from './model/outcome';
 
-export const LESSON_MEMORY_TYPE = 'scan-model-lesson';
-export const LESSON_CREATED_FROM = 'scan_finding_outcomes';
+export const SCAN_LESSON_MEMORY_TYPE = 'scan-model-lesson';
+export const SCAN_LESSON_CREATED_FROM = 'scan_finding_outcomes';
 /** The memory table lessons live in: MemoryType.CUSTOM, as seed 001 §5 asks. */
-export const LESSONS_TABLE = 'custom';
+export const SCAN_LESSONS_TABLE = 'custom';
 /** Outcome ids kept in a lesson's metadata (newest first); the evidence table keeps them all. */
 export const MAX_EVIDENCE_IDS_IN_METADATA = 200;
 
@@ -19,9 +19,9 @@ const labelCountsSchema = z.object(Object.fromEntries(OUTCOME_LABELS.map((l) => 
  * `prompt_version`/`strategy_version` are null when the outcomes named none) plus provenance.
  * `category` is the lesson's category; the group's finding category is `finding_category`.
  */
-export const lessonMetadataSchema = z.object({
-  type: z.literal(LESSON_MEMORY_TYPE),
-  category: z.enum(LESSON_CATEGORIES),
+export const scanLessonMetadataSchema = z.object({
+  type: z.literal(SCAN_LESSON_MEMORY_TYPE),
+  category: z.enum(SCAN_LESSON_CATEGORIES),
   confidence: z.number().min(0).max(1),
   avg_reward: z.number().min(-1).max(1),
   sample_size: z.number().int().positive(),
@@ -33,7 +33,7 @@ export const lessonMetadataSchema = z.object({
   strategy_version: z.string().nullable(),
   window_start: z.string(),
   window_end: z.string(),
-  created_from: z.literal(LESSON_CREATED_FROM),
+  created_from: z.literal(SCAN_LESSON_CREATED_FROM),
   // provenance and bookkeeping
   finding_category: z.string().nullable(),
   group_id: z.string(),
@@ -50,30 +50,32 @@ export const lessonMetadataSchema = z.object({
   /**
    * A model-written lesson's text as the model's words and the figures in them bound to the
    * statistics they came from (`bindTextFigures`): reinforcement re-renders the figures from the
-   * whole evidence. Absent for statistics-written lessons (re-rendered by `renderStatisticalLesson`)
+   * whole evidence. Absent for statistics-written lessons (re-rendered by `renderStatisticalScanLesson`)
    * and for model lessons stored before figures were bound (bound at their next reinforcement).
    */
   text_parts: z.array(textPartSchema).optional(),
 });
 
-export type LessonMetadata = z.output<typeof lessonMetadataSchema>;
+export type ScanLessonMetadata = z.output<typeof scanLessonMetadataSchema>;
 
 /** A stored lesson as the plugin sees it. */
-export interface Lesson {
+export interface ScanLesson {
   id: UUID;
   text: string;
-  metadata: LessonMetadata;
+  metadata: ScanLessonMetadata;
   createdAt: number;
 }
 
 /** Lessons in the order they are listed: newest evidence (`last_seen`) first, then by id. */
-export const newestEvidenceFirst = (a: Lesson, b: Lesson): number => b.metadata.last_seen.localeCompare(a.metadata.last_seen) || a.id.localeCompare(b.id);
+export const newestEvidenceFirst = (a: ScanLesson, b: ScanLesson): number => b.metadata.last_seen.localeCompare(a.metadata.last_seen) || a.id.localeCompare(b.id);
 
-export interface LessonFacts {
-  category: (typeof LESSON_CATEGORIES)[number];
+export interface ScanLessonFacts {
+  category: (typeof SCAN_LESSON_CATEGORIES)[number];
   origin: 'model' | 'statistics';
+  /** The confidence the lesson's author stated (the model's, or 1 for statistics): metadata `stated_confidence`. */
   statedConfidence: number;
-  confidence: number;
+  /** `scanLessonConfidence(draft, stats)`: what the lesson is stored with (metadata `confidence`). */
+  scanLessonConfidence: number;
   groupId: string;
   key: { project: string; scanner: string; model_provider: string; model_name: string; category: string | null };
   /** Every outcome behind the lesson, oldest first. */
@@ -85,20 +87,20 @@ export interface LessonFacts {
   embeddingSource: 'model' | 'lexical';
   /** A model lesson's words and bound figures (see `text_parts`). */
   textParts?: TextPart[];
-  previous?: LessonMetadata;
+  previous?: ScanLessonMetadata;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Builds the full metadata of a lesson from its facts; a reinforcement keeps the first-learned time and widens the window. */
-export function lessonMetadataFor(f: LessonFacts): LessonMetadata {
+export function scanLessonMetadataFor(f: ScanLessonFacts): ScanLessonMetadata {
   const newestFirst = [...f.evidence].reverse();
   const windowStart = f.previous ? Math.min(Date.parse(f.previous.window_start), f.windowStartMs) : f.windowStartMs;
   const windowEnd = f.previous ? Math.max(Date.parse(f.previous.window_end), f.windowEndMs) : f.windowEndMs;
   return {
-    type: LESSON_MEMORY_TYPE,
+    type: SCAN_LESSON_MEMORY_TYPE,
     category: f.category,
-    confidence: f.confidence,
+    confidence: f.scanLessonConfidence,
     avg_reward: f.stats.avgReward,
     sample_size: f.stats.n,
     project: f.key.project,
@@ -109,7 +111,7 @@ export function lessonMetadataFor(f: LessonFacts): LessonMetadata {
     strategy_version: dominantValue(f.evidence.map((o) => o.strategyVersion)),
     window_start: iso(windowStart),
     window_end: iso(windowEnd),
-    created_from: LESSON_CREATED_FROM,
+    created_from: SCAN_LESSON_CREATED_FROM,
     finding_category: f.key.category,
     group_id: f.groupId,
     outcome_ids: newestFirst.slice(0, MAX_EVIDENCE_IDS_IN_METADATA).map((o) => o.id),

@@ -38,7 +38,7 @@ function checkPolicy(policy: DecayPolicy): void {
  * In (0, 0.9] (floored at `Number.MIN_VALUE` where the power underflows to 0, after ~1 075
  * half-lives) and non-increasing in `nowMs`. Throws a RangeError on a policy with negative grace or a non-positive half-life.
  */
-export function confidenceAt(lastValidatedMs: number, nowMs: number, policy: DecayPolicy = DEFAULT_DECAY_POLICY): number {
+export function ruleConfidenceAt(lastValidatedMs: number, nowMs: number, policy: DecayPolicy = DEFAULT_DECAY_POLICY): number {
   checkPolicy(policy);
   const elapsedDays = (nowMs - lastValidatedMs) / DAY_MS;
   if (elapsedDays <= policy.graceDays) return RULE_START_CONFIDENCE;
@@ -46,17 +46,17 @@ export function confidenceAt(lastValidatedMs: number, nowMs: number, policy: Dec
 }
 
 /**
- * The rule after a decay run at `nowMs`: `confidenceScore = confidenceAt(lastValidatedMs, nowMs)`
+ * The rule after a decay run at `nowMs`: `confidenceScore = ruleConfidenceAt(lastValidatedMs, nowMs)`
  * and `reviewFlagged = reviewFlagged || confidenceScore < REVIEW_THRESHOLD` (a flag is cleared only
- * by `validateRule`). Idempotent and path-independent: decaying at day 3 then day 5 equals decaying at day 5.
+ * by `ruleAfterValidation`). Idempotent and path-independent: decaying at day 3 then day 5 equals decaying at day 5.
  */
-export function decayRule(rule: Rule, nowMs: number, policy: DecayPolicy = DEFAULT_DECAY_POLICY): Rule {
-  const confidenceScore = confidenceAt(rule.lastValidatedMs, nowMs, policy);
-  return { ...rule, confidenceScore, reviewFlagged: rule.reviewFlagged || confidenceScore < REVIEW_THRESHOLD };
+export function ruleAfterDecay(rule: Rule, nowMs: number, policy: DecayPolicy = DEFAULT_DECAY_POLICY): Rule {
+  const ruleConfidence = ruleConfidenceAt(rule.lastValidatedMs, nowMs, policy);
+  return { ...rule, confidenceScore: ruleConfidence, reviewFlagged: rule.reviewFlagged || ruleConfidence < REVIEW_THRESHOLD };
 }
 
 /** A rule confirmed at `nowMs`: confidence back to 0.9, `validationCount + 1`, last validated and checked now, review flag cleared. */
-export function validateRule(rule: Rule, nowMs: number): Rule {
+export function ruleAfterValidation(rule: Rule, nowMs: number): Rule {
   return {
     ...rule,
     confidenceScore: RULE_START_CONFIDENCE,
@@ -68,23 +68,23 @@ export function validateRule(rule: Rule, nowMs: number): Rule {
 }
 
 /** A rule broken at `nowMs`: `violations + 1`, last checked now; confidence is left to decay. */
-export function recordViolation(rule: Rule, nowMs: number): Rule {
+export function ruleAfterViolation(rule: Rule, nowMs: number): Rule {
   return { ...rule, violations: rule.violations + 1, lastCheckedMs: nowMs };
 }
 
 /**
  * The confidence with which a rule may reach a prompt or the guard at `nowMs`, or null when it may
  * not: it must be active, not flagged for review, in no unresolved conflict (`conflictsWith`
- * empty), and `confidenceAt(lastValidatedMs, nowMs) ≥ REVIEW_THRESHOLD` (computed from the
+ * empty), and `ruleConfidenceAt(lastValidatedMs, nowMs) ≥ REVIEW_THRESHOLD` (computed from the
  * timestamps, so a missed decay run does not keep a stale rule in).
  */
-export function injectableConfidence(rule: Rule, nowMs: number, policy: DecayPolicy = DEFAULT_DECAY_POLICY): number | null {
+export function injectableRuleConfidence(rule: Rule, nowMs: number, policy: DecayPolicy = DEFAULT_DECAY_POLICY): number | null {
   if (rule.status !== 'active' || rule.reviewFlagged || rule.conflictsWith.length > 0) return null;
-  const confidence = confidenceAt(rule.lastValidatedMs, nowMs, policy);
-  return confidence >= REVIEW_THRESHOLD ? confidence : null;
+  const ruleConfidence = ruleConfidenceAt(rule.lastValidatedMs, nowMs, policy);
+  return ruleConfidence >= REVIEW_THRESHOLD ? ruleConfidence : null;
 }
 
-/** `injectableConfidence(rule, nowMs, policy) !== null`. */
+/** `injectableRuleConfidence(rule, nowMs, policy) !== null`. */
 export function isInjectable(rule: Rule, nowMs: number, policy: DecayPolicy = DEFAULT_DECAY_POLICY): boolean {
-  return injectableConfidence(rule, nowMs, policy) !== null;
+  return injectableRuleConfidence(rule, nowMs, policy) !== null;
 }

@@ -1,20 +1,20 @@
 import { describeGroup, type GroupKey } from './grouping';
-import type { TextPart } from './lesson-figures';
+import type { TextPart } from './scan-lesson-figures';
 import { type GroupStats, type LabelCounts, statisticalSupport, wilsonInterval } from '../../shared/stats';
 
 /** Seed 001 §4.3: the five kinds of lesson. */
-export const LESSON_CATEGORIES = [
+export const SCAN_LESSON_CATEGORIES = [
   'signal-quality',
   'false-positive-pattern',
   'remediation-effectiveness',
   'repo-context-gap',
   'model-routing',
 ] as const;
-export type LessonCategory = (typeof LESSON_CATEGORIES)[number];
+export type ScanLessonCategory = (typeof SCAN_LESSON_CATEGORIES)[number];
 
 /** A lesson before it is stored: text and a stated confidence, from the model or from statistics. */
-export interface LessonDraft {
-  category: LessonCategory;
+export interface ScanLessonDraft {
+  category: ScanLessonCategory;
   text: string;
   /** What the author (model) claims; statistics claim 1 and let the support decide. */
   statedConfidence: number;
@@ -32,7 +32,7 @@ interface Proportion {
  * Which observed rate a lesson of each category speaks about. The support of that rate (see
  * `statisticalSupport`) caps the lesson's confidence.
  */
-export const SUPPORTING_RATE: Record<LessonCategory, (c: LabelCounts, n: number) => Proportion> = {
+export const SUPPORTING_RATE: Record<ScanLessonCategory, (c: LabelCounts, n: number) => Proportion> = {
   'signal-quality': (c, n) => ({ successes: c.fixed + c.accepted, trials: n }),
   'false-positive-pattern': (c, n) => ({ successes: c.rejected_fp, trials: n }),
   'remediation-effectiveness': (c) => ({ successes: c.reopened, trials: c.fixed + c.reopened }),
@@ -45,7 +45,7 @@ export const SUPPORTING_RATE: Record<LessonCategory, (c: LabelCounts, n: number)
  * the width of the 95% Wilson interval of the rate its category speaks about. A lesson can never
  * claim more certainty than its sample allows, whatever the model said.
  */
-export function lessonConfidence(draft: Pick<LessonDraft, 'category' | 'statedConfidence'>, stats: GroupStats): number {
+export function scanLessonConfidence(draft: Pick<ScanLessonDraft, 'category' | 'statedConfidence'>, stats: GroupStats): number {
   const { successes, trials } = SUPPORTING_RATE[draft.category](stats.labelCounts, stats.n);
   return Math.min(draft.statedConfidence, statisticalSupport(successes, trials));
 }
@@ -64,7 +64,7 @@ function rateClause(p: Proportion): string {
 }
 
 /** The days a statistics lesson names: by default its outcomes' first and last; the learner passes the lesson's window. */
-export interface LessonSpan {
+export interface ScanLessonSpan {
   startMs: number;
   endMs: number;
 }
@@ -105,7 +105,7 @@ const STATISTICAL_SENTENCES: Record<(typeof STATISTICAL_CATEGORIES)[number], { f
  * its widened window, so its text never disagrees with its metadata. Null for a category that has
  * no statistics sentence (model-routing is only written by a model) or a rate with no trials.
  */
-export function renderStatisticalLesson(category: LessonCategory, key: GroupKey, stats: GroupStats, span: LessonSpan = { startMs: stats.firstTsMs, endMs: stats.lastTsMs }): string | null {
+export function renderStatisticalScanLesson(category: ScanLessonCategory, key: GroupKey, stats: GroupStats, span: ScanLessonSpan = { startMs: stats.firstTsMs, endMs: stats.lastTsMs }): string | null {
   if (category === 'model-routing') return null;
   const p = SUPPORTING_RATE[category](stats.labelCounts, stats.n);
   if (p.trials === 0) return null;
@@ -116,18 +116,18 @@ export function renderStatisticalLesson(category: LessonCategory, key: GroupKey,
 /**
  * Lessons written from statistics alone: what the plugin learns when no language model is
  * registered (and what it falls back to when the model's answer is unusable). Each is a plain,
- * grounded sentence about one group (`renderStatisticalLesson`): a rate, its count and its
+ * grounded sentence about one group (`renderStatisticalScanLesson`): a rate, its count and its
  * interval, over the span. A pattern is reported only when its 95% lower bound clears a floor
  * (false positives 25%, fixed-or-accepted 50%, reopened 15% of at least 5 fixes, ignored 40%), so
  * noise says nothing.
  */
-export function draftStatisticalLessons(key: GroupKey, stats: GroupStats, span?: LessonSpan): LessonDraft[] {
-  const drafts: LessonDraft[] = [];
+export function draftStatisticalScanLessons(key: GroupKey, stats: GroupStats, span?: ScanLessonSpan): ScanLessonDraft[] {
+  const drafts: ScanLessonDraft[] = [];
   for (const category of STATISTICAL_CATEGORIES) {
     const sentence = STATISTICAL_SENTENCES[category];
     const p = SUPPORTING_RATE[category](stats.labelCounts, stats.n);
     if (p.trials < sentence.minTrials || !clearlyAtLeast(p, sentence.floor)) continue;
-    const text = renderStatisticalLesson(category, key, stats, span);
+    const text = renderStatisticalScanLesson(category, key, stats, span);
     if (text !== null) drafts.push({ category, text, statedConfidence: 1, origin: 'statistics' });
   }
   return drafts;

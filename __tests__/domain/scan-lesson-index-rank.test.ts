@@ -1,22 +1,22 @@
 import { describe, expect, test } from 'bun:test';
-import { lessonContextValue, CONTEXT_FIELDS, LessonIndex } from '../../src/scan/lesson-index';
-import { rankLessons } from '../../src/scan/model/lesson-ranking';
+import { scanLessonContextValue, CONTEXT_FIELDS, ScanLessonIndex } from '../../src/scan/scan-lesson-index';
+import { rankScanLessons } from '../../src/scan/model/scan-lesson-ranking';
 import { lexicalVector } from '../../src/shared/lexical-vector';
 import { cosineSimilarity } from '../../src/shared/similarity';
-import { syntheticLesson } from '../helpers/synthetic-lessons';
+import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
 
 const NOW = Date.parse('2026-11-22T00:00:00Z');
 
-describe('LessonIndex.rank', () => {
-  const lessons = Array.from({ length: 600 }, (_, i) => syntheticLesson(i));
-  const index = new LessonIndex();
+describe('ScanLessonIndex.rank', () => {
+  const lessons = Array.from({ length: 600 }, (_, i) => syntheticScanLesson(i));
+  const index = new ScanLessonIndex();
   for (const lesson of lessons) index.put(lesson, lexicalVector(lesson.text));
 
   test.each([
     ['similarity only', 'semgrep xss near template code rejected', {}],
     ['similarity and context', 'is this finding real?', { project: 'billing', scanner: 'codeql' }],
     ['all four context fields', 'anything on this one', { project: 'mobile-app', scanner: 'semgrep', model_name: 'gpt-4o', category: 'ssrf' }],
-  ] as const)('agrees with rankLessons, the reference, on the same lessons: %s', (_name, text, context) => {
+  ] as const)('agrees with rankScanLessons, the reference, on the same lessons: %s', (_name, text, context) => {
     const query = lexicalVector(text);
     const minConfidence = 0.7;
     const candidates = lessons
@@ -25,15 +25,15 @@ describe('LessonIndex.rank', () => {
         id: l.id,
         item: l,
         similarity: cosineSimilarity(query, lexicalVector(l.text)),
-        confidence: l.metadata.confidence,
+        scanLessonConfidence: l.metadata.confidence,
         avgReward: l.metadata.avg_reward,
         lastSeenMs: Date.parse(l.metadata.last_seen),
-        contextMatches: CONTEXT_FIELDS.filter((f) => (context as Record<string, string>)[f] !== undefined && lessonContextValue(l, f) === (context as Record<string, string>)[f]).length,
+        contextMatches: CONTEXT_FIELDS.filter((f) => (context as Record<string, string>)[f] !== undefined && scanLessonContextValue(l, f) === (context as Record<string, string>)[f]).length,
       }))
       .filter((c) => c.similarity > 0 || c.contextMatches > 0);
-    const reference = rankLessons(candidates, NOW, 30);
+    const reference = rankScanLessons(candidates, NOW, 30);
     const referenceScore = new Map(reference.map((r) => [r.id, r.score]));
-    const actual = index.rank(query, { context, nowMs: NOW, halfLifeDays: 30, minConfidence }, 25).map((l) => l.id);
+    const actual = index.rank(query, { context, nowMs: NOW, halfLifeDays: 30, minScanLessonConfidence: minConfidence }, 25).map((l) => l.id);
     expect(actual).toHaveLength(25);
     // The index scores with Float32 similarities, the reference with doubles: lessons whose scores
     // differ by less than that rounding may swap places, so compare the score at each rank.
@@ -45,9 +45,9 @@ describe('LessonIndex.rank', () => {
   });
 
   test('lessons below the minimum confidence and unrelated lessons are left out', () => {
-    const ranked = index.rank(lexicalVector('zzz qqq'), { context: {}, nowMs: NOW, halfLifeDays: 30, minConfidence: 0.9 }, 50);
+    const ranked = index.rank(lexicalVector('zzz qqq'), { context: {}, nowMs: NOW, halfLifeDays: 30, minScanLessonConfidence: 0.9 }, 50);
     expect(ranked).toEqual([]);
-    const some = index.rank(lexicalVector('semgrep'), { context: {}, nowMs: NOW, halfLifeDays: 30, minConfidence: 0.9 }, 50);
+    const some = index.rank(lexicalVector('semgrep'), { context: {}, nowMs: NOW, halfLifeDays: 30, minScanLessonConfidence: 0.9 }, 50);
     expect(some.length).toBeGreaterThan(0);
     for (const l of some) expect(l.metadata.confidence).toBeGreaterThanOrEqual(0.9);
   });

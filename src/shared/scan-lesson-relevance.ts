@@ -1,7 +1,7 @@
 import { EVERYDAY_SENTENCES } from './everyday-sentences';
 import type { ContextIndex } from '../elo/model/context-index';
 import { DEFAULT_FLOOR_PERCENTILE, maxPerQuery, relevanceFloor } from './relevance-floor';
-import type { LessonIndex } from '../scan/lesson-index';
+import type { ScanLessonIndex } from '../scan/scan-lesson-index';
 
 /** Everyday sentences embedded at once while calibrating (a model is called this many times in parallel). */
 const EMBED_CONCURRENCY = 8;
@@ -14,12 +14,12 @@ export type CalibrationWarning = (message: string, error: unknown) => void;
  * column scan per sentence). Until the sentences are embedded, or when embedding them fails, the
  * floor is +∞: lessons then reach a prompt only through the finding or context a message names.
  */
-export class LessonRelevance {
+export class ScanLessonRelevanceFloor {
   private sentenceVectors: Promise<number[][]> | null = null;
   private computed: { version: number; floor: number } | null = null;
 
   constructor(
-    private readonly index: LessonIndex,
+    private readonly index: ScanLessonIndex,
     private readonly embed: (text: string) => Promise<number[]>,
     private readonly warn: CalibrationWarning,
     private readonly percentile = DEFAULT_FLOOR_PERCENTILE,

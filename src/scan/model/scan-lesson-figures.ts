@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LessonCategory } from './lesson';
+import type { ScanLessonCategory } from './scan-lesson';
 import { OUTCOME_LABELS } from './outcome';
 import { type LabelCounts, wilsonInterval } from '../../shared/stats';
 
@@ -35,7 +35,7 @@ export function quantityValue(q: Quantity, s: FigureStats): number {
 }
 
 /** The rate each category speaks about (as `SUPPORTING_RATE`), by name: the first reading of an ambiguous figure. */
-const SUPPORTING: Record<LessonCategory, Ratio> = {
+const SUPPORTING: Record<ScanLessonCategory, Ratio> = {
   'signal-quality': ['fixed_or_accepted', 'n'],
   'false-positive-pattern': ['rejected_fp', 'n'],
   'remediation-effectiveness': ['reopened', 'fixed_or_reopened'],
@@ -78,7 +78,7 @@ const dedupe = <T>(xs: readonly T[]) => [...new Set(xs)];
  * figures (counts of a kind, shares, intervals) that match no statistic: numbers the model did not
  * get from the data. A bare integer that matches nothing (a CWE, a port) stays as written.
  */
-export function bindTextFigures(text: string, category: LessonCategory, s: FigureStats): { parts: TextPart[]; unbound: string[] } {
+export function bindTextFigures(text: string, category: ScanLessonCategory, s: FigureStats): { parts: TextPart[]; unbound: string[] } {
   const [rateNum, rateDen] = SUPPORTING[category];
   const counts = dedupe<Quantity>([rateNum, rateDen, 'n', ...OUTCOME_LABELS, 'fixed_or_accepted', 'fixed_or_reopened']);
   const ratios: Ratio[] = [SUPPORTING[category], ...OUTCOME_LABELS.map((l): Ratio => [l, 'n']), ['fixed_or_accepted', 'n'], ['reopened', 'fixed_or_reopened']];

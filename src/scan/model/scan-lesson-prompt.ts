@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { describeGroup, type GroupKey } from './grouping';
-import { LESSON_CATEGORIES, type LessonDraft } from './lesson';
+import { SCAN_LESSON_CATEGORIES, type ScanLessonDraft } from './scan-lesson';
 import { extractJson } from '../../shared/model-json';
 import type { OutcomeLabel } from './outcome';
 import { clipText, escapeForPrompt } from '../../shared/prompt-text';
 import type { GroupStats } from '../../shared/stats';
 
 export const MAX_SUMMARY_CHARS = 300;
-export const MAX_LESSON_CHARS = 400;
+export const MAX_SCAN_LESSON_CHARS = 400;
 
 export interface FindingSample {
   finding_key: string;
@@ -28,7 +28,7 @@ export function quoteUntrusted(text: string, maxChars: number): string {
 }
 
 /** The TEXT_SMALL prompt for one group: statistics computed in code, a bounded sample of summaries as data. */
-export function buildLessonPrompt(key: GroupKey, stats: GroupStats, samples: readonly FindingSample[], maxSamples: number): string {
+export function buildScanLessonPrompt(key: GroupKey, stats: GroupStats, samples: readonly FindingSample[], maxSamples: number): string {
   const c = stats.labelCounts;
   const shown = samples.slice(0, maxSamples);
   const lines = shown.map((s) => `{"finding_key":${quoteUntrusted(s.finding_key, 120)},"label":"${s.label}","summary":${quoteUntrusted(s.summary, MAX_SUMMARY_CHARS)}}`);
@@ -46,42 +46,42 @@ export function buildLessonPrompt(key: GroupKey, stats: GroupStats, samples: rea
     '</untrusted_finding_samples>',
     '',
     'Write 0 to 3 lessons that generalise beyond single findings and that the statistics above support.',
-    `Each lesson has a category (one of: ${LESSON_CATEGORIES.join(', ')}), a text of one or two sentences (at most ${MAX_LESSON_CHARS} characters), and a confidence between 0 and 1.`,
+    `Each lesson has a category (one of: ${SCAN_LESSON_CATEGORIES.join(', ')}), a text of one or two sentences (at most ${MAX_SCAN_LESSON_CHARS} characters), and a confidence between 0 and 1.`,
     'Quote figures only as given above (counts, n, percentages, the interval): they are kept up to date as evidence grows, and a lesson quoting any other count or percentage is discarded.',
     'Answer with JSON only, in this shape: {"lessons":[{"category":"false-positive-pattern","text":"...","confidence":0.7}]}',
   ].join('\n');
 }
 
-const lessonItemSchema = z.object({
-  category: z.enum(LESSON_CATEGORIES),
-  text: z.string().trim().min(20).max(MAX_LESSON_CHARS),
+const scanLessonItemSchema = z.object({
+  category: z.enum(SCAN_LESSON_CATEGORIES),
+  text: z.string().trim().min(20).max(MAX_SCAN_LESSON_CHARS),
   confidence: z.union([z.number(), z.string().regex(/^\s*\d*\.?\d+\s*$/).transform(Number)]).pipe(z.number().min(0).max(1)),
 });
 
-const lessonOutputSchema = z.union([z.object({ lessons: z.array(z.unknown()) }), z.array(z.unknown())]);
+const scanLessonOutputSchema = z.union([z.object({ lessons: z.array(z.unknown()) }), z.array(z.unknown())]);
 
-export type LessonParseErrorCode = 'no_json' | 'invalid_json' | 'wrong_shape';
+export type ScanLessonParseErrorCode = 'no_json' | 'invalid_json' | 'wrong_shape';
 
-export interface LessonParseResult {
-  lessons: LessonDraft[];
+export interface ScanLessonParseResult {
+  lessons: ScanLessonDraft[];
   /** Items that were present but invalid, plus 1 when the whole answer was unusable. */
   malformed: number;
-  error?: { code: LessonParseErrorCode; message: string };
+  error?: { code: ScanLessonParseErrorCode; message: string };
 }
 
 /** Parses a model's lesson answer with zod; bad items are counted, never thrown, never returned. */
-export function parseLessonOutput(text: string): LessonParseResult {
+export function parseScanLessonOutput(text: string): ScanLessonParseResult {
   const json = extractJson(text);
   if (!json.ok) return { lessons: [], malformed: 1, error: { code: json.code, message: json.message } };
-  const shape = lessonOutputSchema.safeParse(json.value);
+  const shape = scanLessonOutputSchema.safeParse(json.value);
   if (!shape.success) {
     return { lessons: [], malformed: 1, error: { code: 'wrong_shape', message: 'expected {"lessons":[...]} or an array of lessons' } };
   }
   const items = Array.isArray(shape.data) ? shape.data : shape.data.lessons;
-  const lessons: LessonDraft[] = [];
+  const lessons: ScanLessonDraft[] = [];
   let malformed = 0;
   for (const item of items) {
-    const parsed = lessonItemSchema.safeParse(item);
+    const parsed = scanLessonItemSchema.safeParse(item);
     if (!parsed.success) {
       malformed++;
       continue;

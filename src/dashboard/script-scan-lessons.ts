@@ -1,11 +1,11 @@
 /** Lessons the lessons panel lists (the newest evidence first). */
-export const DASHBOARD_LESSONS = 20;
+export const DASHBOARD_SCAN_LESSONS = 20;
 
 /**
  * The lessons panel: the newest lessons with what they say, their scope (project, scanner, model,
  * finding category), category, confidence, sample size n, window, evidence count, last seen and ELO.
  */
-export const SCRIPT_LESSONS = `
+export const SCRIPT_SCAN_LESSONS = `
   function lessonCell(l) {
     var td = document.createElement('td');
     td.className = 'lesson-text';
@@ -16,7 +16,7 @@ export const SCRIPT_LESSONS = `
     return td;
   }
   function lessons() {
-    get('lessons', { limit: '${DASHBOARD_LESSONS}' }).then(function (page) {
+    get('lessons', { limit: '${DASHBOARD_SCAN_LESSONS}' }).then(function (page) {
       fillRows('lessons-list', page.lessons, function (l) {
         return [
           lessonCell(l), cell(l.category, 'nowrap'), cell(l.confidence.toFixed(2), 'points'), cell(String(l.sample_size), 'points'),

@@ -3,7 +3,7 @@
 // model-written one. A model lesson that quotes figures the statistics do not have is not stored.
 import { afterEach, describe, expect, test } from 'bun:test';
 import { wilsonInterval } from '../../src/shared/stats';
-import type { Lesson } from '../../src/scan/lesson-metadata';
+import type { ScanLesson } from '../../src/scan/scan-lesson-metadata';
 import { makeRows } from '../helpers/rows';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 import { createTestModelsPlugin } from '../helpers/test-models';
@@ -16,15 +16,15 @@ const SECOND_AS_OF = Date.parse('2026-11-30T00:00:00Z');
 const pct = (successes: number, trials: number) => Math.round((100 * successes) / trials);
 
 /** The lesson after both passes: one lesson, reinforced once by the second window. */
-async function learnTwoWindows(agent: TestAgent): Promise<{ before: Lesson; after: Lesson }> {
+async function learnTwoWindows(agent: TestAgent): Promise<{ before: ScanLesson; after: ScanLesson }> {
   await agent.service.ingest(FIRST);
   await agent.service.learnPending({ asOf: FIRST_AS_OF });
-  const [before] = agent.service.listLessons();
+  const [before] = agent.service.listScanLessons();
   await agent.service.ingest(SECOND);
   expect(await agent.service.learnPending({ asOf: SECOND_AS_OF })).toMatchObject({ lessons_created: 0, lessons_reinforced: 1 });
-  const lessons = agent.service.listLessons();
+  const lessons = agent.service.listScanLessons();
   expect(lessons).toHaveLength(1);
-  return { before: before as Lesson, after: lessons[0] as Lesson };
+  return { before: before as ScanLesson, after: lessons[0] as ScanLesson };
 }
 
 let agent: TestAgent | undefined;
@@ -82,6 +82,6 @@ describe('a reinforced lesson says the figures of its metadata', () => {
     agent = await startAgent({ plugins: [models.plugin] });
     await agent.service.ingest(FIRST);
     expect(await agent.service.learnPending({ asOf: FIRST_AS_OF })).toMatchObject({ lessons_created: 0, malformed_model_outputs: 1 });
-    expect(agent.service.listLessons()).toEqual([]);
+    expect(agent.service.listScanLessons()).toEqual([]);
   }, 60_000);
 });
