@@ -44,6 +44,8 @@ describe('learning through runtime.evaluate (embedding model, no language model)
     expect(agent.service.hasPendingWork()).toBe(true);
     const ran = await agent.runtime.evaluate(await chatMessage(agent.runtime, 'labels are in'), emptyState(), false);
     expect((ran ?? []).map((e) => e.name)).toContain('SCAN_OUTCOME_EXTRACTOR');
+    // The evaluator starts the pass and returns; the pass runs on in the background.
+    await agent.service.learningIdle();
     expect(agent.service.hasPendingWork()).toBe(false);
 
     const memories = await lessonMemories(agent);
@@ -80,11 +82,13 @@ describe('learning through runtime.evaluate (embedding model, no language model)
   test('a second run makes no duplicates; new evidence for the same pattern reinforces the lesson', async () => {
     const before = await lessonMemories(agent);
     await agent.runtime.evaluate(await chatMessage(agent.runtime, 'again'), emptyState(), false);
+    await agent.service.learningIdle();
     expect(await lessonMemories(agent)).toHaveLength(before.length);
 
     const more = makeRows({ n: 20, labels: ['rejected_fp', 'rejected_fp', 'rejected_fp', 'fixed'], category: 'xss', keyPrefix: 'xss-more', startIso: '2026-11-11T16:00:00Z' });
     await agent.service.ingest(more);
     await agent.runtime.evaluate(await chatMessage(agent.runtime, 'more labels'), emptyState(), false);
+    await agent.service.learningIdle();
     const after = await lessonMemories(agent);
     expect(after).toHaveLength(1);
     const metadata = scanLessonMetadataSchema.parse(after[0]?.metadata);
@@ -124,6 +128,7 @@ describe('each outcome is learned from once', () => {
       const messages = [];
       for (const i of [1, 2, 3, 4]) messages.push(await chatMessage(agent.runtime, `msg ${i}`));
       await Promise.all(messages.map((m) => agent.runtime.evaluate(m, emptyState(), false)));
+      await agent.service.learningIdle();
       const memories = await lessonMemories(agent);
       expect(memories).toHaveLength(1);
       expect(scanLessonMetadataSchema.parse(memories[0]?.metadata)).toMatchObject({ evidence_count: 40, reinforcements: 0 });

@@ -97,6 +97,7 @@ test('a throwing model leaves the runtime healthy: evaluate resolves, lessons co
       await agent.service.ingest(ROWS);
       const ran = await agent.runtime.evaluate(await chatMessage(agent.runtime, 'new labels'), emptyState(), false);
       expect((ran ?? []).map((e) => e.name)).toContain('SCAN_OUTCOME_EXTRACTOR');
+      await agent.service.learningIdle();
       expect(await lessonMemories(agent)).toHaveLength(1);
       // Still healthy: more intake and another pass work.
       const more = await agent.service.ingest(makeRows({ n: 3, labels: ['fixed'], keyPrefix: 'after' }));
@@ -117,4 +118,38 @@ test('SELF_IMPROVE_LESSON_MODEL=off keeps the model out of learning', async () =
   } finally {
     await agent.close();
   }
+});
+
+test('the evaluator never waits for learning: evaluate returns while the model is still writing the lesson', async () => {
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let entered: () => void = () => undefined;
+  const modelAsked = new Promise<void>((resolve) => {
+    entered = resolve;
+  });
+  await withModel(
+    async () => {
+      entered();
+      await gate;
+      // The model fails once it answers: the lesson is then written from statistics.
+      throw new Error('provider is down');
+    },
+    async (agent, calls) => {
+      await agent.service.ingest(ROWS);
+      const ran = await agent.runtime.evaluate(await chatMessage(agent.runtime, 'new labels'), emptyState(), false);
+      expect((ran ?? []).map((e) => e.name)).toContain('SCAN_OUTCOME_EXTRACTOR');
+      // evaluate has returned (had it waited for the pass, it would wait for the gate forever);
+      // the pass goes on and is now waiting for the model.
+      await modelAsked;
+      expect(calls.textSmall.length).toBeGreaterThan(0);
+      expect(agent.service.hasPendingWork()).toBe(true);
+      expect(await lessonMemories(agent)).toHaveLength(0);
+      open();
+      await agent.service.learningIdle();
+      expect(agent.service.hasPendingWork()).toBe(false);
+      expect(await lessonMemories(agent)).toHaveLength(1);
+    },
+  );
 });

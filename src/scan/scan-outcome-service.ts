@@ -69,6 +69,7 @@ export class ScanOutcomeService extends Service {
   private lease!: LearningLease;
   /** Passes finished on this agent (by any process) as of this process's last pass; null before it. */
   private passesSeen: number | null = null;
+  private backgroundPassWaiting = false;
   private readonly findingByMessage = new Map<string, FindingRow | null>();
   private withdrawScanLessons: (() => void) | undefined;
 
@@ -181,6 +182,29 @@ export class ScanOutcomeService extends Service {
         this.passesSeen = await this.lease.release();
       }
     });
+  }
+
+  /**
+   * Starts a learning pass without waiting for it (the evaluator's way: a reply never waits for
+   * learning). A pass already waiting to start covers this request too. A failure is logged and
+   * the outcomes stay pending for the next pass.
+   */
+  learnInBackground(): void {
+    if (this.backgroundPassWaiting) return;
+    this.backgroundPassWaiting = true;
+    void this.passes
+      .run(async () => {
+        this.backgroundPassWaiting = false;
+      })
+      .then(() => this.learnPending())
+      .catch((error: unknown) => {
+        this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'learning pass failed; outcomes stay pending for the next pass');
+      });
+  }
+
+  /** Resolves once no learning pass is running or waiting. */
+  learningIdle(): Promise<void> {
+    return this.passes.idle();
   }
 
   /**

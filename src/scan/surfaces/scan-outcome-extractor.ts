@@ -5,8 +5,9 @@ const LOG_SRC = 'plugin:self-improve:scan-outcome-extractor';
 
 /**
  * SCAN_OUTCOME_EXTRACTOR (seed 001 §4): after a message, learn lessons from scan outcomes that
- * were ingested since the last pass. `validate` reads one boolean in memory; the handler never
- * throws, because a throwing evaluator would fail the whole message.
+ * were ingested since the last pass. `validate` reads one boolean in memory; the handler only
+ * starts a pass in the background (`learnInBackground`) and returns, so the message never waits
+ * for learning, however much is pending; it never throws.
  */
 export const scanOutcomeExtractor: Evaluator = {
   name: 'SCAN_OUTCOME_EXTRACTOR',
@@ -25,11 +26,11 @@ export const scanOutcomeExtractor: Evaluator = {
     const service = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE);
     if (!service) return { success: false, error: 'scan-outcomes service is not running' };
     try {
-      const report = await service.learnPending();
-      return { success: true, text: `learned from ${report.pending_outcomes} outcomes`, data: { report } };
+      service.learnInBackground();
+      return { success: true, text: 'learning pass started' };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: message }, 'learning pass failed; outcomes stay pending for the next pass');
+      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: message }, 'learning pass could not start');
       return { success: false, error: message };
     }
   },
