@@ -16,6 +16,8 @@ export async function startAgent(options: { plugins?: Plugin[]; settings?: Recor
     settings: { EMBEDDING_DIMENSION: '384', ...(options.settings ?? {}) },
   });
   const service = await scanOutcomeServiceOf(booted.runtime);
+  // Tests start from a settled agent: every stored lesson read (an agent's start does not wait for that).
+  await service.scanLessonsReady();
   return { ...booted, service };
 }
 

@@ -27,6 +27,8 @@ export async function withService<T>(args: ParsedArgs, work: (service: ScanOutco
   });
   try {
     const service = await scanOutcomeServiceOf(booted.runtime);
+    // A command sees every stored lesson: it has no reply to keep fast, unlike an agent at start.
+    await service.scanLessonsReady();
     return await work(service, booted);
   } finally {
     await booted.close();

@@ -13,14 +13,13 @@ import { OutcomeStore, type StoredOutcome, toStoredOutcome } from './outcome-sto
 import { findingContext } from '../elo/model/exposures';
 import { type LearnProgress, type LearnReport, ScanLearner } from './scan-learner';
 import { eventsOf, type RecordedOutcome } from '../shared/events';
-import { SerialQueue } from '../shared/serial-queue';
 import { serviceOf } from '../shared/service-of';
 import { SCAN_OUTCOME_SERVICE } from '../shared/service-names';
 import { dbOf } from '../shared/sql';
 import { ensureLearnTask } from './surfaces/learn-pending-task';
 import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
-import { LearningLease } from './learning-lease';
+import { LearningPasses } from './learning-passes';
 
 export { SCAN_OUTCOME_SERVICE };
 
@@ -61,15 +60,9 @@ export class ScanOutcomeService extends Service {
   scanLessons!: ScanLessonStore;
   /** Outcome counts by group and parent level, kept current by `ingest`: predictions never touch the database. */
   prior!: TriagePrior;
-  private learner!: ScanLearner;
   private pendingHint = false;
   private ingestGeneration = 0;
-  /** Learning passes, one at a time in this process; the lease makes it one at a time across processes. */
-  private readonly passes = new SerialQueue();
-  private lease!: LearningLease;
-  /** Passes finished on this agent (by any process) as of this process's last pass; null before it. */
-  private passesSeen: number | null = null;
-  private backgroundPassWaiting = false;
+  private passes!: LearningPasses;
   private readonly findingByMessage = new Map<string, FindingRow | null>();
   private withdrawScanLessons: (() => void) | undefined;
 
@@ -88,17 +81,17 @@ export class ScanOutcomeService extends Service {
     this.prior = new TriagePrior(this.settings.SELF_IMPROVE_PRIOR_STRENGTH);
     for (const c of await this.outcomes.labelCountsByGroup()) this.prior.add(parseGroupId(c.groupId), c.label, c.n);
     this.scanLessons = new ScanLessonStore(this.runtime, vectorizerFor(this.runtime));
-    await this.scanLessons.load();
-    this.learner = new ScanLearner(this.runtime, this.settings, this.outcomes, this.scanLessons);
-    this.lease = new LearningLease(db, this.runtime.agentId);
     this.pendingHint = (await this.outcomes.countPending()) > 0;
     this.announceScanLessons();
+    // Lessons are read (and re-embedded when the vector source changed) after the service is up:
+    // start-up never waits for an embedding model; learning passes wait for them.
+    this.passes = new LearningPasses(this.runtime, db, new ScanLearner(this.runtime, this.settings, this.outcomes, this.scanLessons), this.scanLessons);
     await ensureLearnTask(this.runtime, this.settings.SELF_IMPROVE_POLL_INTERVAL_MS);
   }
 
   override async stop(): Promise<void> {
     this.withdrawScanLessons?.();
-    await this.passes.idle();
+    await this.passes?.idle();
   }
 
   /** Lessons are news for the rest of the agent (`scanLessonsStored`): all of them to whoever subscribes, then each as it is stored. */
@@ -170,18 +163,14 @@ export class ScanOutcomeService extends Service {
    */
   learnPending(options: { asOf?: Date | number; onProgress?: LearnProgress } = {}): Promise<LearnReport> {
     const asOfMs = options.asOf === undefined ? Date.now() : Number(options.asOf instanceof Date ? options.asOf.getTime() : options.asOf);
-    return this.passes.run(async () => {
-      const generation = this.ingestGeneration;
-      const finished = await this.lease.acquire();
-      try {
-        if (this.passesSeen !== null && finished !== this.passesSeen) await this.scanLessons.load();
-        const report = await this.learner.learnPending(asOfMs, options.onProgress);
+    const generation = this.ingestGeneration;
+    return this.passes.run(
+      asOfMs,
+      options.onProgress,
+      () => {
         if (generation === this.ingestGeneration) this.pendingHint = false;
-        return report;
-      } finally {
-        this.passesSeen = await this.lease.release();
-      }
-    });
+      },
+    );
   }
 
   /**
@@ -190,19 +179,19 @@ export class ScanOutcomeService extends Service {
    * the outcomes stay pending for the next pass.
    */
   learnInBackground(): void {
-    if (this.backgroundPassWaiting) return;
-    this.backgroundPassWaiting = true;
-    void this.passes
-      .run(async () => {
-        this.backgroundPassWaiting = false;
-      })
-      .then(() => this.learnPending())
-      .catch((error: unknown) => {
-        this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'learning pass failed; outcomes stay pending for the next pass');
-      });
+    this.passes.inBackground(() => this.learnPending());
   }
 
-  /** Resolves once no learning pass is running or waiting. */
+  /**
+   * Resolves once every stored scan lesson is in the index. The service starts without waiting for
+   * them (so an agent starts without waiting for an embedding model); until then SCAN_LESSONS,
+   * GET /lessons and predictions see the lessons read so far. Throws when they cannot be read.
+   */
+  scanLessonsReady(): Promise<void> {
+    return this.passes.lessonsLoaded();
+  }
+
+  /** Resolves once no learning pass is running or waiting (and the stored scan lessons are loaded). */
   learningIdle(): Promise<void> {
     return this.passes.idle();
   }
