@@ -25,7 +25,7 @@ const event = (ref: string, points: number) => ({
 });
 
 async function fromEveryRow() {
-  const txs = await new LedgerStore(dbOf(agent.runtime), agent.runtime.agentId).all();
+  const txs = await new LedgerStore(dbOf(agent.runtime), agent.runtime.agentId).after(0, Number.MAX_SAFE_INTEGER);
   return { totals: ledgerTotals(txs, 0), metrics: ledgerMetrics(txs) };
 }
 

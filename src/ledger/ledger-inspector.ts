@@ -1,6 +1,6 @@
 import type { LedgerTransaction } from './model/chain';
-import { type CheckpointCheck, type LedgerCheckpoint, makeCheckpoint, verifyAgainstCheckpoint } from './model/checkpoint';
-import { type LedgerVerification, verifyAgainstHead, verifyLedger } from './model/integrity';
+import { type CheckpointCheck, checkAgainstCheckpoint, type LedgerCheckpoint, makeCheckpoint } from './model/checkpoint';
+import { type LedgerVerification, verifyAgainstHead } from './model/integrity';
 import { ChainVerifier } from './model/chain-check';
 import { PROGRESS_LOG_LIMIT, progressDocument } from './model/progress-json';
 import { checkHistoryQuery, emptyFold, foldTransactions, type HistoryQuery, type LedgerFold, type LedgerMetrics, type LedgerTotals, metricsOfFold, totalsOfFold } from './model/totals';
@@ -32,16 +32,7 @@ export class LedgerInspector {
    */
   async verify(): Promise<LedgerVerification> {
     await this.queue.idle();
-    const verifier = new ChainVerifier(this.key);
-    let after = 0;
-    for (;;) {
-      const page = await this.store.after(after, VERIFY_PAGE);
-      verifier.add(page);
-      if (page.length < VERIFY_PAGE || !verifier.ok) break;
-      after = page[page.length - 1]?.sequence ?? after;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    return verifyAgainstHead(verifier.result(), verifier.last, await this.store.head(), this.key, this.agentId);
+    return (await this.scan(0)).verification;
   }
 
   /**
@@ -52,21 +43,46 @@ export class LedgerInspector {
   async checkpoint(nowIso = new Date().toISOString()): Promise<CheckpointResult> {
     if (this.key === null) return { ok: false, code: 'no_secret', message: 'a signed checkpoint needs SELF_IMPROVE_LEDGER_SECRET; it is not set' };
     await this.queue.idle();
-    const txs = await this.store.all();
-    const verification = await this.verifyRows(txs);
+    const { verification, last } = await this.scan(0);
     if (!verification.ok) return { ok: false, code: 'ledger_invalid', message: `the ledger does not verify, so it is not signed: ${verification.first.message}` };
-    return { ok: true, checkpoint: makeCheckpoint(this.agentId, txs, nowIso, this.key) };
+    return { ok: true, checkpoint: makeCheckpoint(this.agentId, last ? [last] : [], nowIso, this.key) };
   }
 
-  /** The whole ledger verified, and checked against a checkpoint made earlier (`verifyAgainstCheckpoint`). */
+  /** The whole ledger verified, and checked against a checkpoint made earlier (`verifyAgainstCheckpoint`), in one paged read. */
   async verifyCheckpoint(checkpoint: LedgerCheckpoint): Promise<{ verification: LedgerVerification; checkpoint: CheckpointCheck | { ok: false; code: 'no_secret'; message: string } }> {
     await this.queue.idle();
-    const txs = await this.store.all();
-    const verification = await this.verifyRows(txs);
+    const { verification, prefix } = await this.scan(checkpoint.sequence);
     if (this.key === null) {
       return { verification, checkpoint: { ok: false, code: 'no_secret', message: 'SELF_IMPROVE_LEDGER_SECRET is not set: the checkpoint signature cannot be checked' } };
     }
-    return { verification, checkpoint: verifyAgainstCheckpoint(txs, checkpoint, this.key, this.agentId) };
+    return { verification, checkpoint: checkAgainstCheckpoint(prefix.verifier.result(), prefix.verifier.last, prefix.rows, checkpoint, this.key, this.agentId) };
+  }
+
+  /**
+   * One read of the whole ledger, a page at a time (the event loop gets a turn between pages):
+   * the chain and head verified, its last transaction, and the chain of its first `prefixRows`
+   * transactions verified on its own (what a checkpoint of that length covers).
+   */
+  private async scan(prefixRows: number): Promise<{ verification: LedgerVerification; last: LedgerTransaction | null; prefix: { verifier: ChainVerifier; rows: number } }> {
+    const whole = new ChainVerifier(this.key);
+    const prefix = { verifier: new ChainVerifier(this.key), rows: 0 };
+    let after = 0;
+    let last: LedgerTransaction | null = null;
+    for (;;) {
+      const page = await this.store.after(after, VERIFY_PAGE);
+      whole.add(page);
+      if (prefix.rows < prefixRows) {
+        const part = page.slice(0, prefixRows - prefix.rows);
+        prefix.verifier.add(part);
+        prefix.rows += part.length;
+      }
+      last = page[page.length - 1] ?? last;
+      if (page.length < VERIFY_PAGE) break;
+      after = last?.sequence ?? after;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const verification = verifyAgainstHead(whole.result(), whole.last, await this.store.head(), this.key, this.agentId);
+    return { verification, last, prefix };
   }
 
   async totals(): Promise<LedgerTotals> {
@@ -88,11 +104,6 @@ export class LedgerInspector {
     await this.queue.idle();
     const fold = await this.summary();
     return progressDocument(totalsOfFold(fold), metricsOfFold(fold), await this.store.newest(PROGRESS_LOG_LIMIT), nowIso);
-  }
-
-  /** `verifyLedger` of these rows with the stored head and this process's key. */
-  private async verifyRows(txs: readonly LedgerTransaction[]): Promise<LedgerVerification> {
-    return verifyLedger(txs, await this.store.head(), this.key, this.agentId);
   }
 
   /**

@@ -1,23 +1,47 @@
 import type { IAgentRuntime } from '@elizaos/core';
-import type { LedgerEntryInput } from './model/chain';
-import { verifyLedger } from './model/integrity';
-import { diffAgainstSources } from './model/reconcile';
+import type { LedgerEntryInput, LedgerTransaction } from './model/chain';
+import { ChainVerifier, type VerifiedMark } from './model/chain-check';
+import { verifyAgainstHead } from './model/integrity';
+import { diffAgainstSources, type ReconcileDiff } from './model/reconcile';
+import { prefixDigits, type RefRange, refRanges, sameSummary } from './model/ref-ranges';
 import { type LedgerAppender, LEDGER_LOG_SRC, type LockedAppend } from './ledger-appender';
 import type { LedgerStore } from './ledger-store';
-import type { ExpectedEntries, ReconcileReport } from './ledger-types';
+import type { ReconciledSource, ReconcileReport } from './ledger-types';
 import type { SerialQueue } from '../shared/serial-queue';
 import type { Db } from '../shared/sql';
 
+/** `full`: the whole chain is verified. `incremental`: only what follows the last verified transaction. */
+export type ReconcileMode = 'full' | 'incremental';
+
+/** A range of one reconciled source whose figures differ from the ledger's. */
+interface Suspect {
+  source: string;
+  range: RefRange;
+}
+
+const VERIFY_PAGE = 5_000;
+/** Automatic reconciliation waits for at least 1/LENGTH_SHARE of the ledger's length in new transactions. */
+const LENGTH_SHARE = 4;
+const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
+
 /**
  * Balance reconciliation (seed 000 §4) of one ledger: when it runs (every `every` new
- * transactions, at once on a checksum mismatch, and whenever asked), what it compares (the chain
- * and head, and the entries each registered source store calls for) and how it recovers.
+ * transactions and on a timer, incrementally; at once and in full on a checksum mismatch or when
+ * asked), what it compares and how it recovers. Its cost does not grow with what was already
+ * reconciled, in memory or in any one step: the chain is read a page at a time (from the last
+ * transaction verified, when incremental), and each reconciled source is compared with the ledger
+ * by count, points and a record-id checksum per range of record ids, with rows read only in a
+ * range whose figures differ. The event loop gets a turn between pages and ranges.
  */
 export class LedgerReconciler {
   /** The last reconciliation's report, or null before the first. */
   lastReport: ReconcileReport | null = null;
-  private readonly expectedBySource = new Map<string, ExpectedEntries>();
+  private readonly sources = new Map<string, ReconciledSource>();
   private sinceReconcile = 0;
+  /** The last transaction a reconciliation of this process verified (kept while its hash stays the same). */
+  private verified: VerifiedMark | null = null;
+  /** The ledger's length when it was last reconciled. */
+  private lastLength = 0;
 
   constructor(
     private readonly runtime: IAgentRuntime,
@@ -29,32 +53,42 @@ export class LedgerReconciler {
   ) {}
 
   /** Names what a source store calls for, so reconciliation can compare it with the ledger. */
-  registerExpected(source: string, expected: ExpectedEntries): void {
-    this.expectedBySource.set(source, expected);
+  registerExpected(source: string, expected: ReconciledSource): void {
+    this.sources.set(source, expected);
   }
 
   /**
-   * One reconciliation, in one database transaction holding the ledger lock and queued with the
-   * appends: checks the chain and head, and compares the ledger with what its source stores call
-   * for. On a mismatch scoring writes halt (appends wait for the lock), an audit record is
-   * written, and recovery runs: a broken chain is cut back to its last valid transaction (the
-   * rows after it are kept in the audit log), source records without their entry get it
-   * appended, and entries no record accounts for are flagged for review in the audit log.
+   * One reconciliation, queued with this process's appends. Outside the database lock: the chain
+   * is verified (`mode`) and every range of every reconciled source summarised on both sides.
+   * Then, in one database transaction holding the ledger lock: the chain since, the head, and the ranges that
+   * differed row by row. On a mismatch scoring writes halt (appends wait for the lock), an audit
+   * record is written, and recovery runs: a broken chain is cut back to its last valid transaction
+   * (the rows after it are kept in the audit log, and every range is compared row by row), source
+   * records without their entry get it appended, and entries no record accounts for are flagged
+   * for review in the audit log.
    */
-  async reconcile(): Promise<ReconcileReport> {
-    const report = await this.queue.run(() => this.db.transaction((t) => this.reconcileLocked(t)));
+  async reconcile(mode: ReconcileMode = 'full'): Promise<ReconcileReport> {
+    const report = await this.queue.run(async () => {
+      const verified = await this.verifyUnlocked(mode === 'full' ? null : await this.stillVerified());
+      const suspects = await this.suspectRanges();
+      return this.db.transaction((t) => this.reconcileLocked(t, verified, suspects.suspects, suspects.compared));
+    });
     this.lastReport = report;
     return report;
   }
 
   /** A reconciliation nobody awaits: a failure is logged (and the next one retries), never an unhandled rejection. */
   inBackground(reason: 'interval' | 'every' | 'checksum'): void {
-    this.reconcile().catch((error: unknown) => {
+    this.reconcile(reason === 'checksum' ? 'full' : 'incremental').catch((error: unknown) => {
       this.runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: this.runtime.agentId, reason, error: error instanceof Error ? error.message : String(error) }, 'ledger reconciliation failed; it runs again on the next trigger');
     });
   }
 
-  /** After each append: reconciliation every `every` transactions, and at once on a checksum mismatch (seed 000 §2). */
+  /**
+   * After each append: reconciliation every `every` transactions or every quarter of the ledger's
+   * length, whichever is more (a reconciliation reads each row once, so this keeps its cost per
+   * appended transaction bounded at any length), and at once on a checksum mismatch (seed 000 §2).
+   */
   afterAppend(outcome: LockedAppend): void {
     this.sinceReconcile += outcome.appended;
     if (!outcome.checksumOk) {
@@ -62,38 +96,81 @@ export class LedgerReconciler {
       this.appender.checksum = null;
       this.sinceReconcile = 0;
       queueMicrotask(() => this.inBackground('checksum'));
-    } else if (this.sinceReconcile >= this.every) {
+    } else if (this.sinceReconcile >= Math.max(this.every, Math.floor(this.lastLength / LENGTH_SHARE))) {
       this.sinceReconcile = 0;
       queueMicrotask(() => this.inBackground('every'));
     }
   }
 
-  private async reconcileLocked(t: Db): Promise<ReconcileReport> {
+  /** The mark of the last verification, when the transaction it names still has the hash it had (else nothing is taken as verified). */
+  private async stillVerified(): Promise<VerifiedMark | null> {
+    const mark = this.verified;
+    if (mark === null || (await this.store.hashAt(mark.last.sequence)) !== mark.last.hash) return null;
+    return mark;
+  }
+
+  /** Verifies the chain after `from` a page at a time; returns the mark of its last valid transaction (the locked step goes on from there). */
+  private async verifyUnlocked(from: VerifiedMark | null): Promise<VerifiedMark | null> {
+    const verifier = ChainVerifier.resume(this.appender.key, from);
+    await this.verifyPages(verifier, this.db, true);
+    return verifier.mark;
+  }
+
+  /** Feeds the chain after the verifier's mark to it, a page at a time, until the end or a problem. */
+  private async verifyPages(verifier: ChainVerifier, db: Db, yieldBetween: boolean): Promise<void> {
+    for (;;) {
+      const page = await this.store.after(verifier.mark?.last.sequence ?? 0, VERIFY_PAGE, db);
+      verifier.add(page);
+      if (page.length < VERIFY_PAGE || !verifier.ok) return;
+      if (yieldBetween) await yieldToEventLoop();
+    }
+  }
+
+  /** The ranges of each reconciled source whose count, points or checksum differ from the ledger's (none read row by row). */
+  private async suspectRanges(db: Db = this.db, yieldBetween = true): Promise<{ suspects: Suspect[]; compared: number }> {
+    const ranges = refRanges(prefixDigits((await this.store.head(db))?.count ?? 0));
+    const suspects: Suspect[] = [];
+    for (const [source, expected] of this.sources) {
+      for (const range of ranges) {
+        const [wanted, held] = await Promise.all([expected.summary(db, range), this.store.rangeSummary(source, range, db)]);
+        if (!sameSummary(wanted, held)) suspects.push({ source, range });
+        if (yieldBetween) await yieldToEventLoop();
+      }
+    }
+    return { suspects, compared: ranges.length * this.sources.size };
+  }
+
+  private async reconcileLocked(t: Db, verified: VerifiedMark | null, suspects: Suspect[], compared: number): Promise<ReconcileReport> {
     await this.store.lock(t);
     this.sinceReconcile = 0;
-    const report: ReconcileReport = { at: new Date().toISOString(), ok: true, chain_problem: null, quarantined: 0, appended: 0, unexpected: 0, mismatched: 0 };
-    let txs = await this.store.all(t);
+    const report: ReconcileReport = { at: new Date().toISOString(), ok: true, chain_problem: null, quarantined: 0, appended: 0, unexpected: 0, mismatched: 0, ranges_compared: compared, ranges_read: 0 };
     const head = await this.store.head(t);
-    const keyProblem = this.appender.keyProblem(txs[txs.length - 1] ?? null, head);
+    this.lastLength = head?.count ?? 0;
+    const keyProblem = this.appender.keyProblem(await this.store.last(t), head);
     if (keyProblem) {
       // A missing or different key makes every keyed row look forged, and a head the key did not sign
       // may front rewritten rows: recovering would cut the first away and re-sign the second.
       this.runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: this.runtime.agentId }, `${keyProblem}; reconciliation left the ledger as it is`);
-      const first = { sequence: txs.length, id: `tx-${txs.length}`, code: 'key_mismatch' as const, message: keyProblem };
+      const count = head?.count ?? 0;
+      const first = { sequence: count, id: `tx-${count}`, code: 'key_mismatch' as const, message: keyProblem };
       await this.store.audit('key_mismatch', { problem: first }, t);
       return { ...report, ok: false, chain_problem: first };
     }
-    const verification = verifyLedger(txs, head, this.appender.key, this.runtime.agentId);
+    // The rows appended since the unlocked pass (or from the problem it stopped at), and the head.
+    const verifier = ChainVerifier.resume(this.appender.key, verified);
+    await this.verifyPages(verifier, t, false);
+    const verification = verifyAgainstHead(verifier.result(), verifier.last, head, this.appender.key, this.runtime.agentId);
+    this.verified = verifier.mark;
     if (!verification.ok) {
       report.ok = false;
       report.chain_problem = verification.first;
       await this.store.audit('chain_broken', { problem: verification.first }, t);
       report.quarantined = await this.store.quarantineFrom(t, verification.first.sequence, { problem: verification.first }, this.appender.signHead);
-      txs = await this.store.all(t);
+      // Rows cut away were entries of some records: every range is compared again.
+      ({ suspects } = await this.suspectRanges(t, false));
     }
-    const expected = new Map<string, ReadonlyMap<string, LedgerEntryInput>>();
-    for (const [source, load] of this.expectedBySource) expected.set(source, await load(t));
-    const diff = diffAgainstSources(txs, expected);
+    report.ranges_read = suspects.length;
+    const diff = await this.diffRanges(t, suspects);
     report.unexpected = diff.unexpected.length;
     report.mismatched = diff.mismatched.length;
     if (diff.unexpected.length > 0 || diff.mismatched.length > 0) {
@@ -109,5 +186,21 @@ export class LedgerReconciler {
     }
     if (!report.ok) await this.store.audit('recovered', { ...report }, t);
     return report;
+  }
+
+  /** The ledger compared row by row with its sources in the suspect ranges (read on `t`, under the lock). */
+  private async diffRanges(t: Db, suspects: readonly Suspect[]): Promise<ReconcileDiff> {
+    const diff: ReconcileDiff = { missing: [], unexpected: [], mismatched: [] };
+    for (const { source, range } of suspects) {
+      const expected = this.sources.get(source);
+      if (!expected) continue;
+      const txs: LedgerTransaction[] = await this.store.inRange(source, range, t);
+      const wanted: ReadonlyMap<string, LedgerEntryInput> = await expected.entries(t, range);
+      const part = diffAgainstSources(txs, new Map([[source, wanted]]));
+      diff.missing.push(...part.missing);
+      diff.unexpected.push(...part.unexpected);
+      diff.mismatched.push(...part.mismatched);
+    }
+    return diff;
   }
 }

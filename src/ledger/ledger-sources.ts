@@ -1,7 +1,8 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import type { LedgerEntryInput } from './model/chain';
-import { outcomeLedgerEntry, ruleIdOfVerdictRef } from './model/entries';
+import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, POINTS_PER_REWARD, ruleIdOfVerdictRef } from './model/entries';
+import { inRefRange } from './ledger-store';
 import type { OutcomeLabel } from '../scan/model/outcome';
 import { outcomesTable } from '../scan/tables';
 import { rulesTable } from '../rules/tables';
@@ -14,8 +15,8 @@ const LOOKUP_BATCH = 1_000;
 
 /**
  * The sources this plugin records from, each checked in batches on the database handle it is
- * given: `scan_outcome` (the outcome store; reconciled: every outcome with non-zero points calls
- * for one entry), `trajectory` (a stored trajectory memory, by id, in plugin-sql's `memories`
+ * given: `scan_outcome` (the outcome store; reconciled a range of outcome ids at a time: every
+ * outcome with non-zero points calls for one entry), `trajectory` (a stored trajectory memory, by id, in plugin-sql's `memories`
  * table), and `rule` (a verdict on a stored rule, `<rule id>#<n>`: the n-th validation or
  * violation; many per rule, so checked but not reconciled).
  */
@@ -32,17 +33,35 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
     }
     return found;
   });
-  ledger.registerExpected('scan_outcome', async (db) => {
-    const rows = await queryRows<{ id: string; label: OutcomeLabel; reward: number; finding_key: string }>(
-      db,
-      sql`SELECT id, label, reward, finding_key FROM ${outcomesTable} WHERE agent_id = ${runtime.agentId}::uuid`,
-    );
-    const expected = new Map<string, LedgerEntryInput>();
-    for (const r of rows) {
-      const entry = outcomeLedgerEntry({ id: r.id, label: r.label, reward: Number(r.reward), findingKey: r.finding_key });
-      if (entry) expected.set(r.id, entry);
-    }
-    return expected;
+  // An outcome calls for an entry when its label has a category and round(reward × 100) ≠ 0
+  // (outcomeLedgerEntry); the summary says the same in SQL (floor(x + 0.5) is Math.round).
+  const paid = Object.entries(LEDGER_CATEGORY_BY_LABEL).flatMap(([label, category]) => (category ? [label] : []));
+  const callsForEntry = sql`label IN (${sql.join(
+    paid.map((l) => sql`${l}`),
+    sql`, `,
+  )}) AND floor(reward * ${POINTS_PER_REWARD} + 0.5) <> 0`;
+  const ofAgent = sql`agent_id = ${runtime.agentId}::uuid`;
+  ledger.registerExpected('scan_outcome', {
+    async summary(db, range) {
+      const [row] = await queryRows<{ n: number | string; points: number | string; checksum: string }>(
+        db,
+        sql`SELECT count(*) AS n, coalesce(sum(floor(reward * ${POINTS_PER_REWARD} + 0.5)), 0) AS points, coalesce(sum(hashtext(id::text)::bigint), 0)::text AS checksum
+            FROM ${outcomesTable} WHERE ${ofAgent} AND ${inRefRange(sql`id`, range, 'uuid')} AND ${callsForEntry}`,
+      );
+      return { count: Number(row?.n ?? 0), points: Number(row?.points ?? 0), checksum: row?.checksum ?? '0' };
+    },
+    async entries(db, range) {
+      const rows = await queryRows<{ id: string; label: OutcomeLabel; reward: number; finding_key: string }>(
+        db,
+        sql`SELECT id, label, reward, finding_key FROM ${outcomesTable} WHERE ${ofAgent} AND ${inRefRange(sql`id`, range, 'uuid')}`,
+      );
+      const expected = new Map<string, LedgerEntryInput>();
+      for (const r of rows) {
+        const entry = outcomeLedgerEntry({ id: r.id, label: r.label, reward: Number(r.reward), findingKey: r.finding_key });
+        if (entry) expected.set(r.id, entry);
+      }
+      return expected;
+    },
   });
   ledger.registerSource('rule', async (refs, db) => {
     const byRule = new Map<string, string[]>();

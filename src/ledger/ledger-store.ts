@@ -1,9 +1,21 @@
 import type { UUID } from '@elizaos/core';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { LedgerTransaction } from './model/chain';
 import { type ClaimKey, claimKeyOf } from './model/claims';
 import { chunks, type Db, queryRows } from '../shared/sql';
 import { ledgerTable, ledgerAudit, ledgerHead } from './tables';
+import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges';
+
+/**
+ * `column` within `range`: compared as text, or (`uuid`) as a uuid column against the lowest
+ * UUIDs the bounds start, which orders the same as their lowercase text and keeps its index.
+ */
+export function inRefRange(column: SQL, range: RefRange, as: 'text' | 'uuid' = 'text'): SQL {
+  const bound = (b: string) => (as === 'uuid' ? sql`${uuidBound(b)}::uuid` : sql`${b}`);
+  const lo = range.lo === null ? sql`TRUE` : sql`${column} >= ${bound(range.lo)}`;
+  const hi = range.hi === null ? sql`TRUE` : sql`${column} < ${bound(range.hi)}`;
+  return sql`(${lo} AND ${hi})`;
+}
 
 /** `pg_advisory_xact_lock(class, key)` class of the ledger of one agent: 'SILG'. */
 const LEDGER_LOCK_CLASS = 0x53494c47;
@@ -141,15 +153,6 @@ export class LedgerStore {
     return row ? { count: Number(row.count), lastHash: row.last_hash, mac: row.mac } : null;
   }
 
-  /** Every transaction in stored order (by sequence). */
-  async all(db: Db = this.db): Promise<LedgerTransaction[]> {
-    const rows = await queryRows<{ tx_json: unknown }>(
-      db,
-      sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid ORDER BY sequence`,
-    );
-    return rows.map((r) => parse(r.tx_json));
-  }
-
   /** Up to `limit` transactions after `sequence`, in sequence order: a page of the ledger. */
   async after(sequence: number, limit: number, db: Db = this.db): Promise<LedgerTransaction[]> {
     const rows = await queryRows<{ tx_json: unknown }>(
@@ -165,6 +168,25 @@ export class LedgerStore {
     const rows = await queryRows<{ tx_json: unknown }>(
       db,
       sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid${only} ORDER BY sequence DESC LIMIT ${limit}`,
+    );
+    return rows.map((r) => parse(r.tx_json));
+  }
+
+  /** The count, points and record-id checksum of `source`'s entries whose record id is in `range` (one indexed aggregate). */
+  async rangeSummary(source: string, range: RefRange, db: Db = this.db): Promise<RangeSummary> {
+    const [row] = await queryRows<{ n: number | string; points: number | string; checksum: string }>(
+      db,
+      sql`SELECT count(*) AS n, coalesce(sum((tx_json->>'points')::bigint), 0) AS points, coalesce(sum(hashtext(source_ref)::bigint), 0)::text AS checksum
+          FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND ${inRefRange(sql`source_ref`, range)}`,
+    );
+    return { count: Number(row?.n ?? 0), points: Number(row?.points ?? 0), checksum: row?.checksum ?? '0' };
+  }
+
+  /** `source`'s transactions whose record id is in `range`, in sequence order. */
+  async inRange(source: string, range: RefRange, db: Db = this.db): Promise<LedgerTransaction[]> {
+    const rows = await queryRows<{ tx_json: unknown }>(
+      db,
+      sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND ${inRefRange(sql`source_ref`, range)} ORDER BY sequence`,
     );
     return rows.map((r) => parse(r.tx_json));
   }

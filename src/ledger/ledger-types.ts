@@ -2,6 +2,7 @@ import type { LedgerTransaction } from './model/chain';
 import type { LedgerEntryInput } from './model/chain';
 import type { LedgerCheckpoint } from './model/checkpoint';
 import type { LedgerVerification } from './model/integrity';
+import type { RangeSummary, RefRange } from './model/ref-ranges';
 import type { Db } from '../shared/sql';
 
 /**
@@ -17,8 +18,16 @@ export type { HeadProblem, LedgerIntegrity, LedgerVerification } from './model/i
 /** The first thing `verify` found wrong. */
 export type LedgerProblem = Extract<LedgerVerification, { ok: false }>['first'];
 
-/** The entries a source store calls for, by record id; read on `db` (the reconciliation's locked transaction). */
-export type ExpectedEntries = (db: Db) => Promise<ReadonlyMap<string, LedgerEntryInput>>;
+/**
+ * What a source store calls for, a range of record ids at a time (seed 000 §4): `summary`, the
+ * count, points and record-id checksum (`sum(hashtext(<id as text>))`, as the ledger's) of the
+ * entries its records in `range` call for, an aggregate the database computes; and `entries`, those entries by record id, read only for a range whose summary differs from
+ * the ledger's. Both run on `db`.
+ */
+export interface ReconciledSource {
+  summary(db: Db, range: RefRange): Promise<RangeSummary>;
+  entries(db: Db, range: RefRange): Promise<ReadonlyMap<string, LedgerEntryInput>>;
+}
 
 /** What one reconciliation found and did. Snake_case: printed as JSON. */
 export interface ReconcileReport {
@@ -32,6 +41,9 @@ export interface ReconcileReport {
   appended: number;
   unexpected: number;
   mismatched: number;
+  /** Ranges of record ids whose summaries were compared (per reconciled source), and how many of them were read row by row. */
+  ranges_compared: number;
+  ranges_read: number;
 }
 
 /**

@@ -7,10 +7,10 @@ import type { LedgerTransaction } from './model/chain';
 import { type AppendItem, LedgerAppender, LEDGER_LOG_SRC } from './ledger-appender';
 import { LedgerInspector } from './ledger-inspector';
 import { subscribeLedger } from './ledger-listeners';
-import { LedgerReconciler } from './ledger-reconciler';
+import { LedgerReconciler, type ReconcileMode } from './ledger-reconciler';
 import { registerBuiltInSources } from './ledger-sources';
 import { type LedgerAuditRecord, LedgerStore } from './ledger-store';
-import type { AppendResult, CheckpointResult, ExpectedEntries, ReconcileReport, SourceCheck } from './ledger-types';
+import type { AppendResult, CheckpointResult, ReconciledSource, ReconcileReport, SourceCheck } from './ledger-types';
 import { eventsOf } from '../shared/events';
 import { SerialQueue } from '../shared/serial-queue';
 import { serviceOf } from '../shared/service-of';
@@ -20,7 +20,7 @@ import { requireTables } from '../shared/plugin-schema';
 import { ledgerTables } from './tables';
 
 export { DEFAULT_LEDGER_CATEGORIES } from './ledger-appender';
-export type { AppendResult, CheckpointResult, ExpectedEntries, HeadProblem, LedgerIntegrity, LedgerProblem, LedgerVerification, ReconcileProblem, ReconcileReport, SourceCheck } from './ledger-types';
+export type { AppendResult, CheckpointResult, ReconciledSource, HeadProblem, LedgerIntegrity, LedgerProblem, LedgerVerification, ReconcileProblem, ReconcileReport, SourceCheck } from './ledger-types';
 
 interface Pending {
   items: readonly AppendItem[];
@@ -102,7 +102,7 @@ export class RewardLedgerService extends Service {
   }
 
   /** Names what a source store calls for, so reconciliation can compare it with the ledger. */
-  registerExpected(source: string, expected: ExpectedEntries): void {
+  registerExpected(source: string, expected: ReconciledSource): void {
     this.reconciler.registerExpected(source, expected);
   }
 
@@ -161,9 +161,14 @@ export class RewardLedgerService extends Service {
     }
   }
 
-  /** Balance reconciliation (seed 000 §4, `LedgerReconciler.reconcile`); runs by itself every SELF_IMPROVE_LEDGER_RECONCILE_EVERY new transactions and every SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS. */
-  reconcile(): Promise<ReconcileReport> {
-    return this.reconciler.reconcile();
+  /**
+   * Balance reconciliation (seed 000 §4, `LedgerReconciler.reconcile`), verifying the whole chain
+   * (`full`, the default) or what follows the last transaction this process verified
+   * (`incremental`); runs by itself, incrementally, every SELF_IMPROVE_LEDGER_RECONCILE_EVERY new
+   * transactions and every SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS.
+   */
+  reconcile(mode: ReconcileMode = 'full'): Promise<ReconcileReport> {
+    return this.reconciler.reconcile(mode);
   }
 
   /** Audit records (reconciliations, quarantined rows, recoveries), newest first. */

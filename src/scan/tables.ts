@@ -16,7 +16,12 @@ export const outcomesTable = pluginSchema.table(
     rowJson: jsonb('row_json').notNull(),
     ingestedAt: timestamp('ingested_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [unique('outcomes_agent_id_finding_key_label_unique').on(t.agentId, t.findingKey, t.label), index('outcomes_group_idx').on(t.agentId, t.groupId, t.ts)],
+  (t) => [
+    unique('outcomes_agent_id_finding_key_label_unique').on(t.agentId, t.findingKey, t.label),
+    index('outcomes_group_idx').on(t.agentId, t.groupId, t.ts),
+    // Ledger reconciliation summarises one range of an agent's outcome ids at a time.
+    index('outcomes_agent_id_idx').on(t.agentId, t.id),
+  ],
 );
 
 /** Which outcomes have been learned from: a narrow table, so marking 100k outcomes never rewrites the wide outcome rows. */

@@ -93,6 +93,12 @@ export function verifyChain(txs: readonly LedgerTransaction[], key: string | nul
   return new ChainVerifier(key).add(txs).result();
 }
 
+/** The last transaction of a verified prefix of a chain, and how many of that prefix are keyed. */
+export interface VerifiedMark {
+  last: LedgerTransaction;
+  keyed: number;
+}
+
 /**
  * `verifyChain` fed a page at a time, in stored order: it keeps only the previous transaction and
  * three counts, so a ledger of any length is verified in bounded memory. After a problem, later
@@ -105,6 +111,25 @@ export class ChainVerifier {
   private problem: ChainProblem | null = null;
 
   constructor(private readonly key: string | null = null) {}
+
+  /**
+   * A verifier that continues after `mark`: the transactions up to `mark.last` were verified
+   * earlier (`keyed` of them keyed), so the next page starts at its sequence + 1.
+   */
+  static resume(key: string | null, mark: VerifiedMark | null): ChainVerifier {
+    const verifier = new ChainVerifier(key);
+    if (mark !== null) {
+      verifier.previous = mark.last;
+      verifier.count = mark.last.sequence;
+      verifier.keyed = mark.keyed;
+    }
+    return verifier;
+  }
+
+  /** Where this verifier stands: resume from it to verify only what comes after. */
+  get mark(): VerifiedMark | null {
+    return this.previous === null ? null : { last: this.previous, keyed: this.keyed };
+  }
 
   add(txs: readonly LedgerTransaction[]): this {
     for (const tx of txs) {

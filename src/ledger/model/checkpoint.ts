@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { LedgerTransaction } from './chain';
-import { type ChainProblem, verifyChain } from './chain-check';
+import { type ChainCheck, type ChainProblem, verifyChain } from './chain-check';
 import { isIsoDateTime } from '../../scan/model/outcome';
 
 /** Format version of a checkpoint document. */
@@ -94,21 +94,28 @@ function macMatches(c: LedgerCheckpoint, key: string): boolean {
  * rewritten up to there). Transactions after the checkpoint are not looked at here.
  */
 export function verifyAgainstCheckpoint(txs: readonly LedgerTransaction[], checkpoint: LedgerCheckpoint, key: string, agentId: string): CheckpointCheck {
+  const upTo = txs.slice(0, checkpoint.sequence);
+  return checkAgainstCheckpoint(verifyChain(upTo, key), upTo[upTo.length - 1] ?? null, upTo.length, checkpoint, key, agentId);
+}
+
+/**
+ * `verifyAgainstCheckpoint` of a ledger read a page at a time: `chain` is `verifyChain` of its
+ * first `checkpoint.sequence` transactions (`ChainVerifier`), of which there are `rows`, the last
+ * of them `last`.
+ */
+export function checkAgainstCheckpoint(chain: ChainCheck, last: LedgerTransaction | null, rows: number, checkpoint: LedgerCheckpoint, key: string, agentId: string): CheckpointCheck {
   if (!macMatches(checkpoint, key)) {
     return { ok: false, code: 'forged_checkpoint', message: 'the checkpoint was not signed with this key: it was edited, or made without the key' };
   }
   if (checkpoint.agent_id !== agentId) {
     return { ok: false, code: 'other_agent', message: `the checkpoint is of agent ${checkpoint.agent_id}, not ${agentId}` };
   }
-  const upTo = txs.slice(0, checkpoint.sequence);
-  const chain = verifyChain(upTo, key);
   if (!chain.ok) return { ok: false, code: 'chain_broken', message: `before the checkpoint: ${chain.first.message}`, chain_problem: chain.first };
-  if (upTo.length < checkpoint.sequence) {
-    return { ok: false, code: 'rows_missing', message: `the checkpoint counts ${checkpoint.sequence} transactions; the ledger has ${upTo.length}` };
+  if (rows < checkpoint.sequence) {
+    return { ok: false, code: 'rows_missing', message: `the checkpoint counts ${checkpoint.sequence} transactions; the ledger has ${rows}` };
   }
-  const head = upTo[upTo.length - 1];
-  const headHash = head?.hash ?? '0'.repeat(64);
-  const total = head?.running_total ?? 0;
+  const headHash = last?.hash ?? '0'.repeat(64);
+  const total = last?.running_total ?? 0;
   if (headHash !== checkpoint.head_hash || total !== checkpoint.running_total) {
     return {
       ok: false,
