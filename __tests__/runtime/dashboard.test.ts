@@ -224,7 +224,7 @@ describe('the dashboard about learning in a real headless Chromium', () => {
 
   test.skipIf(skip !== null)('shows the trajectories: run, quality, reward, paid sats and whether accepted, never a transcript', async () => {
     const dom = await renderedDom(chromiumPath(), page());
-    const stored = (await (await trajectoryServiceOf(agent.runtime)).list())[0];
+    const stored = (await (await trajectoryServiceOf(agent.runtime)).page({ limit: 1 })).trajectories[0];
     const ev = stored?.evaluation;
     expect(tableRows(dom, 'trajectories-list').map((r) => [r[0], r[1], r[3], r[4], r[5], r[6]])).toEqual([['dash-run-1', 'submitted over HTTP', ev?.quality.quality.toFixed(2), String(ev?.reward.total_sats), '0', ev?.accepted ? 'yes' : 'no']]);
     expect(dom).not.toContain('fix rounding');

@@ -147,20 +147,20 @@ describe('hostile rows on a real runtime (PGlite): refused by row and field, goo
       [5, 'ts'],
     ]);
     expect(stored.transcript).toBe('[message] fix the failing test\n[output] 1 pass 😀');
-    expect((await trajectories.list()).map((t) => t.run_id)).toContain('hostile-run');
+    expect((await trajectories.page({ limit: 50 })).trajectories.map((t) => t.run_id)).toContain('hostile-run');
   });
 
   test("trajectories: a run recorded from the runtime's events with a NUL in a tool's output is stored, the NUL as U+FFFD", async () => {
     const stored = await trajectories.record({ id: 'runtime-nul', steps: [{ kind: 'tool', name: 'Bash', text: 'cat bin\u0000ary' }], ended: true, token_count: 4, tool_calls: 1 }, 'runtime');
     expect(stored.transcript).toBe('[tool Bash] cat bin\uFFFDary');
-    expect((await trajectories.list()).map((t) => t.run_id)).toContain('runtime-nul');
+    expect((await trajectories.page({ limit: 50 })).trajectories.map((t) => t.run_id)).toContain('runtime-nul');
   });
 
   test('trajectories: a transcript cut inside an emoji is stored (the cut never leaves half a pair)', async () => {
     const text = `${'x'.repeat(19_998)}😀😀 and more`;
     const { stored } = await trajectories.submit(text, 'http', 'emoji-cut');
     expect(stored.transcript.length).toBeLessThanOrEqual(20_000);
-    expect((await trajectories.list()).map((t) => t.run_id)).toContain('emoji-cut');
+    expect((await trajectories.page({ limit: 50 })).trajectories.map((t) => t.run_id)).toContain('emoji-cut');
   });
 });
 

@@ -109,9 +109,12 @@ describe('the read routes of the dashboard on a real runtime', () => {
     expect(await call(handleGetWeeklyMetrics, get('/metrics/weekly', query))).toEqual({ status: 400, body: { error } });
   });
 
-  test('GET /trajectories takes a limit from 1 to 1000', async () => {
+  test('GET /trajectories takes a limit from 1 to 1000 and a before cursor', async () => {
     expect(await call(handleGetTrajectories, get('/trajectories', { limit: '0' }))).toEqual({ status: 400, body: { error: 'limit must be an integer from 1 to 1000 (got "0")' } });
-    expect(await call(handleGetTrajectories, get('/trajectories', { limit: '5' }))).toEqual({ status: 200, body: { count: 0, trajectories: [] } });
+    expect(await call(handleGetTrajectories, get('/trajectories', { limit: '1001' }))).toEqual({ status: 400, body: { error: 'limit must be an integer from 1 to 1000 (got "1001")' } });
+    expect(await call(handleGetTrajectories, get('/trajectories', { limit: 'ten' }))).toEqual({ status: 400, body: { error: 'limit must be an integer from 1 to 1000 (got "ten")' } });
+    expect(await call(handleGetTrajectories, get('/trajectories', { before: 'not a cursor' }))).toEqual({ status: 400, body: { error: 'before must be the next_before of a previous page (got "not a cursor")' } });
+    expect(await call(handleGetTrajectories, get('/trajectories', { limit: '5' }))).toEqual({ status: 200, body: { count: 0, accepted: 0, paid_sats: 0, trajectories: [], next_before: null } });
   });
 
   test('a stored trajectory keeps its commands redacted, and GET /trajectories sends no transcript', async () => {

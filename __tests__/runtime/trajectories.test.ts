@@ -61,7 +61,7 @@ describe('trajectories on a real runtime', () => {
     await runtime.emitEvent(EventType.RUN_ENDED, { runtime, source: 'test', runId, messageId: message.id, roomId: message.roomId, entityId: message.entityId, startTime, status: 'completed', endTime: Date.now(), duration: 1 });
     runtime.endRun();
 
-    const [stored] = await service.list();
+    const [stored] = (await service.page({ limit: 1 })).trajectories;
     expect(stored?.source).toBe('runtime');
     expect(stored?.run_id).toBe(runId);
     const e = stored?.evaluation;
@@ -90,7 +90,7 @@ describe('trajectories on a real runtime', () => {
     const again = recordingResponse();
     await handlePostTrajectory({ body: log, headers: {}, query: { id: 'external-1' } }, again.res, agent.runtime);
     expect((again.sent.body as { trajectory: { id: string } }).trajectory.id).toBe(body.trajectory.id);
-    expect((await service.list()).filter((t) => t.run_id === 'external-1')).toHaveLength(1);
+    expect((await service.page({ limit: 50 })).trajectories.filter((t) => t.run_id === 'external-1')).toHaveLength(1);
 
     const empty = recordingResponse();
     await handlePostTrajectory({ body: '', headers: {} }, empty.res, agent.runtime);

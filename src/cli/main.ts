@@ -25,6 +25,7 @@ Commands
   replay FILE         forecast each outcome before ingesting it, in time order; scores vs a baseline
   trajectories score FILE...     score session logs or JSONL of steps (seed 004) and store them, redacted
   trajectories preview [FILE...] what would be accepted under the thresholds, with rewards
+                                 (without FILE: the stored ones, --limit N newest first, --before C)
   trajectories export [--out F]  the accepted stored trajectories, redacted, as JSONL
   ledger verify | replay         check the reward ledger's chain and checksums (replay: rebuild totals)
   ledger verify --checkpoint F   ... and that the chain up to a signed checkpoint is the one signed

@@ -2,7 +2,8 @@ import { type IAgentRuntime, Service } from '@elizaos/core';
 import { loadConfig } from '../shared/config';
 import { ruleLessonVectorText } from './model/rule-lessons';
 import type { ParseErrorEntry } from './model/logs';
-import { type RuleMetrics, weeklyRuleMetrics } from './model/metrics';
+import { type RuleMetrics, ruleMetricsOf } from './model/metrics';
+import { tallyStoredEvents } from './rule-event-tally';
 import { type SelectedRule, selectRulesForPrompt } from './model/prompt';
 import { RULE_TYPE_PRIORITY, type Rule, type RuleLesson, type RuleStatus } from './model/types';
 import { ensureRuleDecayTask } from './surfaces/rule-decay-task';
@@ -239,15 +240,19 @@ export class RuleBookService extends Service {
     return this.state.reported(await this.store.parseErrors(limit));
   }
 
-  /** Seed 003's weekly metrics from the first stored event, lesson or rule to `nowMs`. */
+  /**
+   * Seed 003's weekly metrics from the first stored event, lesson or rule to `nowMs`. The events are
+   * tallied by the database (`tallyStoredEvents`); the guard entries are the newest
+   * METRICS_GUARD_ENTRIES (a pruned log).
+   */
   async metrics(nowMs = Date.now()): Promise<RuleMetrics> {
-    const events = this.state.reported(await this.store.loadEvents());
+    const rules = [...this.state.rules.values()];
+    const { tally, firstTsMs } = await tallyStoredEvents(dbOf(this.runtime), this.runtime.agentId, rules);
     const guardEntries = this.state.reported(await this.store.guardEntries({ limit: METRICS_GUARD_ENTRIES }));
     const lessons = this.ruleLessons();
-    const rules = [...this.state.rules.values()];
-    let startedMs = Math.min(nowMs, events[0]?.tsMs ?? nowMs);
+    let startedMs = Math.min(nowMs, firstTsMs ?? nowMs);
     for (const t of [...lessons.map((l) => l.createdMs), ...rules.map((r) => r.createdMs)]) startedMs = Math.min(startedMs, t);
-    return weeklyRuleMetrics({ events, lessons, rules, guardEntries, nowMs, startedMs });
+    return ruleMetricsOf({ tally, lessons, rules, guardEntries, nowMs, startedMs });
   }
 }
 

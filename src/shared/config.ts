@@ -158,6 +158,8 @@ export const settingsSchema = z.object({
   SELF_IMPROVE_PUBLIC_READS: z.enum(['true', 'false'], { errorMap: () => ({ message: 'must be one of true, false' }) }).default('true'),
   /** Most sats that submitted trajectories (HTTP with a key, CLI) may earn per UTC day; 0: submitted trajectories never pay. */
   SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY: int(0, 100_000_000, 5_000),
+  /** Trajectories stored per agent (one per agent run, plus submitted ones); after every tenth of that stored, older ones are deleted. */
+  SELF_IMPROVE_TRAJECTORY_MAX_ROWS: int(100, 100_000_000, 100_000),
   /** Who may teach, validate, retire and approve rules and label findings besides a world's OWNER and ADMINs: comma-separated entity UUIDs. */
   SELF_IMPROVE_TRUSTED_ENTITIES: parsedText(parseEntityList, (p) => p.ids).default(''),
   /** Ed25519 private key (sensitive; PEM or base64 PKCS#8 DER) that signs rule exports; unset: exports are unsigned and say so. */

@@ -1,5 +1,4 @@
-import { type ActionEventPayload, type IAgentRuntime, type Memory, type ModelEventPayload, type RunEventPayload, Service, type UUID } from '@elizaos/core';
-import { sql } from 'drizzle-orm';
+import { type ActionEventPayload, type IAgentRuntime, type ModelEventPayload, type RunEventPayload, Service, type UUID } from '@elizaos/core';
 import { loadConfig, type SelfImproveConfig } from '../shared/config';
 import { messageContextId } from '../elo/model/exposures';
 import { runEloReward } from './model/run-outcome';
@@ -15,14 +14,23 @@ import { eventsOf } from '../shared/events';
 import { SerialQueue } from '../shared/serial-queue';
 import { serviceOf } from '../shared/service-of';
 import { TRAJECTORY_SERVICE } from '../shared/service-names';
-import { dbOf, queryRows } from '../shared/sql';
+import { dbOf } from '../shared/sql';
+import { LogRetention } from '../shared/log-retention';
+import type { PageCursor } from './model/page-cursor';
+import {
+  ensureTrajectoriesIndex,
+  pruneTrajectories,
+  submittedPaidSince,
+  TRAJECTORIES_TABLE,
+  TRAJECTORY_MEMORY_TYPE,
+  type TrajectoryRow,
+  type TrajectoryTotals,
+  trajectoryPage,
+  trajectoryPaidBefore,
+  trajectoryTotals,
+} from './trajectory-store';
 
-export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
-/**
- * The memory table (memory type) of trajectories. Not `custom`, where lessons live: loading the
- * lessons at start-up must not read every stored transcript.
- */
-export const TRAJECTORIES_TABLE = 'trajectories';
+export { TRAJECTORIES_TABLE, TRAJECTORY_MEMORY_TYPE } from './trajectory-store';
 /** Longest transcript stored per trajectory; the evaluation always covers the whole run. */
 const MAX_TRANSCRIPT_CHARS = 20_000;
 const LOG_SRC = 'plugin:self-improve:trajectories';
@@ -40,8 +48,17 @@ export interface StoredTrajectory {
   redaction: { level: RedactionLevel; counts: Record<string, number> };
   /** The redacted transcript, one step per line. */
   transcript: string;
-  /** Sats the ledger was asked to pay for it: 0 when not accepted, not paid (an unauthenticated submission) or over the day's cap. */
+  /**
+   * Sats the ledger was asked to pay for it: 0 when not accepted, not paid (an unauthenticated
+   * submission), over the day's cap, or paid before (stored earlier, deleted by retention, sent again).
+   */
   paid_sats: number;
+}
+
+/** One page of stored trajectories, newest first; `next_before` names the next page (null: this is the last). */
+export interface TrajectoryPage {
+  trajectories: StoredTrajectory[];
+  next_before: PageCursor | null;
 }
 
 /** Whether a recorded trajectory may pay: the agent's own runs and the operator's CLI do; an HTTP submission only with a key. */
@@ -102,10 +119,16 @@ export class TrajectoryService extends Service {
   private readonly recording = new SerialQueue();
   /** Ended runs, stored and settled in the order they ended. */
   private readonly runEnds = new SerialQueue();
+  /** Keeps the newest SELF_IMPROVE_TRAJECTORY_MAX_ROWS stored trajectories. */
+  private retention!: LogRetention;
 
   static override async start(runtime: IAgentRuntime): Promise<TrajectoryService> {
     const service = new TrajectoryService(runtime);
     service.settings = loadConfig(runtime);
+    service.retention = new LogRetention(runtime.agentId, service.settings.SELF_IMPROVE_TRAJECTORY_MAX_ROWS);
+    await ensureTrajectoriesIndex(dbOf(runtime)).catch((error: unknown) => {
+      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'could not create the trajectories index; listing trajectories reads more rows');
+    });
     return service;
   }
 
@@ -127,7 +150,7 @@ export class TrajectoryService extends Service {
    * Scores a trajectory, redacts it at SELF_IMPROVE_TRAJECTORY_REDACTION and stores it as a memory.
    * The agent's own runs are identified by their run id; submitted ones (HTTP, CLI) by what they
    * contain, so submitting the same log under a new id returns the stored one and pays nothing
-   * again. A submitted trajectory pays at most what is left of SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY
+   * again — also after retention deleted it: the ledger, never pruned, still holds its payment. A submitted trajectory pays at most what is left of SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY
    * (UTC day); records are taken one at a time, so two submissions cannot both spend the same sats.
    */
   record(trajectory: TrajectoryInput, source: TrajectorySource, options: TrajectoryRecordOptions = { pay: true }): Promise<StoredTrajectory> {
@@ -138,14 +161,14 @@ export class TrajectoryService extends Service {
     const raw = transcriptOf(trajectory);
     const id = stableId('trajectory', this.runtime.agentId, source === 'runtime' ? (trajectory.id ?? raw) : raw);
     const existing = await this.runtime.getMemoryById(id);
-    const known = existing ? storedFrom(existing) : null;
+    const known = existing?.id ? storedFrom({ id: existing.id, createdAt: '', text: existing.content.text ?? '', metadata: (existing.metadata ?? {}) as Record<string, unknown> }) : null;
     if (known) return known;
     const level = this.settings.SELF_IMPROVE_TRAJECTORY_REDACTION;
     const redacted = redact(raw, level);
     const evaluation = withRedactedCommands(evaluateTrajectory(trajectory, this.policy), level);
     const earned = evaluation.accepted ? Math.max(0, evaluation.reward.total_sats) : 0;
     const createdAt = Date.now();
-    const paid = !options.pay || earned === 0 ? 0 : source === 'runtime' ? earned : Math.min(earned, await this.submittedSatsLeft(createdAt));
+    const paid = !options.pay || earned === 0 || (await trajectoryPaidBefore(dbOf(this.runtime), this.runtime.agentId, id)) ? 0 : source === 'runtime' ? earned : Math.min(earned, await this.submittedSatsLeft(createdAt));
     const stored: StoredTrajectory = {
       id,
       source,
@@ -159,20 +182,16 @@ export class TrajectoryService extends Service {
     };
     const memory = agentMemory(this.runtime, id, stored.transcript, { type: TRAJECTORY_MEMORY_TYPE, ...metadataOf(stored) }, { createdAt, unique: false });
     await this.runtime.createMemory(memory, TRAJECTORIES_TABLE);
+    const keep = this.retention.keep;
+    await this.retention.noteAppendedTo(TRAJECTORIES_TABLE, 1, () => pruneTrajectories(dbOf(this.runtime), this.runtime.agentId, keep));
     if (evaluation.accepted) await eventsOf(this.runtime).emit('trajectoryAccepted', { id, paidSats: paid, quality: evaluation.quality.quality });
     return stored;
   }
 
   /** What submitted trajectories (HTTP, CLI) may still earn on the UTC day of `nowMs`. */
   private async submittedSatsLeft(nowMs: number): Promise<number> {
-    const dayStart = new Date(Math.floor(nowMs / 86_400_000) * 86_400_000);
-    const [row] = await queryRows<{ paid: string | number | null }>(
-      dbOf(this.runtime),
-      sql`SELECT COALESCE(SUM((metadata->>'paid_sats')::numeric), 0) AS paid FROM memories
-          WHERE agent_id = ${this.runtime.agentId}::uuid AND type = ${TRAJECTORIES_TABLE}
-            AND metadata->>'source' IN ('http', 'cli') AND created_at >= ${dayStart.toISOString()}::timestamptz`,
-    );
-    return Math.max(0, this.settings.SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY - Number(row?.paid ?? 0));
+    const paid = await submittedPaidSince(dbOf(this.runtime), this.runtime.agentId, Math.floor(nowMs / 86_400_000) * 86_400_000);
+    return Math.max(0, this.settings.SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY - paid);
   }
 
   /** Parses, scores and stores an external trajectory. */
@@ -181,13 +200,24 @@ export class TrajectoryService extends Service {
     return { stored: await this.record(trajectory, source, options), errors };
   }
 
-  /** Every stored trajectory of the agent, newest first. */
-  async list(): Promise<StoredTrajectory[]> {
-    const memories = await this.runtime.getMemories({ tableName: TRAJECTORIES_TABLE, roomId: this.runtime.agentId, agentId: this.runtime.agentId });
-    return memories
-      .map(storedFrom)
-      .filter((t): t is StoredTrajectory => t !== null)
-      .sort((a, b) => (b.ended_at ?? '').localeCompare(a.ended_at ?? '') || a.id.localeCompare(b.id));
+  /**
+   * A page of the agent's stored trajectories, newest first (by when they were stored, then id):
+   * the `limit` after `before` (the newest without); only accepted ones with `acceptedOnly`. One
+   * indexed query, whatever is stored.
+   */
+  async page(options: { limit: number; before?: PageCursor | null; acceptedOnly?: boolean }): Promise<TrajectoryPage> {
+    const rows = await trajectoryPage(dbOf(this.runtime), this.runtime.agentId, { limit: options.limit + 1, before: options.before ?? null, acceptedOnly: options.acceptedOnly ?? false });
+    const listed = rows.slice(0, options.limit);
+    const last = listed.at(-1);
+    return {
+      trajectories: listed.map(storedFrom).filter((t): t is StoredTrajectory => t !== null),
+      next_before: rows.length > options.limit && last ? { createdAt: last.createdAt, id: last.id } : null,
+    };
+  }
+
+  /** How many trajectories are stored, accepted, and their sats: database aggregates. */
+  totals(): Promise<TrajectoryTotals> {
+    return trajectoryTotals(dbOf(this.runtime), this.runtime.agentId);
   }
 
   onRunStarted(p: RunEventPayload): void {
@@ -254,11 +284,11 @@ function metadataOf(t: StoredTrajectory): Record<string, unknown> {
   return rest;
 }
 
-function storedFrom(memory: Memory): StoredTrajectory | null {
-  const m = memory.metadata as (Record<string, unknown> & { type?: string }) | undefined;
-  if (m?.type !== TRAJECTORY_MEMORY_TYPE || !memory.id) return null;
+function storedFrom(row: TrajectoryRow): StoredTrajectory | null {
+  const m = row.metadata as Record<string, unknown> & { type?: string };
+  if (m.type !== TRAJECTORY_MEMORY_TYPE) return null;
   const { type: _type, ...rest } = m;
-  return { ...(rest as Omit<StoredTrajectory, 'id' | 'transcript'>), id: memory.id, transcript: memory.content.text ?? '' };
+  return { ...(rest as Omit<StoredTrajectory, 'id' | 'transcript'>), id: row.id as UUID, transcript: row.text };
 }
 
 /** Waits until the runtime has started TrajectoryService and returns it. */

@@ -3,7 +3,7 @@ import { isoDay, isoSeconds, isoWeek, isoWeekStartMs } from './dates';
 import { feedbackPolarity } from './feedback';
 import type { GuardEntry } from './logs';
 import { scopesOverlap } from './conflicts';
-import type { LearningEvent, Rule, RuleLesson } from './types';
+import type { EventType, LearningEvent, Rule, RuleLesson } from './types';
 
 /** Seed 003's metrics format: one entry per ISO week plus totals. */
 export const METRICS_VERSION = '1.4.0';
@@ -39,20 +39,69 @@ export function isRegression(event: Pick<LearningEvent, 'type' | 'tsMs' | 'categ
   return event.type === 'mistake' && rulesOfCategory.some((r) => r.createdMs < event.tsMs && scopesOverlap(r, event));
 }
 
+/** What the events of one ISO week add up to: counts by type, regressions, and feedback by known polarity. */
+export interface EventWeek {
+  byType: Record<EventType, number>;
+  regressions: number;
+  positive: number;
+  negative: number;
+}
+
+/** All events, tallied by ISO week (keyed by `isoWeekStartMs`). */
+export interface EventTally {
+  total: number;
+  weeks: Map<number, EventWeek>;
+}
+
+const emptyWeek = (): EventWeek => ({ byType: { mistake: 0, success: 0, debug_session: 0, feedback: 0, discovery: 0 }, regressions: 0, positive: 0, negative: 0 });
+
+/** The week of `tsMs` in `tally`, made when missing. */
+export function weekOf(tally: EventTally, tsMs: number): EventWeek {
+  const start = isoWeekStartMs(tsMs);
+  let week = tally.weeks.get(start);
+  if (!week) {
+    week = emptyWeek();
+    tally.weeks.set(start, week);
+  }
+  return week;
+}
+
+/** Adds a feedback event's `feedbackPolarity` to its week (an unknown polarity adds nothing). */
+export function tallyFeedback(tally: EventTally, event: Pick<LearningEvent, 'tsMs' | 'tags' | 'feedback' | 'problem'>): void {
+  const polarity = feedbackPolarity(event);
+  if (polarity === 'positive') weekOf(tally, event.tsMs).positive++;
+  else if (polarity === 'negative') weekOf(tally, event.tsMs).negative++;
+}
+
+/** The tally of a list of events against `rules` (what the database's aggregates compute, from the rows themselves). */
+export function tallyEvents(events: readonly LearningEvent[], rules: readonly Rule[]): EventTally {
+  const rulesByCategory = new Map<string, Rule[]>();
+  for (const r of rules) rulesByCategory.set(r.category, [...(rulesByCategory.get(r.category) ?? []), r]);
+  const tally: EventTally = { total: events.length, weeks: new Map() };
+  for (const e of events) {
+    const week = weekOf(tally, e.tsMs);
+    week.byType[e.type]++;
+    if (isRegression(e, rulesByCategory.get(e.category) ?? [])) week.regressions++;
+    if (e.type === 'feedback') tallyFeedback(tally, e);
+  }
+  return tally;
+}
+
 /**
  * Satisfaction of a week: among its feedback events whose `feedbackPolarity` is known,
  * `positive / (positive + negative)`; when none is known, among its guard entries with an outcome,
  * `success / (success + failure)`; null when neither exists. Rounded to 2 decimals.
  */
 export function weekSatisfaction(feedback: readonly LearningEvent[], guardOutcomes: readonly GuardEntry['outcome'][]): number | null {
+  const tally: EventTally = { total: 0, weeks: new Map() };
+  for (const e of feedback) tallyFeedback(tally, { ...e, tsMs: 0 });
+  const week = tally.weeks.get(isoWeekStartMs(0)) ?? emptyWeek();
+  return satisfactionOf(week, guardOutcomes);
+}
+
+function satisfactionOf(week: Pick<EventWeek, 'positive' | 'negative'>, guardOutcomes: readonly GuardEntry['outcome'][]): number | null {
   const round = (x: number) => Math.round(x * 100) / 100;
-  let positive = 0;
-  let negative = 0;
-  for (const e of feedback) {
-    const polarity = feedbackPolarity(e);
-    if (polarity === 'positive') positive++;
-    else if (polarity === 'negative') negative++;
-  }
+  const { positive, negative } = week;
   if (positive + negative > 0) return round(positive / (positive + negative));
   const success = guardOutcomes.filter((o) => o === 'success').length;
   const failure = guardOutcomes.filter((o) => o === 'failure').length;
@@ -95,42 +144,48 @@ export function weeklyRuleMetrics(input: {
   nowMs: number;
   startedMs: number;
 }): RuleMetrics {
-  const { events, lessons, rules, guardEntries, nowMs, startedMs } = input;
-  const eventsByWeek = bucket(events, (e) => e.tsMs);
+  const { events, ...rest } = input;
+  return ruleMetricsOf({ ...rest, tally: tallyEvents(events, input.rules) });
+}
+
+/** `weeklyRuleMetrics` from the events' tally (`tallyEvents`, or the database's aggregates of the same). */
+export function ruleMetricsOf(input: {
+  tally: EventTally;
+  lessons: readonly RuleLesson[];
+  rules: readonly Rule[];
+  guardEntries: readonly GuardEntry[];
+  nowMs: number;
+  startedMs: number;
+}): RuleMetrics {
+  const { tally, lessons, rules, guardEntries, nowMs, startedMs } = input;
   const guardByWeek = bucket(guardEntries, (g) => g.tsMs);
-  const rulesByCategory = new Map<string, Rule[]>();
-  for (const r of rules) {
-    const list = rulesByCategory.get(r.category) ?? [];
-    list.push(r);
-    rulesByCategory.set(r.category, list);
-  }
   const ruleCreated = new Map(rules.map((r) => [r.id, r.createdMs]));
   const generated = isoSeconds(nowMs);
   const weekly: WeeklyRuleMetrics[] = [];
   for (let start = isoWeekStartMs(startedMs); start <= nowMs; start += WEEK_MS) {
     const end = start + WEEK_MS;
-    const inWeek = eventsByWeek.get(start) ?? [];
-    const count = (type: LearningEvent['type']) => inWeek.filter((e) => e.type === type).length;
+    const inWeek = tally.weeks.get(start) ?? emptyWeek();
+    const byType = inWeek.byType;
     const existing = rules.filter((r) => r.createdMs < end);
     const lessonsThen = lessons.filter((l) => l.createdMs < end);
     weekly.push({
       week: isoWeek(start),
       generated,
       events: {
-        total: inWeek.length,
-        mistakes: count('mistake'),
-        successes: count('success'),
-        debug_sessions: count('debug_session'),
-        feedback: count('feedback'),
-        discoveries: count('discovery'),
+        total: byType.mistake + byType.success + byType.debug_session + byType.feedback + byType.discovery,
+        mistakes: byType.mistake,
+        successes: byType.success,
+        debug_sessions: byType.debug_session,
+        feedback: byType.feedback,
+        discoveries: byType.discovery,
       },
-      regressions: inWeek.filter((e) => isRegression(e, rulesByCategory.get(e.category) ?? [])).length,
+      regressions: inWeek.regressions,
       rules_active: existing.filter((r) => r.status === 'active').length,
       lessons_total: lessonsThen.length,
       lessons_promoted: lessonsThen.filter((l) => l.promotedToRule !== undefined && (ruleCreated.get(l.promotedToRule) ?? Number.NEGATIVE_INFINITY) < end).length,
       total_violations: existing.reduce((sum, r) => sum + r.violations, 0),
-      satisfaction: weekSatisfaction(
-        inWeek.filter((e) => e.type === 'feedback'),
+      satisfaction: satisfactionOf(
+        inWeek,
         (guardByWeek.get(start) ?? []).map((g) => g.outcome),
       ),
     });
@@ -140,7 +195,7 @@ export function weeklyRuleMetrics(input: {
     started: isoDay(startedMs),
     weekly,
     totals: {
-      events: events.length,
+      events: tally.total,
       lessons: lessons.length,
       rules: rules.filter((r) => r.status === 'active').length,
       total_violations: rules.reduce((sum, r) => sum + r.violations, 0),

@@ -3,7 +3,8 @@ import type { RedactionLevel } from '../model/redaction';
 import { type StoredTrajectory, type TrajectoryService, withRedactedCommands } from '../trajectory-service';
 import { TRAJECTORY_SERVICE } from '../../shared/service-names';
 import { queryParam, type RequestBody, readRequestBody } from '../../shared/http/body';
-import { boundedInt } from '../../shared/http/query-params';
+import { boundedInt, type Parsed } from '../../shared/http/query-params';
+import { decodeCursor, encodeCursor, type PageCursor } from '../model/page-cursor';
 import { callerOf } from '../../shared/http/route-access';
 
 /** A JSON array body (parsed by the server) is a list of steps: one JSONL line each. */
@@ -30,18 +31,29 @@ export async function handlePostTrajectory(req: RouteRequest, res: RouteResponse
   res.status(errors.length === 0 ? 200 : 400).json({ trajectory: stored, errors });
 }
 
-/** Trajectories GET /self-improve/trajectories lists at most. */
+/** Trajectories one page of GET /self-improve/trajectories (and the CLI) lists at most, and by default. */
 export const MAX_TRAJECTORIES_PAGE = 1_000;
+export const DEFAULT_TRAJECTORIES_PAGE = 50;
+
+/** `limit` and `before` of a trajectories page, from their texts; otherwise a message naming the bad one and what it allows. */
+export function trajectoryPageParams(rawLimit: string | undefined, rawBefore: string | undefined): Parsed<{ limit: number; before: PageCursor | null }> {
+  const limit = boundedInt(rawLimit, 'limit', 1, MAX_TRAJECTORIES_PAGE, DEFAULT_TRAJECTORIES_PAGE);
+  if (!limit.ok) return limit;
+  const before = decodeCursor(rawBefore, 'before');
+  return before.ok ? { ok: true, value: { limit: limit.value, before: before.value } } : before;
+}
 
 /**
- * GET /self-improve/trajectories?limit=N: the stored trajectories, newest first, without
- * transcripts (see `listedTrajectory`); the newest N (1–1000, default 1000). `count` is how many
- * are stored in all.
+ * GET /self-improve/trajectories?limit=N&before=CURSOR: one page of the stored trajectories,
+ * newest first (by when they were stored), without transcripts (see `listedTrajectory`): N of them
+ * (1–1000, default 50) before CURSOR (the previous page's `next_before`; the newest without).
+ * `next_before` is null on the last page. `count`, `accepted` and `paid_sats` are over all stored
+ * trajectories (database aggregates).
  */
 export async function handleGetTrajectories(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
-  const limit = boundedInt(queryParam(req, 'limit'), 'limit', 1, MAX_TRAJECTORIES_PAGE, MAX_TRAJECTORIES_PAGE);
-  if (!limit.ok) {
-    res.status(400).json({ error: limit.message });
+  const params = trajectoryPageParams(queryParam(req, 'limit'), queryParam(req, 'before'));
+  if (!params.ok) {
+    res.status(400).json({ error: params.message });
     return;
   }
   const service = runtime.getService<TrajectoryService>(TRAJECTORY_SERVICE);
@@ -49,9 +61,15 @@ export async function handleGetTrajectories(req: RouteRequest, res: RouteRespons
     res.status(503).json({ error: 'trajectories service is not running' });
     return;
   }
-  const all = await service.list();
+  const [page, totals] = await Promise.all([service.page(params.value), service.totals()]);
   const level = service.settings.SELF_IMPROVE_TRAJECTORY_REDACTION;
-  res.status(200).json({ count: all.length, trajectories: all.slice(0, limit.value).map((t) => listedTrajectory(t, level)) });
+  res.status(200).json({
+    count: totals.count,
+    accepted: totals.accepted,
+    paid_sats: totals.paid_sats,
+    trajectories: page.trajectories.map((t) => listedTrajectory(t, level)),
+    next_before: page.next_before === null ? null : encodeCursor(page.next_before),
+  });
 }
 
 /** A stored trajectory as the list shows it: no transcript, commands redacted (also those stored before they were redacted at store time). */

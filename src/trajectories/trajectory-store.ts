@@ -1,0 +1,114 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { ledgerTable } from '../ledger/tables';
+import { type Db, queryRows } from '../shared/sql';
+import type { PageCursor } from './model/page-cursor';
+
+export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
+/**
+ * The memory table (memory type) of trajectories. Not `custom`, where lessons live: loading the
+ * lessons at start-up must not read every stored transcript.
+ */
+export const TRAJECTORIES_TABLE = 'trajectories';
+/**
+ * The index pages, the day's paid sum and retention read trajectories by: one agent's, by storage
+ * time then id. plugin-sql's own indexes on `memories` ((type, room_id), metadata type) would
+ * leave every page to sort all of the agent's trajectories.
+ */
+export const TRAJECTORIES_INDEX = 'self_improve_trajectories_newest';
+
+/** The trajectory rows of one agent: the type is a literal, so the planner may use the partial index. */
+const ofAgent = (agentId: string): SQL => sql`agent_id = ${agentId}::uuid AND type = ${sql.raw(`'${TRAJECTORIES_TABLE}'`)}`;
+const ACCEPTED = sql`metadata->'evaluation'->>'accepted' = 'true'`;
+
+/** A stored trajectory's row as pages read it: the memory's text and metadata, and its position. */
+export interface TrajectoryRow {
+  id: string;
+  createdAt: string;
+  text: string;
+  metadata: Record<string, unknown>;
+}
+
+/** What the stored trajectories of an agent add up to, counted by the database. */
+export interface TrajectoryTotals {
+  count: number;
+  accepted: number;
+  /** Σ evaluation.reward.total_sats of the accepted ones: what they earned under the thresholds they were scored with. */
+  accepted_sats: number;
+  /** Σ paid_sats: what the ledger was asked to pay for them. */
+  paid_sats: number;
+}
+
+/**
+ * Creates `TRAJECTORIES_INDEX` on plugin-sql's `memories` table when it is missing: a partial
+ * index (trajectory rows only), so other memories' writes do not pay for it. Without it (a
+ * database user that may not create indexes) every query still answers, only slower.
+ */
+export async function ensureTrajectoriesIndex(db: Db): Promise<void> {
+  await db.execute(sql.raw(`CREATE INDEX IF NOT EXISTS ${TRAJECTORIES_INDEX} ON memories (agent_id, created_at, id) WHERE type = '${TRAJECTORIES_TABLE}'`));
+}
+
+/** One page of an agent's trajectories, newest first by (created_at, id): `limit` rows before `before` (the newest without). */
+export async function trajectoryPage(db: Db, agentId: string, options: { limit: number; before: PageCursor | null; acceptedOnly?: boolean }): Promise<TrajectoryRow[]> {
+  const before = options.before === null ? sql.empty() : sql`AND (created_at, id) < (${options.before.createdAt}::timestamp, ${options.before.id}::uuid)`;
+  const rows = await queryRows<{ id: string; created_at: string; text: string | null; metadata: unknown }>(
+    db,
+    sql`SELECT id, created_at::text AS created_at, content->>'text' AS text, metadata FROM memories
+        WHERE ${ofAgent(agentId)} ${before} ${options.acceptedOnly ? sql`AND ${ACCEPTED}` : sql.empty()}
+        ORDER BY created_at DESC, id DESC LIMIT ${options.limit}`,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    createdAt: r.created_at,
+    text: r.text ?? '',
+    metadata: (typeof r.metadata === 'string' ? JSON.parse(r.metadata) : (r.metadata ?? {})) as Record<string, unknown>,
+  }));
+}
+
+/** Counts and sums over all of an agent's stored trajectories, in one aggregate. */
+export async function trajectoryTotals(db: Db, agentId: string): Promise<TrajectoryTotals> {
+  const [row] = await queryRows<Record<keyof TrajectoryTotals, string | number | null>>(
+    db,
+    sql`SELECT count(*) AS count, count(*) FILTER (WHERE ${ACCEPTED}) AS accepted,
+               COALESCE(SUM((metadata->'evaluation'->'reward'->>'total_sats')::numeric) FILTER (WHERE ${ACCEPTED}), 0) AS accepted_sats,
+               COALESCE(SUM((metadata->>'paid_sats')::numeric), 0) AS paid_sats
+        FROM memories WHERE ${ofAgent(agentId)}`,
+  );
+  return { count: Number(row?.count ?? 0), accepted: Number(row?.accepted ?? 0), accepted_sats: Number(row?.accepted_sats ?? 0), paid_sats: Number(row?.paid_sats ?? 0) };
+}
+
+/** Σ paid_sats of the trajectories submitted (HTTP, CLI) and stored at or after `sinceMs`. */
+export async function submittedPaidSince(db: Db, agentId: string, sinceMs: number): Promise<number> {
+  const [row] = await queryRows<{ paid: string | number | null }>(
+    db,
+    sql`SELECT COALESCE(SUM((metadata->>'paid_sats')::numeric), 0) AS paid FROM memories
+        WHERE ${ofAgent(agentId)} AND metadata->>'source' IN ('http', 'cli') AND created_at >= ${new Date(sinceMs).toISOString()}::timestamptz`,
+  );
+  return Number(row?.paid ?? 0);
+}
+
+/**
+ * Deletes all but the newest `keep` trajectories of one agent (by created_at, then id), one
+ * statement; returns how many went. Their ledger entries stay (the ledger is never pruned).
+ */
+export async function pruneTrajectories(db: Db, agentId: string, keep: number): Promise<number> {
+  const rows = await queryRows<{ n: number | string }>(
+    db,
+    sql`WITH cut AS (SELECT created_at, id FROM memories WHERE ${ofAgent(agentId)} ORDER BY created_at DESC, id DESC OFFSET ${keep} LIMIT 1),
+             gone AS (DELETE FROM memories WHERE ${ofAgent(agentId)} AND (created_at, id) <= (SELECT created_at, id FROM cut) RETURNING 1)
+        SELECT count(*)::int AS n FROM gone`,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Whether the ledger already holds the reward of trajectory `id` (one lookup on its claim index).
+ * The ledger outlives the trajectories: a trajectory deleted by retention and sent again has the
+ * same id (its content's) and finds its old payment here.
+ */
+export async function trajectoryPaidBefore(db: Db, agentId: string, id: string): Promise<boolean> {
+  const rows = await queryRows<{ one: number }>(
+    db,
+    sql`SELECT 1 AS one FROM ${ledgerTable} WHERE agent_id = ${agentId}::uuid AND source = 'trajectory' AND source_ref = ${id} AND category = 'trajectory_accepted' LIMIT 1`,
+  );
+  return rows.length > 0;
+}
