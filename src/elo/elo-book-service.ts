@@ -5,11 +5,12 @@ import { EXPOSURE_HORIZON_MS, Exposures, type ItemRef } from './model/exposures'
 import { SessionAudits } from './model/sessions';
 import { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 import { subscribeEloBook } from './elo-listeners';
-import { EloLogWriter } from './elo-log-writer';
-import { EloHotSet, ratingKey } from './elo-hot-set';
-import { EloRatings } from './elo-ratings';
+import type { AccessOptions, Retrieval } from './elo-book-types';
+import { EloItems } from './elo-items';
+import type { EloLogWriter } from './elo-log-writer';
+import type { EloRatings } from './elo-ratings';
 import { type EloItemState, EloStore } from './elo-store';
-import { type EloLogName, eloTables } from './tables';
+import { eloTables } from './tables';
 import { requireTables } from '../shared/plugin-schema';
 import { eventsOf } from '../shared/events';
 import { serviceOf } from '../shared/service-of';
@@ -20,6 +21,7 @@ import { loadConfig } from '../shared/config';
 
 export { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 export { SCAN_LESSON_KIND } from './elo-listeners';
+export type { AccessOptions, Retrieval, RetrievedItem } from './elo-book-types';
 
 const FLUSH_INTERVAL_MS = 5_000;
 /** Content kept per integrator item, so HIGH items can be shown in full within reason. */
@@ -27,39 +29,6 @@ const MAX_BODY_CHARS = 4_000;
 const MAX_TITLE_CHARS = 200;
 /** Retrievals remembered to record each provider's retrieval once per message (providers run several times per message). */
 const RECENT_RETRIEVALS = 1_000;
-
-/** An item a retrieval returned, at its rank (1 = first). */
-export interface RetrievedItem extends ItemRef {
-  rank: number;
-  similarity?: number;
-}
-
-export interface Retrieval {
-  tool: string;
-  query: string;
-  results: readonly RetrievedItem[];
-  /** The session (run, conversation) it belongs to; default the agent's own session. */
-  sessionId?: string;
-  searchType?: 'semantic' | 'keyword';
-  /** Contexts whose outcome these items should answer for (see `settle`). */
-  exposeUnder?: readonly string[];
-  /** Extra fields for the search-log entry (e.g. token counts). */
-  logExtras?: Record<string, unknown>;
-  /** A retrieval with a key already recorded (e.g. the same provider for the same message) is not recorded again. */
-  onceKey?: string;
-}
-
-export interface AccessOptions {
-  /** The path the starting tier is chosen by (default: the id). */
-  path?: string;
-  title?: string;
-  /** Content to keep with the item: it makes the item a candidate for HIGH_ELO_CONTEXT. */
-  text?: string;
-  /** Reason in the ELO update log; default `<kind>_access`. */
-  reason?: string;
-  sessionId?: string;
-  exposeUnder?: readonly string[];
-}
 
 /**
  * The ELO book (seed 002): a rating for every item the agent retrieves or reports (lessons, rules,
@@ -83,10 +52,7 @@ export class EloBookService extends Service {
   settings!: EloBookSettings;
   /** Content that can be put into prompts, found by meaning. */
   readonly content = new ContextIndex();
-  private writer!: EloLogWriter;
-  private store!: EloStore;
-  private hot!: EloHotSet;
-  private rated!: EloRatings;
+  private items!: EloItems;
   private readonly exposures = new Exposures();
   private readonly recentRetrievals = new Set<string>();
   private sessions!: SessionAudits;
@@ -100,16 +66,7 @@ export class EloBookService extends Service {
     const db = dbOf(runtime);
     await requireTables(db, Object.values(eloTables));
     const store = new EloStore(db, runtime.agentId, new LogRetention(runtime.agentId, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS));
-    service.store = store;
-    const bound = service.settings.hotItems;
-    const recent = await store.loadRecent(bound);
-    const hot = new EloHotSet(bound, store, (key) => service.writer.isPinned(key), recent.length < bound, (error) =>
-      runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items not read; the update that needed them is dropped'),
-    );
-    for (const row of recent.reverse()) hot.set(ratingKey(row.kind, row.id), row);
-    service.hot = hot;
-    service.writer = new EloLogWriter(runtime, store, hot, service.exposures, bound, () => hot.evict());
-    service.rated = new EloRatings(hot, service.settings, service.writer);
+    service.items = await EloItems.open(runtime, service.settings, store, service.exposures);
     const nowMs = Date.now();
     for (const stored of await store.loadExposures(nowMs - EXPOSURE_HORIZON_MS)) service.exposures.restore(stored.context, stored.atMs, stored.items, nowMs);
     await store.eachContent((item) => service.content.put(item));
@@ -122,7 +79,7 @@ export class EloBookService extends Service {
   override async stop(): Promise<void> {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
-    await this.hot.settled();
+    await this.items.settled();
     this.writer.log('sessions', ...this.sessions.endIdle(Date.now(), true));
     await this.flush();
   }
@@ -133,14 +90,12 @@ export class EloBookService extends Service {
    * answers for any item.
    */
   rating(kind: string, id: string): EloItemState | undefined {
-    const item = this.rated.stored(kind, id);
-    return item && { ...item };
+    return this.items.rating(kind, id);
   }
 
   /** An item's state after every update made so far, read from the database when not in memory; undefined for an item never seen. */
-  async ratingOf(kind: string, id: string): Promise<EloItemState | undefined> {
-    const item = (await this.hot.lookup([{ kind, id }]))(kind, id);
-    return item && { ...item };
+  ratingOf(kind: string, id: string): Promise<EloItemState | undefined> {
+    return this.items.ratingOf(kind, id);
   }
 
   /**
@@ -153,29 +108,21 @@ export class EloBookService extends Service {
   }
 
   /** The ratings of these items at `nowMs` (as `currentElo`) after every update made so far, those not in memory read in one query. */
-  async currentElos(refs: readonly ItemRef[], nowMs = Date.now()): Promise<(kind: string, id: string) => number> {
-    const stateOf = await this.hot.lookup(refs);
-    return (kind, id) => {
-      const item = stateOf(kind, id);
-      return item ? this.rated.at(item, nowMs).elo : this.rated.current(kind, id, nowMs);
-    };
+  currentElos(refs: readonly ItemRef[], nowMs = Date.now()): Promise<(kind: string, id: string) => number> {
+    return this.items.currentElos(refs, nowMs);
   }
 
   /**
    * Every rated item with its rating at `nowMs`, after writing what is pending: read from the
    * database a page at a time, items in memory as they are there (newer when a write failed).
    */
-  async ratings(nowMs = Date.now()): Promise<EloItemState[]> {
-    await this.flush();
-    const all = new Map<string, EloItemState>();
-    await this.store.eachItem((item) => all.set(ratingKey(item.kind, item.id), item));
-    for (const item of this.hot.values()) all.set(ratingKey(item.kind, item.id), item);
-    return [...all.values()].map((item) => this.rated.at(item, nowMs));
+  ratings(nowMs = Date.now()): Promise<EloItemState[]> {
+    return this.items.ratings(nowMs);
   }
 
   /** Items held in memory now: at most SELF_IMPROVE_ELO_HOT_ITEMS, plus those changed since the last write while that write is due. */
   get hotCount(): number {
-    return this.hot.size;
+    return this.items.hotCount;
   }
 
   /** Log entries queued since start: changes whenever the book does, so reports can be cached by it. */
@@ -205,7 +152,7 @@ export class EloBookService extends Service {
       results: retrieval.results.map((r) => ({ hash: r.id, entity_type: r.kind, rank: r.rank, ...(r.similarity === undefined ? {} : { similarity: r.similarity }) })),
       ...retrieval.logExtras,
     });
-    this.update(retrieval.results, () => {
+    this.items.update(retrieval.results, () => {
       for (const r of retrieval.results) {
         const item = this.rated.touch(r.kind, r.id, atMs, timestamp);
         const boosted = applyRankBoost(item.elo, r.rank);
@@ -231,7 +178,7 @@ export class EloBookService extends Service {
     const title = options.title?.slice(0, MAX_TITLE_CHARS);
     const body = options.text?.slice(0, MAX_BODY_CHARS);
     let after: EloItemState | undefined;
-    this.update([{ kind, id }], () => {
+    this.items.update([{ kind, id }], () => {
       const item = this.rated.touch(kind, id, atMs, timestamp, options.path);
       if (title !== undefined) item.title = title;
       if (body !== undefined) {
@@ -252,7 +199,7 @@ export class EloBookService extends Service {
    */
   recordOutcome(items: readonly ItemRef[], outcome: number, reason: string, atMs = Date.now()): void {
     const timestamp = new Date(atMs).toISOString();
-    this.update(items, () => {
+    this.items.update(items, () => {
       for (const { kind, id } of items) this.rated.score(this.rated.touch(kind, id, atMs, timestamp), outcome, reason, timestamp);
     });
   }
@@ -276,7 +223,7 @@ export class EloBookService extends Service {
     if (reward < 0) {
       const timestamp = new Date(atMs).toISOString();
       const boosted = items.filter((exposed) => exposed.boost !== 0);
-      this.update(boosted, () => {
+      this.items.update(boosted, () => {
         for (const exposed of boosted) {
           const item = this.rated.touch(exposed.kind, exposed.id, atMs, timestamp);
           this.rated.change(item, item.elo - exposed.boost, item.updates, `${reason}_boost_revoked`, timestamp);
@@ -313,35 +260,31 @@ export class EloBookService extends Service {
   }
 
   /** Applies the updates waiting for items to be read, then writes every pending change in one database transaction; never rejects (`EloLogWriter.flush`). */
-  async flush(): Promise<void> {
-    await this.hot.settled();
-    await this.writer.flush();
+  flush(): Promise<void> {
+    return this.items.flush();
   }
 
   /** The newest ELO updates (seed 002 §3 format), newest first. */
   updateLogEntries(limit = 50): Promise<Record<string, unknown>[]> {
-    return this.logEntries('updates', limit);
+    return this.items.logEntries('updates', limit);
   }
 
   /** The newest retrievals (seed 002 §1 format), newest first. */
   searchLogEntries(limit = 50): Promise<Record<string, unknown>[]> {
-    return this.logEntries('searches', limit);
+    return this.items.logEntries('searches', limit);
   }
 
   /** The newest finished sessions (seed 002 §2 format), newest first. */
   sessionLogEntries(limit = 50): Promise<Record<string, unknown>[]> {
-    return this.logEntries('sessions', limit);
+    return this.items.logEntries('sessions', limit);
   }
 
-  private async logEntries(table: EloLogName, limit: number): Promise<Record<string, unknown>[]> {
-    await this.hot.settled();
-    return this.writer.entries(table, limit);
+  private get writer(): EloLogWriter {
+    return this.items.writer;
   }
 
-  /** Changes ratings once `items` are in memory (at once when they are), in the order updates were made. */
-  private update(items: readonly ItemRef[], change: () => void): void {
-    this.hot.run(items, change);
-    this.writer.flushIfFull();
+  private get rated(): EloRatings {
+    return this.items.rated;
   }
 
   /** Sessions idle too long end, and what is pending is written. */
