@@ -88,8 +88,8 @@ export class EloHotSet {
 
   /**
    * After every operation made so far, a lookup of these items' states: from memory, else read from
-   * the database in one query (not kept: a reader does not evict what updates use). Undefined for
-   * an item never stored.
+   * the database in one query and kept as recently used. The lookup holds the states it found, so
+   * an eviction does not change its answers. Undefined for an item never stored.
    */
   async lookup(refs: readonly ItemRef[]): Promise<(kind: string, id: string) => EloItemState | undefined> {
     await this.settled();
@@ -100,7 +100,13 @@ export class EloHotSet {
       if (item) known.set(ratingKey(r.kind, r.id), item);
       else if (!this.complete) cold.push(r);
     }
-    for (const row of cold.length === 0 ? [] : await this.source.loadItems(cold)) known.set(ratingKey(row.kind, row.id), row);
+    for (const row of cold.length === 0 ? [] : await this.source.loadItems(cold)) {
+      const key = ratingKey(row.kind, row.id);
+      // Kept as recently used (the next message's candidates are often the same), unless memory has it already.
+      if (!this.items.has(key)) this.set(key, row);
+      known.set(key, this.items.get(key) as EloItemState);
+    }
+    this.evict();
     return (kind, id) => this.items.get(ratingKey(kind, id)) ?? known.get(ratingKey(kind, id));
   }
 

@@ -40,11 +40,12 @@ export class EloStore {
   async loadItems(refs: readonly { kind: string; id: string }[]): Promise<EloItemState[]> {
     const out: EloItemState[] = [];
     for (const batch of chunks(refs, BATCH)) {
+      // One equality pair per item, OR-ed: each is a primary-key lookup (a row-value IN list is not, in PGlite).
       const pairs = sql.join(
-        batch.map((r) => sql`(${r.kind}, ${r.id})`),
-        sql`, `,
+        batch.map((r) => sql`(kind = ${r.kind} AND item_id = ${r.id})`),
+        sql` OR `,
       );
-      out.push(...(await this.states(sql`AND (kind, item_id) IN (${pairs})`)));
+      out.push(...(await this.states(sql`AND (${pairs})`)));
     }
     return out;
   }
