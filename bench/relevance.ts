@@ -86,7 +86,7 @@ for (const source of ['lexical', 'dense'] as const) {
       const block = await scanLessonsBlock(runtime, message, Date.now(), 100_000);
       tally(lessons, m, ((block.result.values?.scanLessonIds as string[] | undefined) ?? []).length > 0);
       const related = new Set(block.related);
-      tally(elo, m, (eloBlock(runtime, message, Date.now(), 10_000, new Set(), related).result.values?.highEloContextIds as string[]).length > 0);
+      tally(elo, m, ((await eloBlock(runtime, message, Date.now(), 10_000, new Set(), related)).result.values?.highEloContextIds as string[]).length > 0);
       const vector = await service.scanLessons.vectorForMessage(message);
       const context = scanContextOfMessage(message, service.scanLessons.index);
       const old = service.scanLessons.index.rankScored(vector, { context, nowMs: Date.now(), halfLifeDays: 30, minScanLessonConfidence: service.settings.SELF_IMPROVE_MIN_CONFIDENCE, minSimilarity: 0 }, 50);

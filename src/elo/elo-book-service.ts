@@ -5,10 +5,12 @@ import { EXPOSURE_HORIZON_MS, Exposures, type ItemRef } from './model/exposures'
 import { SessionAudits } from './model/sessions';
 import { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 import { subscribeEloBook } from './elo-listeners';
-import { EloLogWriter } from './elo-log-writer';
-import { EloRatings } from './elo-ratings';
+import type { AccessOptions, Retrieval } from './elo-book-types';
+import { EloItems } from './elo-items';
+import type { EloLogWriter } from './elo-log-writer';
+import type { EloRatings } from './elo-ratings';
 import { type EloItemState, EloStore } from './elo-store';
-import { type EloLogName, eloTables } from './tables';
+import { eloTables } from './tables';
 import { requireTables } from '../shared/plugin-schema';
 import { eventsOf } from '../shared/events';
 import { serviceOf } from '../shared/service-of';
@@ -19,6 +21,7 @@ import { loadConfig } from '../shared/config';
 
 export { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 export { SCAN_LESSON_KIND } from './elo-listeners';
+export type { AccessOptions, Retrieval, RetrievedItem } from './elo-book-types';
 
 const FLUSH_INTERVAL_MS = 5_000;
 /** Content kept per integrator item, so HIGH items can be shown in full within reason. */
@@ -26,39 +29,6 @@ const MAX_BODY_CHARS = 4_000;
 const MAX_TITLE_CHARS = 200;
 /** Retrievals remembered to record each provider's retrieval once per message (providers run several times per message). */
 const RECENT_RETRIEVALS = 1_000;
-
-/** An item a retrieval returned, at its rank (1 = first). */
-export interface RetrievedItem extends ItemRef {
-  rank: number;
-  similarity?: number;
-}
-
-export interface Retrieval {
-  tool: string;
-  query: string;
-  results: readonly RetrievedItem[];
-  /** The session (run, conversation) it belongs to; default the agent's own session. */
-  sessionId?: string;
-  searchType?: 'semantic' | 'keyword';
-  /** Contexts whose outcome these items should answer for (see `settle`). */
-  exposeUnder?: readonly string[];
-  /** Extra fields for the search-log entry (e.g. token counts). */
-  logExtras?: Record<string, unknown>;
-  /** A retrieval with a key already recorded (e.g. the same provider for the same message) is not recorded again. */
-  onceKey?: string;
-}
-
-export interface AccessOptions {
-  /** The path the starting tier is chosen by (default: the id). */
-  path?: string;
-  title?: string;
-  /** Content to keep with the item: it makes the item a candidate for HIGH_ELO_CONTEXT. */
-  text?: string;
-  /** Reason in the ELO update log; default `<kind>_access`. */
-  reason?: string;
-  sessionId?: string;
-  exposeUnder?: readonly string[];
-}
 
 /**
  * The ELO book (seed 002): a rating for every item the agent retrieves or reports (lessons, rules,
@@ -82,8 +52,7 @@ export class EloBookService extends Service {
   settings!: EloBookSettings;
   /** Content that can be put into prompts, found by meaning. */
   readonly content = new ContextIndex();
-  private writer!: EloLogWriter;
-  private rated!: EloRatings;
+  private items!: EloItems;
   private readonly exposures = new Exposures();
   private readonly recentRetrievals = new Set<string>();
   private sessions!: SessionAudits;
@@ -97,15 +66,10 @@ export class EloBookService extends Service {
     const db = dbOf(runtime);
     await requireTables(db, Object.values(eloTables));
     const store = new EloStore(db, runtime.agentId, new LogRetention(runtime.agentId, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS));
-    const items = new Map<string, EloItemState>();
-    service.writer = new EloLogWriter(runtime, store, items, service.exposures);
-    service.rated = new EloRatings(items, service.settings, service.writer);
+    service.items = await EloItems.open(runtime, service.settings, store, service.exposures);
     const nowMs = Date.now();
     for (const stored of await store.loadExposures(nowMs - EXPOSURE_HORIZON_MS)) service.exposures.restore(stored.context, stored.atMs, stored.items, nowMs);
-    for (const row of await store.load()) {
-      service.rated.load(row);
-      if (row.body !== undefined) service.content.put({ kind: row.kind, id: row.id, title: row.title ?? row.id, text: row.body });
-    }
+    await store.eachContent((item) => service.content.put(item));
     service.unsubscribe = subscribeEloBook(service, eventsOf(runtime));
     service.timer = setInterval(() => service.tick(Date.now()), FLUSH_INTERVAL_MS);
     service.timer.unref?.();
@@ -115,23 +79,50 @@ export class EloBookService extends Service {
   override async stop(): Promise<void> {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
+    await this.items.settled();
     this.writer.log('sessions', ...this.sessions.endIdle(Date.now(), true));
     await this.flush();
   }
 
-  /** An item's stored state (rating as of its last change), or undefined for an item never seen. */
+  /**
+   * An item's state in memory (rating as of its last change), or undefined for an item never seen
+   * — or, in a book with more items than SELF_IMPROVE_ELO_HOT_ITEMS, not in memory: `ratingOf`
+   * answers for any item.
+   */
   rating(kind: string, id: string): EloItemState | undefined {
-    return this.rated.stored(kind, id);
+    return this.items.rating(kind, id);
   }
 
-  /** An item's rating at `nowMs`: its stored rating drifted for the days since last use, or its starting rating when unseen. */
+  /** An item's state after every update made so far, read from the database when not in memory; undefined for an item never seen. */
+  ratingOf(kind: string, id: string): Promise<EloItemState | undefined> {
+    return this.items.ratingOf(kind, id);
+  }
+
+  /**
+   * An item's rating at `nowMs`: its stored rating drifted for the days since last use, or its
+   * starting rating when unseen. From memory: in a book larger than SELF_IMPROVE_ELO_HOT_ITEMS,
+   * `currentElos` answers for items not in memory too.
+   */
   currentElo(kind: string, id: string, nowMs = Date.now()): number {
     return this.rated.current(kind, id, nowMs);
   }
 
-  /** Every rated item with its rating at `nowMs`. */
-  ratings(nowMs = Date.now()): EloItemState[] {
-    return this.rated.all(nowMs);
+  /** The ratings of these items at `nowMs` (as `currentElo`) after every update made so far, those not in memory read in one query. */
+  currentElos(refs: readonly ItemRef[], nowMs = Date.now()): Promise<(kind: string, id: string) => number> {
+    return this.items.currentElos(refs, nowMs);
+  }
+
+  /**
+   * Every rated item with its rating at `nowMs`, after writing what is pending: read from the
+   * database a page at a time, items in memory as they are there (newer when a write failed).
+   */
+  ratings(nowMs = Date.now()): Promise<EloItemState[]> {
+    return this.items.ratings(nowMs);
+  }
+
+  /** Items held in memory now: at most SELF_IMPROVE_ELO_HOT_ITEMS, plus those changed since the last write while that write is due. */
+  get hotCount(): number {
+    return this.items.hotCount;
   }
 
   /** Log entries queued since start: changes whenever the book does, so reports can be cached by it. */
@@ -161,36 +152,45 @@ export class EloBookService extends Service {
       results: retrieval.results.map((r) => ({ hash: r.id, entity_type: r.kind, rank: r.rank, ...(r.similarity === undefined ? {} : { similarity: r.similarity }) })),
       ...retrieval.logExtras,
     });
-    const boosts = retrieval.results.map((r) => {
-      const item = this.rated.touch(r.kind, r.id, atMs, timestamp);
-      const boosted = applyRankBoost(item.elo, r.rank);
-      if (boosted.delta !== 0) this.rated.change(item, boosted.elo, item.updates, `${retrieval.tool}_rank_${r.rank}`, timestamp);
-      return { kind: r.kind, id: r.id, boost: boosted.delta };
+    this.items.update(retrieval.results, () => {
+      for (const r of retrieval.results) {
+        const item = this.rated.touch(r.kind, r.id, atMs, timestamp);
+        const boosted = applyRankBoost(item.elo, r.rank);
+        if (boosted.delta !== 0) this.rated.change(item, boosted.elo, item.updates, `${retrieval.tool}_rank_${r.rank}`, timestamp);
+      }
     });
     this.sessions.search(sessionId, retrieval.searchType ?? 'semantic', retrieval.results, atMs);
-    if (retrieval.exposeUnder) this.exposures.add(retrieval.exposeUnder, boosts, atMs);
-    this.writer.flushIfFull();
+    // A boost does not depend on the rating (`applyRankBoost`): the exposure is noted now, whether the update waits or not.
+    if (retrieval.exposeUnder) this.exposures.add(retrieval.exposeUnder, retrieval.results.map((r) => ({ kind: r.kind, id: r.id, boost: applyRankBoost(0, r.rank).delta })), atMs);
   }
 
   /**
    * An integrator reports that the agent used an item (read a file, expanded a symbol, opened a
    * record): a use, `ELO += K × (1 − expected)`. A new item starts in the tier the
    * `SELF_IMPROVE_ELO_INITIAL_TIERS` map gives its kind and path. Content given with it is kept
-   * and makes it a candidate for HIGH_ELO_CONTEXT.
+   * and makes it a candidate for HIGH_ELO_CONTEXT. Returns the item's state after the access; when
+   * the item had to be read from the database first (a book larger than SELF_IMPROVE_ELO_HOT_ITEMS),
+   * the access applies once it is read, and the state returned is `pending` with unknown (NaN)
+   * ratings: `ratingOf` gives it then.
    */
-  recordAccess(kind: string, id: string, options: AccessOptions = {}, atMs = Date.now()): EloItemState {
+  recordAccess(kind: string, id: string, options: AccessOptions = {}, atMs = Date.now()): EloItemState & { pending?: true } {
     const timestamp = new Date(atMs).toISOString();
-    const item = this.rated.touch(kind, id, atMs, timestamp, options.path);
-    if (options.title !== undefined) item.title = options.title.slice(0, MAX_TITLE_CHARS);
-    if (options.text !== undefined) {
-      item.body = options.text.slice(0, MAX_BODY_CHARS);
-      this.content.put({ kind, id, title: item.title ?? id, text: item.body });
-    }
-    this.rated.score(item, 1, options.reason ?? `${kind}_access`, timestamp);
-    this.sessions.access(options.sessionId ?? this.runtime.agentId, item, atMs);
-    if (options.exposeUnder) this.exposures.add(options.exposeUnder, [item], atMs);
-    this.writer.flushIfFull();
-    return { ...item };
+    const title = options.title?.slice(0, MAX_TITLE_CHARS);
+    const body = options.text?.slice(0, MAX_BODY_CHARS);
+    let after: EloItemState | undefined;
+    this.items.update([{ kind, id }], () => {
+      const item = this.rated.touch(kind, id, atMs, timestamp, options.path);
+      if (title !== undefined) item.title = title;
+      if (body !== undefined) {
+        item.body = body;
+        this.content.put({ kind, id, title: item.title ?? id, text: body });
+      }
+      this.rated.score(item, 1, options.reason ?? `${kind}_access`, timestamp);
+      after = { ...item };
+    });
+    this.sessions.access(options.sessionId ?? this.runtime.agentId, { kind, id }, atMs);
+    if (options.exposeUnder) this.exposures.add(options.exposeUnder, [{ kind, id }], atMs);
+    return after ?? { kind, id, elo: Number.NaN, startElo: Number.NaN, updates: Number.NaN, lastUsedMs: atMs, pending: true };
   }
 
   /**
@@ -199,8 +199,9 @@ export class EloBookService extends Service {
    */
   recordOutcome(items: readonly ItemRef[], outcome: number, reason: string, atMs = Date.now()): void {
     const timestamp = new Date(atMs).toISOString();
-    for (const { kind, id } of items) this.rated.score(this.rated.touch(kind, id, atMs, timestamp), outcome, reason, timestamp);
-    this.writer.flushIfFull();
+    this.items.update(items, () => {
+      for (const { kind, id } of items) this.rated.score(this.rated.touch(kind, id, atMs, timestamp), outcome, reason, timestamp);
+    });
   }
 
   /**
@@ -221,11 +222,13 @@ export class EloBookService extends Service {
     const items = this.exposures.claim(context, atMs, options.forget ?? false);
     if (reward < 0) {
       const timestamp = new Date(atMs).toISOString();
-      for (const exposed of items) {
-        if (exposed.boost === 0) continue;
-        const item = this.rated.touch(exposed.kind, exposed.id, atMs, timestamp);
-        this.rated.change(item, item.elo - exposed.boost, item.updates, `${reason}_boost_revoked`, timestamp);
-      }
+      const boosted = items.filter((exposed) => exposed.boost !== 0);
+      this.items.update(boosted, () => {
+        for (const exposed of boosted) {
+          const item = this.rated.touch(exposed.kind, exposed.id, atMs, timestamp);
+          this.rated.change(item, item.elo - exposed.boost, item.updates, `${reason}_boost_revoked`, timestamp);
+        }
+      });
     }
     this.recordOutcome(items, reward > 0 ? 1 : 0, reason, atMs);
     return items.map(({ kind, id }) => ({ kind, id }));
@@ -256,28 +259,32 @@ export class EloBookService extends Service {
     if (entry) this.writer.log('sessions', entry);
   }
 
-  /** Writes every pending change now, in one database transaction; never rejects (`EloLogWriter.flush`). */
+  /** Applies the updates waiting for items to be read, then writes every pending change in one database transaction; never rejects (`EloLogWriter.flush`). */
   flush(): Promise<void> {
-    return this.writer.flush();
+    return this.items.flush();
   }
 
   /** The newest ELO updates (seed 002 §3 format), newest first. */
   updateLogEntries(limit = 50): Promise<Record<string, unknown>[]> {
-    return this.logEntries('updates', limit);
+    return this.items.logEntries('updates', limit);
   }
 
   /** The newest retrievals (seed 002 §1 format), newest first. */
   searchLogEntries(limit = 50): Promise<Record<string, unknown>[]> {
-    return this.logEntries('searches', limit);
+    return this.items.logEntries('searches', limit);
   }
 
   /** The newest finished sessions (seed 002 §2 format), newest first. */
   sessionLogEntries(limit = 50): Promise<Record<string, unknown>[]> {
-    return this.logEntries('sessions', limit);
+    return this.items.logEntries('sessions', limit);
   }
 
-  private logEntries(table: EloLogName, limit: number): Promise<Record<string, unknown>[]> {
-    return this.writer.entries(table, limit);
+  private get writer(): EloLogWriter {
+    return this.items.writer;
+  }
+
+  private get rated(): EloRatings {
+    return this.items.rated;
   }
 
   /** Sessions idle too long end, and what is pending is written. */

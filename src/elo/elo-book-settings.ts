@@ -9,6 +9,8 @@ export interface EloBookSettings {
   tierRules: TierRule[];
   blend: BlendWeights;
   contextTokenBudget: number;
+  /** Items kept in memory (`EloHotSet`). */
+  hotItems: number;
 }
 
 /** The book's settings from the plugin's settings. */
@@ -21,5 +23,6 @@ export function eloBookSettings(runtime: Pick<IAgentRuntime, 'getSetting'>): Elo
     tierRules: tiers.ok ? tiers.rules : [],
     blend: { similarity: config.SELF_IMPROVE_ELO_SIMILARITY_WEIGHT, elo: config.SELF_IMPROVE_ELO_WEIGHT, eloFullMarks: 2000 },
     contextTokenBudget: config.SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET,
+    hotItems: config.SELF_IMPROVE_ELO_HOT_ITEMS,
   };
 }

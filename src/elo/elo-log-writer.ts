@@ -17,6 +17,8 @@ const noLogs = (): Record<EloLogName, object[]> => ({ updates: [], searches: [],
  */
 export class EloLogWriter {
   private readonly dirty = new Set<string>();
+  /** Keys being written: kept in memory until the write ends (a failed one makes them dirty again). */
+  private readonly writing = new Set<string>();
   private logs = noLogs();
   private entriesQueued = 0;
   private readonly writes = new SerialQueue();
@@ -25,10 +27,19 @@ export class EloLogWriter {
   constructor(
     private readonly runtime: IAgentRuntime,
     private readonly store: EloStore,
-    /** The book's items by key: a dirty key is written as the item is at the flush. */
-    private readonly items: ReadonlyMap<string, EloItemState>,
+    /** The book's items in memory by key: a dirty key is written as the item is at the flush. */
+    private readonly items: { peek(key: string): EloItemState | undefined },
     private readonly exposures: Exposures,
+    /** Changed items after which a write starts (the book's memory bound). */
+    private readonly maxDirty = Number.POSITIVE_INFINITY,
+    /** Called after each write, written or not (the book evicts what it may). */
+    private readonly afterWrite: () => void = () => undefined,
   ) {}
+
+  /** Whether the item has changes not yet written (or being written): it must stay in memory. */
+  isPinned(key: string): boolean {
+    return this.dirty.has(key) || this.writing.has(key);
+  }
 
   /** Log entries queued since start: changes whenever the book does. */
   get version(): number {
@@ -58,12 +69,13 @@ export class EloLogWriter {
   flush(): Promise<void> {
     return this.writes.run(async () => {
       const keys = [...this.dirty];
-      const items = keys.map((k) => ({ ...(this.items.get(k) as EloItemState) }));
+      const items = keys.map((k) => ({ ...(this.items.peek(k) as EloItemState) }));
       const logs = this.logs;
       this.dirty.clear();
       this.logs = noLogs();
       const exposures = this.exposures.takeChanges();
       if (items.length === 0 && exposures.length === 0 && Object.values(logs).every((l) => l.length === 0)) return;
+      for (const k of keys) this.writing.add(k);
       try {
         await this.store.write(items, logs, exposures);
       } catch (error) {
@@ -74,13 +86,16 @@ export class EloLogWriter {
           { src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, items: items.length, error: error instanceof Error ? error.message : String(error) },
           'ELO batch not written; kept for the next flush',
         );
+      } finally {
+        this.writing.clear();
+        this.afterWrite();
       }
     });
   }
 
-  /** A full batch is written on the next turn of the event loop, not inside the provider or call that filled it. */
+  /** A full batch (or as many changed items as the book may hold) is written on the next turn of the event loop, not inside the provider or call that filled it. */
   flushIfFull(): void {
-    if (this.pendingChanges < FLUSH_AFTER_CHANGES || this.flushScheduled) return;
+    if ((this.pendingChanges < FLUSH_AFTER_CHANGES && this.dirty.size < this.maxDirty) || this.flushScheduled) return;
     this.flushScheduled = true;
     setTimeout(() => {
       this.flushScheduled = false;

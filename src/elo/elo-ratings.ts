@@ -3,11 +3,10 @@ import { driftTowardStart, INITIAL_ELO_BY_TIER, updateElo } from './model/elo';
 import { initialTierFor } from './model/tier-map';
 import type { EloBookSettings } from './elo-book-settings';
 import type { EloLogWriter } from './elo-log-writer';
+import { type EloHotSet, ratingKey } from './elo-hot-set';
 import type { EloItemState } from './elo-store';
 
 const DAY_MS = 86_400_000;
-
-export const ratingKey = (kind: string, id: string) => `${kind}\u0000${id}`;
 
 /**
  * The ratings themselves: each item's stored state, its starting rating (by tier), the drift
@@ -16,31 +15,26 @@ export const ratingKey = (kind: string, id: string) => `${kind}\u0000${id}`;
  */
 export class EloRatings {
   constructor(
-    /** Items by `ratingKey`. */
-    private readonly items: Map<string, EloItemState>,
+    /** Items in memory by `ratingKey`; an operation's items are brought in before it runs (`EloHotSet.run`). */
+    private readonly items: EloHotSet,
     private readonly settings: EloBookSettings,
     private readonly writer: EloLogWriter,
   ) {}
 
-  /** Takes an item as it was stored. */
-  load(row: EloItemState): void {
-    this.items.set(ratingKey(row.kind, row.id), row);
-  }
-
-  /** An item's stored state (rating as of its last change), or undefined for an item never seen. */
+  /** An item's state in memory (rating as of its last change), or undefined for an item never seen or not in memory. */
   stored(kind: string, id: string): EloItemState | undefined {
-    return this.items.get(ratingKey(kind, id));
+    return this.items.peek(ratingKey(kind, id));
   }
 
-  /** An item's rating at `nowMs`: its stored rating drifted for the days since last use, or its starting rating when unseen. */
+  /** An item's rating at `nowMs`: its stored rating drifted for the days since last use, or its starting rating when unseen (or not in memory). */
   current(kind: string, id: string, nowMs: number): number {
-    const item = this.items.get(ratingKey(kind, id));
+    const item = this.items.peek(ratingKey(kind, id));
     return item ? this.drifted(item, nowMs) : this.startEloFor(kind, id);
   }
 
-  /** Every rated item with its rating at `nowMs`. */
-  all(nowMs: number): EloItemState[] {
-    return [...this.items.values()].map((item) => ({ ...item, elo: this.drifted(item, nowMs) }));
+  /** The item with its rating at `nowMs` (drift applied, not stored). */
+  at(item: EloItemState, nowMs: number): EloItemState {
+    return { ...item, elo: this.drifted(item, nowMs) };
   }
 
   /** The item, created at its starting rating or with the drift since its last use applied (and logged), now marked used. */

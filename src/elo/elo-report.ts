@@ -66,6 +66,6 @@ async function buildReport(book: EloBookService, options: EloReportOptions): Pro
   if (!Number.isSafeInteger(logLimit) || logLimit < 1) throw new RangeError(`logLimit must be an integer >= 1, got ${logLimit}`);
   const [updates, searches, sessions] = [await book.updateLogEntries(logLimit), await book.searchLogEntries(logLimit), await book.sessionLogEntries(logLimit)];
   const { logs, skipped } = parseEloLogs({ updates, searches, sessions });
-  const stats = eloStats({ items: book.ratings(nowMs), ...logs, k: options.k ?? DEFAULT_TOP_K, nowMs, ...(options.bucketWidth === undefined ? {} : { bucketWidth: options.bucketWidth }) });
+  const stats = eloStats({ items: await book.ratings(nowMs), ...logs, k: options.k ?? DEFAULT_TOP_K, nowMs, ...(options.bucketWidth === undefined ? {} : { bucketWidth: options.bucketWidth }) });
   return { ...stats, skipped };
 }

@@ -1,5 +1,5 @@
 import type { UUID } from '@elizaos/core';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { ExposedItem, ExposureChange } from './model/exposures';
 import { chunks, type Db, queryRows } from '../shared/sql';
 import { ELO_LOGS, eloExposures, eloItems, type EloLogName } from './tables';
@@ -29,10 +29,59 @@ export class EloStore {
     private readonly retention?: LogRetention,
   ) {}
 
-  async load(): Promise<EloItemState[]> {
+  /**
+   * The `limit` items used most recently (newest first): what the book holds in memory at start-up.
+   */
+  loadRecent(limit: number): Promise<EloItemState[]> {
+    return this.states(sql`ORDER BY last_used_at DESC, kind, item_id LIMIT ${limit}`);
+  }
+
+  /** The stored states of these items (by kind and id), in one query per 500; items never stored are absent. */
+  async loadItems(refs: readonly { kind: string; id: string }[]): Promise<EloItemState[]> {
+    const out: EloItemState[] = [];
+    for (const batch of chunks(refs, BATCH)) {
+      // One equality pair per item, OR-ed: each is a primary-key lookup (a row-value IN list is not, in PGlite).
+      const pairs = sql.join(
+        batch.map((r) => sql`(kind = ${r.kind} AND item_id = ${r.id})`),
+        sql` OR `,
+      );
+      out.push(...(await this.states(sql`AND (${pairs})`)));
+    }
+    return out;
+  }
+
+  /** Every stored item (without its body: reports do not need it), read `BATCH` rows at a time in key order; `visit` sees each once. */
+  async eachItem(visit: (item: EloItemState) => void): Promise<void> {
+    let after: { kind: string; id: string } | undefined;
+    for (;;) {
+      const page = await this.states(after ? sql`AND (kind, item_id) > (${after.kind}, ${after.id}) ORDER BY kind, item_id LIMIT ${BATCH}` : sql`ORDER BY kind, item_id LIMIT ${BATCH}`, false);
+      for (const item of page) visit(item);
+      if (page.length < BATCH) return;
+      after = page[page.length - 1];
+    }
+  }
+
+  /** The content stored with items (title and body), read `BATCH` rows at a time; `visit` sees each once. */
+  async eachContent(visit: (item: { kind: string; id: string; title: string; text: string }) => void): Promise<void> {
+    let after: { kind: string; id: string } | undefined;
+    for (;;) {
+      const rows = await queryRows<{ kind: string; item_id: string; title: string | null; body: string }>(
+        this.db,
+        sql`SELECT kind, item_id, title, body FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND body IS NOT NULL
+            ${after ? sql`AND (kind, item_id) > (${after.kind}, ${after.id})` : sql``} ORDER BY kind, item_id LIMIT ${BATCH}`,
+      );
+      for (const r of rows) visit({ kind: r.kind, id: r.item_id, title: r.title ?? r.item_id, text: r.body });
+      if (rows.length < BATCH) return;
+      const last = rows[rows.length - 1] as { kind: string; item_id: string };
+      after = { kind: last.kind, id: last.item_id };
+    }
+  }
+
+  private async states(rest: SQL, withBody = true): Promise<EloItemState[]> {
     const rows = await queryRows<{ kind: string; item_id: string; elo: number; start_elo: number; updates: number; last_used_ms: number; title: string | null; body: string | null }>(
       this.db,
-      sql`SELECT kind, item_id, elo, start_elo, updates, (extract(epoch from last_used_at) * 1000)::float8 AS last_used_ms, title, body FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT kind, item_id, elo, start_elo, updates, (extract(epoch from last_used_at) * 1000)::float8 AS last_used_ms, title, ${withBody ? sql`body` : sql`NULL::text AS body`}
+          FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid ${rest}`,
     );
     return rows.map((r) => ({
       kind: r.kind,

@@ -32,7 +32,14 @@ function relevanceOf(book: EloBookService): ContentRelevance {
  * summarised, LOW as a pointer, VERY LOW left out; within `budgetTokens` and
  * SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET.
  */
-export function eloBlock(runtime: IAgentRuntime, message: Memory, nowMs: number, budgetTokens: number, shownBefore: ReadonlySet<string>, relatedScanLessons: ReadonlySet<string>): ContextBlock {
+export async function eloBlock(
+  runtime: IAgentRuntime,
+  message: Memory,
+  nowMs: number,
+  budgetTokens: number,
+  shownBefore: ReadonlySet<string>,
+  relatedScanLessons: ReadonlySet<string>,
+): Promise<ContextBlock> {
   const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
   const query = message.content.text ?? '';
   if (!book || book.content.size === 0 || query.trim() === '' || budgetTokens <= 0) return EMPTY();
@@ -46,9 +53,10 @@ export function eloBlock(runtime: IAgentRuntime, message: Memory, nowMs: number,
     })
     .slice(0, CANDIDATES);
   if (matches.length === 0) return EMPTY();
+  const candidates = matches.map((m) => ({ item: m.item, kind: m.item.kind, id: m.item.id, relevance: m.similarity }));
   const blended = blendWithElo(
-    matches.map((m) => ({ item: m.item, kind: m.item.kind, id: m.item.id, relevance: m.similarity })),
-    (kind, id) => book.currentElo(kind, id, nowMs),
+    candidates,
+    await book.currentElos(candidates, nowMs),
     book.settings.blend,
     1,
   );

@@ -36,7 +36,7 @@ function badRequest(res: RouteResponse, message: string): void {
   res.status(400).json({ error: message });
 }
 
-function listItem(lesson: ScanLesson, book: EloBookService | null, nowMs: number): ScanLessonListItem {
+function listItem(lesson: ScanLesson, eloOf: ((kind: string, id: string) => number) | null): ScanLessonListItem {
   const m = lesson.metadata;
   return {
     id: lesson.id,
@@ -54,7 +54,7 @@ function listItem(lesson: ScanLesson, book: EloBookService | null, nowMs: number
     scanner: m.scanner,
     model: `${m.model_provider}/${m.model_name}`,
     finding_category: m.finding_category,
-    elo: book ? book.currentElo(SCAN_LESSON_KIND, lesson.id, nowMs) : null,
+    elo: eloOf ? eloOf(SCAN_LESSON_KIND, lesson.id) : null,
   };
 }
 
@@ -78,7 +78,9 @@ export async function handleGetScanLessons(req: RouteRequest, res: RouteResponse
   const nowMs = Date.now();
   const all = service.listScanLessons();
   const wanted = new Set(ids.value);
-  const items = (wanted.size === 0 ? all : all.filter((l) => wanted.has(l.id))).map((l) => listItem(l, book, nowMs));
+  const listed = wanted.size === 0 ? all : all.filter((l) => wanted.has(l.id));
+  const eloOf = book ? await book.currentElos(listed.map((l) => ({ kind: SCAN_LESSON_KIND, id: l.id })), nowMs) : null;
+  const items = listed.map((l) => listItem(l, eloOf));
   if (sort.value === 'elo') items.sort((a, b) => (b.elo ?? 0) - (a.elo ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   res.status(200).json({ count: all.length, lessons: items.slice(0, limit.value) });
 }

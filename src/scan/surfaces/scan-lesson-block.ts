@@ -53,13 +53,8 @@ export async function scanLessonsBlock(runtime: IAgentRuntime, message: Memory, 
     },
     MAX_RANKED,
   );
-  const ranked = book
-    ? blendWithElo(
-        shortlist.map((r) => ({ item: r.item, kind: SCAN_LESSON_KIND, id: r.id, relevance: r.score })),
-        (kind, id) => book.currentElo(kind, id, nowMs),
-        book.settings.blend,
-      ).map((b) => b.item)
-    : shortlist.map((r) => r.item);
+  const candidates = shortlist.map((r) => ({ item: r.item, kind: SCAN_LESSON_KIND, id: r.id, relevance: r.score }));
+  const ranked = book ? blendWithElo(candidates, await book.currentElos(candidates, nowMs), book.settings.blend).map((b) => b.item) : shortlist.map((r) => r.item);
   const behind = (prior?.lesson_ids ?? []).map((id) => index.get(id)).filter((l): l is ScanLesson => l !== undefined);
   const shown = [...behind, ...ranked.filter((l) => !behind.includes(l))];
   const related = shown.map((l) => itemKey(SCAN_LESSON_KIND, l.id));

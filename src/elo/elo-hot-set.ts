@@ -1,0 +1,168 @@
+import type { ItemRef } from './model/exposures';
+import type { EloItemState } from './elo-store';
+
+export const ratingKey = (kind: string, id: string) => `${kind}\u0000${id}`;
+
+/** Where items not in memory are read from: the ELO store. */
+export interface EloItemSource {
+  loadItems(refs: readonly ItemRef[]): Promise<EloItemState[]>;
+}
+
+/**
+ * The items of the ELO book held in memory: at most `bound` of them, least recently used evicted
+ * first, except items with changes not yet written (`pinned`), which stay until written. Others
+ * are read from the database when an operation needs them, all of an operation's missing items in
+ * one query. While every stored item is in memory (`complete`: start-up read fewer than the bound
+ * and nothing was evicted since), an item not in memory has never been stored and an operation runs
+ * at once; otherwise an operation that needs an item not in memory waits for it to be read, and
+ * every operation after it waits its turn, so operations apply in the order they were made.
+ */
+export class EloHotSet {
+  /** By `ratingKey`, least recently used first. */
+  private readonly items = new Map<string, EloItemState>();
+  private tail: Promise<void> = Promise.resolve();
+  private waiting = 0;
+
+  constructor(
+    readonly bound: number,
+    private readonly source: EloItemSource,
+    /** Items that must stay in memory: changed and not yet written. */
+    private readonly pinned: (key: string) => boolean,
+    /** Whether every stored item is in memory. */
+    private complete: boolean,
+    /** Called when an operation failed (it never throws out of `run`). */
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Items in memory now. */
+  get size(): number {
+    return this.items.size;
+  }
+
+  /** The item in memory, marked used; undefined when not in memory. */
+  get(key: string): EloItemState | undefined {
+    const item = this.items.get(key);
+    if (item) {
+      this.items.delete(key);
+      this.items.set(key, item);
+    }
+    return item;
+  }
+
+  /** The item in memory, its place in the eviction order unchanged. */
+  peek(key: string): EloItemState | undefined {
+    return this.items.get(key);
+  }
+
+  set(key: string, item: EloItemState): void {
+    this.items.delete(key);
+    this.items.set(key, item);
+  }
+
+  values(): IterableIterator<EloItemState> {
+    return this.items.values();
+  }
+
+  /**
+   * Runs `op` once the items it names are in memory (or known never stored), after every operation
+   * made before it. Returns whether it ran at once; a failed read is reported to `onError`.
+   */
+  run(refs: readonly ItemRef[], op: () => void): boolean {
+    if (this.waiting === 0 && refs.every((r) => this.available(r))) {
+      op();
+      this.evict();
+      return true;
+    }
+    this.enqueue(refs, op).catch(this.onError);
+    return false;
+  }
+
+  /** Resolves once every operation made so far has applied. */
+  async settled(): Promise<void> {
+    let tail: Promise<void>;
+    do {
+      tail = this.tail;
+      await tail;
+    } while (tail !== this.tail);
+  }
+
+  /**
+   * After every operation made so far, a lookup of these items' states: from memory, else read from
+   * the database in one query and kept as recently used. The lookup holds the states it found, so
+   * an eviction does not change its answers. Undefined for an item never stored.
+   */
+  async lookup(refs: readonly ItemRef[]): Promise<(kind: string, id: string) => EloItemState | undefined> {
+    await this.settled();
+    const known = new Map<string, EloItemState>();
+    const cold: ItemRef[] = [];
+    for (const r of unique(refs)) {
+      const item = this.items.get(ratingKey(r.kind, r.id));
+      if (item) known.set(ratingKey(r.kind, r.id), item);
+      else if (!this.complete) cold.push(r);
+    }
+    for (const row of cold.length === 0 ? [] : await this.source.loadItems(cold)) {
+      const key = ratingKey(row.kind, row.id);
+      // Kept as recently used (the next message's candidates are often the same), unless memory has it already.
+      if (!this.items.has(key)) this.set(key, row);
+      known.set(key, this.items.get(key) as EloItemState);
+    }
+    this.evict();
+    return (kind, id) => this.items.get(ratingKey(kind, id)) ?? known.get(ratingKey(kind, id));
+  }
+
+  private enqueue(refs: readonly ItemRef[], op: () => void): Promise<void> {
+    this.waiting++;
+    const job = this.tail.then(async () => {
+      try {
+        await this.bringIn(refs);
+        op();
+      } finally {
+        this.waiting--;
+        this.evict();
+      }
+    });
+    this.tail = job.catch(() => undefined);
+    return job;
+  }
+
+  /**
+   * Reads the items not in memory and admits them; again for any evicted while the read was under
+   * way (admitting and checking happen together, after the read, so none can be evicted between).
+   */
+  private async bringIn(refs: readonly ItemRef[]): Promise<void> {
+    const absent = new Set<string>();
+    for (;;) {
+      const missing = this.complete ? [] : unique(refs).filter((r) => !this.items.has(ratingKey(r.kind, r.id)) && !absent.has(ratingKey(r.kind, r.id)));
+      if (missing.length === 0) return;
+      const rows = await this.source.loadItems(missing);
+      for (const r of missing) absent.add(ratingKey(r.kind, r.id));
+      for (const row of rows) {
+        const key = ratingKey(row.kind, row.id);
+        absent.delete(key);
+        // Memory is never older than the database: a row for an item already in memory is not taken.
+        if (!this.items.has(key)) this.set(key, row);
+      }
+    }
+  }
+
+  /** Evicts least recently used items not pinned until at most `bound` remain (or only pinned ones do). */
+  evict(): void {
+    if (this.items.size <= this.bound) return;
+    for (const [key] of this.items) {
+      if (this.items.size <= this.bound) break;
+      if (this.pinned(key)) continue;
+      this.items.delete(key);
+      this.complete = false;
+    }
+  }
+
+  private available(ref: ItemRef): boolean {
+    return this.complete || this.items.has(ratingKey(ref.kind, ref.id));
+  }
+}
+
+function unique(refs: readonly ItemRef[]): ItemRef[] {
+  const byKey = new Map<string, ItemRef>();
+  for (const r of refs) byKey.set(ratingKey(r.kind, r.id), r);
+  return [...byKey.values()];
+}

@@ -1,0 +1,89 @@
+import type { IAgentRuntime } from '@elizaos/core';
+import type { Exposures, ItemRef } from './model/exposures';
+import type { EloBookSettings } from './elo-book-settings';
+import { EloHotSet, ratingKey } from './elo-hot-set';
+import { EloLogWriter } from './elo-log-writer';
+import { EloRatings } from './elo-ratings';
+import type { EloItemState, EloStore } from './elo-store';
+import type { EloLogName } from './tables';
+
+/**
+ * The ELO book's items: at most SELF_IMPROVE_ELO_HOT_ITEMS in memory (`EloHotSet`), the rest in
+ * the database, read when an update or a reader needs them; the ratings (`EloRatings`) and the
+ * batched writes (`EloLogWriter`) over them. Start-up reads the most recently used items, up to
+ * the bound, and nothing else of the item table.
+ */
+export class EloItems {
+  private constructor(
+    private readonly store: EloStore,
+    private readonly hot: EloHotSet,
+    readonly writer: EloLogWriter,
+    readonly rated: EloRatings,
+  ) {}
+
+  static async open(runtime: IAgentRuntime, settings: EloBookSettings, store: EloStore, exposures: Exposures): Promise<EloItems> {
+    const bound = settings.hotItems;
+    const recent = await store.loadRecent(bound);
+    let writer: EloLogWriter | undefined;
+    const hot = new EloHotSet(bound, store, (key) => writer?.isPinned(key) ?? false, recent.length < bound, (error) =>
+      runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items not read; the update that needed them is dropped'),
+    );
+    for (const row of recent.reverse()) hot.set(ratingKey(row.kind, row.id), row);
+    writer = new EloLogWriter(runtime, store, hot, exposures, bound, () => hot.evict());
+    return new EloItems(store, hot, writer, new EloRatings(hot, settings, writer));
+  }
+
+  /** Items held in memory now. */
+  get hotCount(): number {
+    return this.hot.size;
+  }
+
+  /** Changes ratings once `items` are in memory (at once when they are), in the order updates were made. */
+  update(items: readonly ItemRef[], change: () => void): void {
+    this.hot.run(items, change);
+    this.writer.flushIfFull();
+  }
+
+  /** Resolves once every update made so far has applied. */
+  settled(): Promise<void> {
+    return this.hot.settled();
+  }
+
+  /** See `EloBookService.rating`. */
+  rating(kind: string, id: string): EloItemState | undefined {
+    const item = this.rated.stored(kind, id);
+    return item && { ...item };
+  }
+
+  async ratingOf(kind: string, id: string): Promise<EloItemState | undefined> {
+    const item = (await this.hot.lookup([{ kind, id }]))(kind, id);
+    return item && { ...item };
+  }
+
+  async currentElos(refs: readonly ItemRef[], nowMs: number): Promise<(kind: string, id: string) => number> {
+    const stateOf = await this.hot.lookup(refs);
+    return (kind, id) => {
+      const item = stateOf(kind, id);
+      return item ? this.rated.at(item, nowMs).elo : this.rated.current(kind, id, nowMs);
+    };
+  }
+
+  async ratings(nowMs: number): Promise<EloItemState[]> {
+    await this.flush();
+    const all = new Map<string, EloItemState>();
+    await this.store.eachItem((item) => all.set(ratingKey(item.kind, item.id), item));
+    for (const item of this.hot.values()) all.set(ratingKey(item.kind, item.id), item);
+    return [...all.values()].map((item) => this.rated.at(item, nowMs));
+  }
+
+  /** Applies the updates waiting for items to be read, then writes every pending change (`EloLogWriter.flush`; never rejects). */
+  async flush(): Promise<void> {
+    await this.hot.settled();
+    await this.writer.flush();
+  }
+
+  async logEntries(table: EloLogName, limit: number): Promise<Record<string, unknown>[]> {
+    await this.hot.settled();
+    return this.writer.entries(table, limit);
+  }
+}
