@@ -20,6 +20,8 @@ import { ensureLearnTask } from './surfaces/learn-pending-task';
 import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
 import { LearningPasses } from './learning-passes';
+import { MetricRollup } from './metric-rollup-store';
+import { rollupMetrics, rollupWeekly } from './metric-rollup-read';
 
 export { SCAN_OUTCOME_SERVICE };
 
@@ -65,6 +67,9 @@ export class ScanOutcomeService extends Service {
   private passes!: LearningPasses;
   private readonly findingByMessage = new Map<string, FindingRow | null>();
   private withdrawScanLessons: (() => void) | undefined;
+  private rollup!: MetricRollup;
+  private rollupFilled: Promise<void> = Promise.resolve();
+  private stopping = false;
 
   static override async start(runtime: IAgentRuntime): Promise<ScanOutcomeService> {
     const service = new ScanOutcomeService(runtime);
@@ -76,8 +81,11 @@ export class ScanOutcomeService extends Service {
     this.settings = loadConfig(this.runtime);
     const db = dbOf(this.runtime);
     await requireTables(db, Object.values(scanTables));
-    this.outcomes = new OutcomeStore(db, this.runtime.agentId);
-    this.findings = new FindingStore(db, this.runtime.agentId);
+    this.rollup = new MetricRollup(db, this.runtime.agentId);
+    await this.rollup.ensureStarted();
+    this.outcomes = new OutcomeStore(db, this.runtime.agentId, this.rollup);
+    this.findings = new FindingStore(db, this.runtime.agentId, this.rollup);
+    this.rollupFilled = this.fillRollup();
     this.prior = new TriagePrior(this.settings.SELF_IMPROVE_PRIOR_STRENGTH);
     for (const c of await this.outcomes.labelCountsByGroup()) this.prior.add(parseGroupId(c.groupId), c.label, c.n);
     this.scanLessons = new ScanLessonStore(this.runtime, vectorizerFor(this.runtime));
@@ -89,7 +97,29 @@ export class ScanOutcomeService extends Service {
     await ensureLearnTask(this.runtime, this.settings.SELF_IMPROVE_POLL_INTERVAL_MS);
   }
 
+  /**
+   * Rolls up, in the background and in chunks, the outcomes stored before the metrics rollup
+   * existed; until it is done the metrics are computed from every outcome row. A failure is
+   * logged and leaves the rest for the next start.
+   */
+  private async fillRollup(): Promise<void> {
+    try {
+      while (!this.stopping && (await this.rollup.backfillStep())) {
+        // one chunk per transaction: ingests wait for one chunk at most
+      }
+    } catch (error) {
+      this.runtime.logger.warn({ src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'the metrics rollup of earlier outcomes stopped; metrics read every outcome until a later start completes it');
+    }
+  }
+
+  /** Resolves once the background rollup of outcomes stored before it (see `fillRollup`) has stopped. */
+  metricsRollupFilled(): Promise<void> {
+    return this.rollupFilled;
+  }
+
   override async stop(): Promise<void> {
+    this.stopping = true;
+    await this.rollupFilled;
     this.withdrawScanLessons?.();
     await this.passes?.idle();
   }
@@ -262,15 +292,24 @@ export class ScanOutcomeService extends Service {
     return this.findings.lookup(keys);
   }
 
-  /** The quality metrics of the agent's findings as of a time (default now); see the README for definitions. */
+  /**
+   * The quality metrics of the agent's findings as of a time (default now); see the README for
+   * definitions. Read from the metrics rollup, so the cost does not grow with the outcomes
+   * stored; from every outcome row (`computeScanMetrics`) until the rollup of earlier outcomes is done.
+   */
   async metrics(options: { asOfMs?: number; k?: number } = {}): Promise<ScanMetricsReport> {
+    const asOfMs = options.asOfMs ?? Date.now();
+    const k = options.k ?? this.settings.SELF_IMPROVE_METRICS_K;
+    if (await this.rollup.complete()) return rollupMetrics(dbOf(this.runtime), this.runtime.agentId, asOfMs, k);
     const [outcomes, firstSeen] = await Promise.all([this.outcomes.forMetrics(), this.findings.firstSeen()]);
-    return computeScanMetrics(outcomes, firstSeen, { asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
+    return computeScanMetrics(outcomes, firstSeen, { asOfMs, k });
   }
 
-  /** Triage quality week by week (`weeklyTriage`): the `weeks` UTC weeks ending with the one holding `asOfMs` (default now). */
+  /** Triage quality week by week (`weeklyTriage`): the `weeks` UTC weeks ending with the one holding `asOfMs` (default now); read as `metrics` is. */
   async weeklyTriage(options: { weeks: number; asOfMs?: number; k?: number }): Promise<WeeklyTriageReport> {
-    return weeklyTriage(await this.outcomes.forMetrics(), { weeks: options.weeks, asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
+    const weekly = { weeks: options.weeks, asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K };
+    if (await this.rollup.complete()) return rollupWeekly(dbOf(this.runtime), this.runtime.agentId, weekly);
+    return weeklyTriage(await this.outcomes.forMetrics(), weekly);
   }
 
   /** Every lesson of the agent, newest evidence first. */
