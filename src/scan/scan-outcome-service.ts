@@ -3,9 +3,9 @@ import { loadConfig, type SelfImproveConfig } from '../shared/config';
 import { groupId, groupKeyOf, parseGroupId } from './model/grouping';
 import { findingKeyIn } from './model/label-request';
 import { checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from './model/outcome';
-import { computeScanMetrics, type ScanMetricsReport } from './model/metrics';
+import type { ScanMetricsReport } from './model/metrics';
 import { type TriageEstimate, TriagePrior } from './model/triage-prior';
-import { weeklyTriage, type WeeklyTriageReport } from './model/weekly-triage';
+import type { WeeklyTriageReport } from './model/weekly-triage';
 import { FindingStore, type KnownFinding } from './finding-store';
 import { type ScanLesson, newestEvidenceFirst } from './scan-lesson-metadata';
 import { ScanLessonStore, vectorizerFor } from './scan-lesson-store';
@@ -20,8 +20,7 @@ import { ensureLearnTask } from './surfaces/learn-pending-task';
 import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
 import { LearningPasses } from './learning-passes';
-import { MetricRollup } from './metric-rollup-store';
-import { rollupMetrics, rollupWeekly } from './metric-rollup-read';
+import { ScanMetrics } from './scan-metrics';
 
 export { SCAN_OUTCOME_SERVICE };
 
@@ -67,9 +66,7 @@ export class ScanOutcomeService extends Service {
   private passes!: LearningPasses;
   private readonly findingByMessage = new Map<string, FindingRow | null>();
   private withdrawScanLessons: (() => void) | undefined;
-  private rollup!: MetricRollup;
-  private rollupFilled: Promise<void> = Promise.resolve();
-  private stopping = false;
+  private scanMetrics!: ScanMetrics;
 
   static override async start(runtime: IAgentRuntime): Promise<ScanOutcomeService> {
     const service = new ScanOutcomeService(runtime);
@@ -81,11 +78,10 @@ export class ScanOutcomeService extends Service {
     this.settings = loadConfig(this.runtime);
     const db = dbOf(this.runtime);
     await requireTables(db, Object.values(scanTables));
-    this.rollup = new MetricRollup(db, this.runtime.agentId);
-    await this.rollup.ensureStarted();
-    this.outcomes = new OutcomeStore(db, this.runtime.agentId, this.rollup);
-    this.findings = new FindingStore(db, this.runtime.agentId, this.rollup);
-    this.rollupFilled = this.fillRollup();
+    this.scanMetrics = new ScanMetrics(this.runtime, db);
+    this.outcomes = new OutcomeStore(db, this.runtime.agentId, this.scanMetrics.rollup);
+    this.findings = new FindingStore(db, this.runtime.agentId, this.scanMetrics.rollup);
+    await this.scanMetrics.start();
     this.prior = new TriagePrior(this.settings.SELF_IMPROVE_PRIOR_STRENGTH);
     for (const c of await this.outcomes.labelCountsByGroup()) this.prior.add(parseGroupId(c.groupId), c.label, c.n);
     this.scanLessons = new ScanLessonStore(this.runtime, vectorizerFor(this.runtime));
@@ -97,29 +93,13 @@ export class ScanOutcomeService extends Service {
     await ensureLearnTask(this.runtime, this.settings.SELF_IMPROVE_POLL_INTERVAL_MS);
   }
 
-  /**
-   * Rolls up, in the background and in chunks, the outcomes stored before the metrics rollup
-   * existed; until it is done the metrics are computed from every outcome row. A failure is
-   * logged and leaves the rest for the next start.
-   */
-  private async fillRollup(): Promise<void> {
-    try {
-      while (!this.stopping && (await this.rollup.backfillStep())) {
-        // one chunk per transaction: ingests wait for one chunk at most
-      }
-    } catch (error) {
-      this.runtime.logger.warn({ src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'the metrics rollup of earlier outcomes stopped; metrics read every outcome until a later start completes it');
-    }
-  }
-
-  /** Resolves once the background rollup of outcomes stored before it (see `fillRollup`) has stopped. */
+  /** Resolves once the background rollup of outcomes stored before the metrics rollup has stopped (`ScanMetrics`). */
   metricsRollupFilled(): Promise<void> {
-    return this.rollupFilled;
+    return this.scanMetrics.fillStopped();
   }
 
   override async stop(): Promise<void> {
-    this.stopping = true;
-    await this.rollupFilled;
+    await this.scanMetrics?.stop();
     this.withdrawScanLessons?.();
     await this.passes?.idle();
   }
@@ -292,24 +272,14 @@ export class ScanOutcomeService extends Service {
     return this.findings.lookup(keys);
   }
 
-  /**
-   * The quality metrics of the agent's findings as of a time (default now); see the README for
-   * definitions. Read from the metrics rollup, so the cost does not grow with the outcomes
-   * stored; from every outcome row (`computeScanMetrics`) until the rollup of earlier outcomes is done.
-   */
-  async metrics(options: { asOfMs?: number; k?: number } = {}): Promise<ScanMetricsReport> {
-    const asOfMs = options.asOfMs ?? Date.now();
-    const k = options.k ?? this.settings.SELF_IMPROVE_METRICS_K;
-    if (await this.rollup.complete()) return rollupMetrics(dbOf(this.runtime), this.runtime.agentId, asOfMs, k);
-    const [outcomes, firstSeen] = await Promise.all([this.outcomes.forMetrics(), this.findings.firstSeen()]);
-    return computeScanMetrics(outcomes, firstSeen, { asOfMs, k });
+  /** The quality metrics of the agent's findings as of a time (default now), from the metrics rollup (`ScanMetrics`); see the README. */
+  metrics(options: { asOfMs?: number; k?: number } = {}): Promise<ScanMetricsReport> {
+    return this.scanMetrics.report(this.outcomes, this.findings, { asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
   }
 
-  /** Triage quality week by week (`weeklyTriage`): the `weeks` UTC weeks ending with the one holding `asOfMs` (default now); read as `metrics` is. */
-  async weeklyTriage(options: { weeks: number; asOfMs?: number; k?: number }): Promise<WeeklyTriageReport> {
-    const weekly = { weeks: options.weeks, asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K };
-    if (await this.rollup.complete()) return rollupWeekly(dbOf(this.runtime), this.runtime.agentId, weekly);
-    return weeklyTriage(await this.outcomes.forMetrics(), weekly);
+  /** Triage quality week by week (`weeklyTriage`): the `weeks` UTC weeks ending with the one holding `asOfMs` (default now). */
+  weeklyTriage(options: { weeks: number; asOfMs?: number; k?: number }): Promise<WeeklyTriageReport> {
+    return this.scanMetrics.weekly(this.outcomes, { weeks: options.weeks, asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
   }
 
   /** Every lesson of the agent, newest evidence first. */
