@@ -44,6 +44,13 @@ export const sliceId = (dim: SliceDim, value: string): string => `${dim}\u0000${
 
 export const emptyCounts = (): SliceCounts => ({ outcomes: 0, rewardSum: 0, findingsByRank: LABEL_BY_RANK.map(() => 0), flags: [], eceGaps: [], eceN: 0, fixBuckets: [] });
 
+/** Adds `value` to the entry of `bucket`. */
+function addTo(entries: [number, number][], bucket: number, value: number): void {
+  const entry = entries.find(([b]) => b === bucket);
+  if (entry) entry[1] += value;
+  else entries.push([bucket, value]);
+}
+
 /** Folds tally rows into counts per slice (`sliceId`); slices are those with outcomes. */
 export function sliceCounts(rows: readonly SliceTallyRow[]): Map<string, SliceCounts> {
   const slices = new Map<string, SliceCounts>();
@@ -56,16 +63,16 @@ export function sliceCounts(rows: readonly SliceTallyRow[]): Map<string, SliceCo
       c.outcomes += r.n;
       c.rewardSum += r.p;
     } else if (r.kind === TALLY_KIND.label) c.findingsByRank[r.bucket] = (c.findingsByRank[r.bucket] ?? 0) + r.n;
-    else if (r.kind === TALLY_KIND.flags) c.flags.push([r.bucket, r.n]);
-    else if (r.kind === TALLY_KIND.ece && r.n !== 0) {
-      c.eceGaps.push([r.bucket, r.gap]);
+    else if (r.kind === TALLY_KIND.flags) addTo(c.flags, r.bucket, r.n);
+    else if (r.kind === TALLY_KIND.ece) {
+      addTo(c.eceGaps, r.bucket, r.gap);
       c.eceN += r.n;
-    } else if (r.kind === TALLY_KIND.fix && r.n !== 0) c.fixBuckets.push([r.bucket, r.n]);
+    } else if (r.kind === TALLY_KIND.fix && r.n !== 0) addTo(c.fixBuckets, r.bucket, r.n);
   }
   for (const [id, c] of slices) {
     if (c.outcomes === 0 && !id.startsWith('overall')) slices.delete(id);
     c.eceGaps.sort((a, b) => a[0] - b[0]);
-    c.fixBuckets.sort((a, b) => a[0] - b[0]);
+    c.fixBuckets = c.fixBuckets.filter(([, n]) => n !== 0).sort((a, b) => a[0] - b[0]);
   }
   return slices;
 }
