@@ -18,6 +18,8 @@ import { findingMetrics, metricTallies, outcomesTable, weekFindingMetrics } from
 
 /** Columns a slice dimension selects (fixed names, never outside text). */
 const COLUMN: Record<Exclude<SliceDim, 'overall'>, SQL> = { project: sql.raw('project'), scanner: sql.raw('scanner'), model: sql.raw('model') };
+/** p_sum where a kind has one (outcome rewards, confidences): count-only kinds skip the numeric sum. */
+const SUMMED = sql.raw(`CASE WHEN kind IN (${TALLY_KIND.outcome}, ${TALLY_KIND.ece}) THEN p_sum END`);
 const DIM_OF_GROUPING: Record<number, SliceDim | 'triple'> = { 7: 'overall', 3: 'project', 5: 'scanner', 6: 'model', 0: 'triple' };
 
 interface GroupedRow {
@@ -34,9 +36,12 @@ export async function rollupMetrics(db: Db, agentId: UUID, asOfMs: number, k: nu
   checkMetricOptions({ asOfMs, k });
   const rows = await queryRows<GroupedRow & { kind: number; bucket: number; n: number; p: number; gap: number }>(
     db,
-    sql`SELECT GROUPING(project, scanner, model)::int AS g, project, scanner, model, kind, bucket, sum(n)::float8 AS n, sum(p_sum)::float8 AS p, (sum(p_sum) - sum(y_sum))::float8 AS gap
+    sql`SELECT GROUPING(project, scanner, model)::int AS g, project, scanner, model, kind, bucket, sum(n)::float8 AS n, sum(${SUMMED})::float8 AS p, (sum(${SUMMED}) - sum(y_sum))::float8 AS gap
         FROM ${metricTallies} WHERE agent_id = ${agentId}::uuid AND scope = ${ALL_SCOPE}
-        GROUP BY GROUPING SETS ((kind, bucket), (project, kind, bucket), (scanner, kind, bucket), (model, kind, bucket), (project, scanner, model, kind, bucket))`,
+        GROUP BY GROUPING SETS ((kind, bucket), (project, kind, bucket), (scanner, kind, bucket), (model, kind, bucket))
+        UNION ALL
+        SELECT 0, project, scanner, model, kind, bucket, n::float8, p_sum::float8, (p_sum - y_sum)::float8 FROM ${metricTallies}
+        WHERE agent_id = ${agentId}::uuid AND scope = ${ALL_SCOPE} AND kind IN (${TALLY_KIND.outcome}::smallint, ${TALLY_KIND.label}::smallint)`,
   );
   const tallies: SliceTallyRow[] = rows.map((r) => {
     const dim = DIM_OF_GROUPING[Number(r.g)] ?? 'triple';

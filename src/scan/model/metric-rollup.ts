@@ -33,13 +33,13 @@ export const weekScope = (ms: number): string => `w:${new Date(utcWeekStartMs(ms
 export const eceBin = (p: number): number => Math.min(Math.floor(p * ECE_BINS), ECE_BINS - 1);
 
 /**
- * Bucket of a positive time to fix: the exponent and top three mantissa bits of the double, so
- * buckets are in the order of the values (eight per doubling) and a value's bucket is exact.
+ * Bucket of a positive time to fix: the exponent and top two mantissa bits of the double, so
+ * buckets are in the order of the values (four per doubling) and a value's bucket is exact.
  */
 export function fixBucket(hours: number): number {
   const view = new DataView(new ArrayBuffer(8));
   view.setFloat64(0, hours);
-  return view.getUint32(0) >>> 17;
+  return view.getUint32(0) >>> 18;
 }
 
 /** A finding key as UTF-16 code units, big-endian, in hex: byte order = code-unit order (`compareText`). */
