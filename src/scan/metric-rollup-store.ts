@@ -167,7 +167,7 @@ export class MetricRollup {
 
   /** Adds tally contributions, summing `p` exactly (numeric). */
   private async writeTallies(tx: Db, tallies: readonly Tally[]): Promise<void> {
-    for (const batch of chunks(tallies, TALLY_BATCH)) {
+    for (const batch of chunks(mergeCounts(tallies), TALLY_BATCH)) {
       const values = sql.join(
         batch.map((t) => sql`(${t.scope}, ${t.project}, ${t.scanner}, ${t.model}, ${t.kind}::int, ${t.bucket}::int, ${t.n}::int, ${String(t.p)}::numeric, ${t.y}::int)`),
         sql`, `,
@@ -216,4 +216,28 @@ export class MetricRollup {
       return through < target;
     });
   }
+}
+
+/**
+ * Merges the contributions that carry no sum to add exactly (p = 0: labels, flags, fix buckets)
+ * by tally row, dropping those that cancel out (a finding leaving and re-entering a row); the
+ * others are left for the database to sum exactly.
+ */
+function mergeCounts(tallies: readonly Tally[]): Tally[] {
+  const merged = new Map<string, Tally>();
+  const kept: Tally[] = [];
+  for (const t of tallies) {
+    if (t.p !== 0) {
+      kept.push(t);
+      continue;
+    }
+    const key = JSON.stringify([t.scope, t.project, t.scanner, t.model, t.kind, t.bucket]);
+    const m = merged.get(key);
+    if (m) {
+      m.n += t.n;
+      m.y += t.y;
+    } else merged.set(key, { ...t });
+  }
+  for (const m of merged.values()) if (m.n !== 0 || m.y !== 0) kept.push(m);
+  return kept;
 }
