@@ -3,7 +3,6 @@ import { sql } from 'drizzle-orm';
 import { groupId, groupKeyOf } from './model/grouping';
 import type { FindingRow, OutcomeLabel } from './model/outcome';
 import { isStorableText } from '../shared/wire-text';
-import type { MetricRollup } from './metric-rollup-store';
 import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
 import { findingsTable, outcomesTable } from './tables';
 
@@ -31,8 +30,6 @@ export class FindingStore {
   constructor(
     private readonly db: Db,
     readonly agentId: UUID,
-    /** A first sighting can change a labelled finding's time to fix: refreshed in the same transaction. */
-    private readonly rollup?: MetricRollup,
   ) {}
 
   /**
@@ -45,15 +42,11 @@ export class FindingStore {
     const result = { inserted: 0, refused: [] as { position: number; reason: string }[] };
     if (findings.length === 0) return result;
     await this.db.transaction(async (tx) => {
-      await this.rollup?.lock(tx);
-      const fresh: string[] = [];
       for (const [n, batch] of chunks(findings, INSERT_BATCH).entries()) {
         const { written, refused } = await writeIsolatingRefusals(tx, batch, (db, part) => this.insertRows(db, part));
         result.inserted += written.length;
-        fresh.push(...written);
         for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
       }
-      await this.rollup?.refreshFindings(tx, fresh);
     });
     return result;
   }
@@ -114,7 +107,7 @@ export class FindingStore {
     return Number(row?.n ?? 0);
   }
 
-  /** When each recorded finding was first seen, as epoch ms (every finding: the metrics' full path). */
+  /** When each recorded finding was first seen, as epoch ms. */
   async firstSeen(): Promise<Map<string, number>> {
     const rows = await queryRows<{ finding_key: string; ts_ms: number }>(
       this.db,

@@ -1,11 +1,10 @@
 import type { UUID } from '@elizaos/core';
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { groupId, groupKeyOf } from './model/grouping';
 import { stableId } from '../shared/ids';
 import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
-import type { MetricRollup } from './metric-rollup-store';
 import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
 import { outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
 
@@ -47,8 +46,6 @@ export class OutcomeStore {
   constructor(
     private readonly db: Db,
     readonly agentId: UUID,
-    /** Rolled up with every insert, in its transaction (`MetricRollup`). */
-    private readonly rollup?: MetricRollup,
   ) {}
 
   /**
@@ -58,20 +55,17 @@ export class OutcomeStore {
    * Returns the ids that were new and the refusals. Throws (`DatabaseFailure`, nothing written)
    * when the database refuses every row of a statement, alone as well as together. `within` runs
    * last inside the same transaction with the new ids (e.g. to append their ledger entries), so
-   * what it writes commits together with the outcomes. The metrics rollup of the new outcomes
-   * is written in that transaction too, before `within`.
+   * what it writes commits together with the outcomes.
    */
   async insert(outcomes: readonly StoredOutcome[], within?: (tx: Db, inserted: ReadonlySet<UUID>) => Promise<void>): Promise<OutcomeInsert> {
     const result: OutcomeInsert = { inserted: new Set<UUID>(), refused: [] };
     if (outcomes.length === 0) return result;
     await this.db.transaction(async (tx) => {
-      await this.rollup?.lock(tx);
       for (const [n, batch] of chunks(outcomes, INSERT_BATCH).entries()) {
         const { written, refused } = await writeIsolatingRefusals(tx, batch, (db, part) => this.insertRows(db, part));
         for (const id of written) result.inserted.add(id);
         for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
       }
-      if (result.inserted.size > 0) await this.rollup?.recordOutcomes(tx, [...result.inserted]);
       if (within && result.inserted.size > 0) await within(tx, result.inserted);
     });
     return result;
@@ -120,8 +114,24 @@ export class OutcomeStore {
   }
 
   /** Every outcome with the fields the metrics use, oldest first. */
-  forMetrics(): Promise<MetricOutcome[]> {
-    return metricOutcomes(this.db, sql`agent_id = ${this.agentId}::uuid`);
+  async forMetrics(): Promise<MetricOutcome[]> {
+    const rows = await queryRows<{ finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null }>(
+      this.db,
+      sql`SELECT finding_key, label, (extract(epoch from ts) * 1000)::float8 AS ts_ms, reward,
+            row_json->>'project' AS project, row_json->>'scanner' AS scanner,
+            (row_json->>'model_provider') || '/' || (row_json->>'model_name') AS model, row_json->>'confidence' AS confidence
+          FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid ORDER BY ts, seq`,
+    );
+    return rows.map((r) => ({
+      findingKey: r.finding_key,
+      label: r.label,
+      tsMs: Number(r.ts_ms),
+      reward: Number(r.reward),
+      project: r.project,
+      scanner: r.scanner,
+      model: r.model,
+      ...(r.confidence === null ? {} : { scannerConfidence: Number(r.confidence) }),
+    }));
   }
 
   /**
@@ -227,25 +237,4 @@ const NOT_LEARNED = sql`NOT EXISTS (SELECT 1 FROM ${outcomeLearned} l WHERE l.ou
 function inWindow(agentId: UUID, group: string, startMs: number, endMs: number, maxSeq: number) {
   return sql`o.agent_id = ${agentId}::uuid AND o.group_id = ${group} AND o.seq <= ${maxSeq}
     AND o.ts > ${new Date(startMs).toISOString()}::timestamptz AND o.ts <= ${new Date(endMs).toISOString()}::timestamptz`;
-}
-
-/** The outcomes `where` selects, with the fields the metrics use, oldest first. */
-export async function metricOutcomes(db: Db, where: SQL): Promise<MetricOutcome[]> {
-  const rows = await queryRows<{ finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null }>(
-    db,
-    sql`SELECT finding_key, label, (extract(epoch from ts) * 1000)::float8 AS ts_ms, reward,
-          row_json->>'project' AS project, row_json->>'scanner' AS scanner,
-          (row_json->>'model_provider') || '/' || (row_json->>'model_name') AS model, row_json->>'confidence' AS confidence
-        FROM ${outcomesTable} WHERE ${where} ORDER BY ts, seq`,
-  );
-  return rows.map((r) => ({
-    findingKey: r.finding_key,
-    label: r.label,
-    tsMs: Number(r.ts_ms),
-    reward: Number(r.reward),
-    project: r.project,
-    scanner: r.scanner,
-    model: r.model,
-    ...(r.confidence === null ? {} : { scannerConfidence: Number(r.confidence) }),
-  }));
 }

@@ -3,9 +3,9 @@ import { loadConfig, type SelfImproveConfig } from '../shared/config';
 import { groupId, groupKeyOf, parseGroupId } from './model/grouping';
 import { findingKeyIn } from './model/label-request';
 import { checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from './model/outcome';
-import type { ScanMetricsReport } from './model/metrics';
+import { computeScanMetrics, type ScanMetricsReport } from './model/metrics';
 import { type TriageEstimate, TriagePrior } from './model/triage-prior';
-import type { WeeklyTriageReport } from './model/weekly-triage';
+import { weeklyTriage, type WeeklyTriageReport } from './model/weekly-triage';
 import { FindingStore, type KnownFinding } from './finding-store';
 import { type ScanLesson, newestEvidenceFirst } from './scan-lesson-metadata';
 import { ScanLessonStore, vectorizerFor } from './scan-lesson-store';
@@ -20,7 +20,6 @@ import { ensureLearnTask } from './surfaces/learn-pending-task';
 import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
 import { LearningPasses } from './learning-passes';
-import { ScanMetrics } from './scan-metrics';
 
 export { SCAN_OUTCOME_SERVICE };
 
@@ -66,7 +65,6 @@ export class ScanOutcomeService extends Service {
   private passes!: LearningPasses;
   private readonly findingByMessage = new Map<string, FindingRow | null>();
   private withdrawScanLessons: (() => void) | undefined;
-  private scanMetrics!: ScanMetrics;
 
   static override async start(runtime: IAgentRuntime): Promise<ScanOutcomeService> {
     const service = new ScanOutcomeService(runtime);
@@ -78,10 +76,8 @@ export class ScanOutcomeService extends Service {
     this.settings = loadConfig(this.runtime);
     const db = dbOf(this.runtime);
     await requireTables(db, Object.values(scanTables));
-    this.scanMetrics = new ScanMetrics(this.runtime, db);
-    this.outcomes = new OutcomeStore(db, this.runtime.agentId, this.scanMetrics.rollup);
-    this.findings = new FindingStore(db, this.runtime.agentId, this.scanMetrics.rollup);
-    await this.scanMetrics.start();
+    this.outcomes = new OutcomeStore(db, this.runtime.agentId);
+    this.findings = new FindingStore(db, this.runtime.agentId);
     this.prior = new TriagePrior(this.settings.SELF_IMPROVE_PRIOR_STRENGTH);
     for (const c of await this.outcomes.labelCountsByGroup()) this.prior.add(parseGroupId(c.groupId), c.label, c.n);
     this.scanLessons = new ScanLessonStore(this.runtime, vectorizerFor(this.runtime));
@@ -93,13 +89,7 @@ export class ScanOutcomeService extends Service {
     await ensureLearnTask(this.runtime, this.settings.SELF_IMPROVE_POLL_INTERVAL_MS);
   }
 
-  /** Resolves once the background rollup of outcomes stored before the metrics rollup has stopped (`ScanMetrics`). */
-  metricsRollupFilled(): Promise<void> {
-    return this.scanMetrics.fillStopped();
-  }
-
   override async stop(): Promise<void> {
-    await this.scanMetrics?.stop();
     this.withdrawScanLessons?.();
     await this.passes?.idle();
   }
@@ -272,14 +262,15 @@ export class ScanOutcomeService extends Service {
     return this.findings.lookup(keys);
   }
 
-  /** The quality metrics of the agent's findings as of a time (default now), from the metrics rollup (`ScanMetrics`); see the README. */
-  metrics(options: { asOfMs?: number; k?: number } = {}): Promise<ScanMetricsReport> {
-    return this.scanMetrics.report(this.outcomes, this.findings, { asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
+  /** The quality metrics of the agent's findings as of a time (default now); see the README for definitions. */
+  async metrics(options: { asOfMs?: number; k?: number } = {}): Promise<ScanMetricsReport> {
+    const [outcomes, firstSeen] = await Promise.all([this.outcomes.forMetrics(), this.findings.firstSeen()]);
+    return computeScanMetrics(outcomes, firstSeen, { asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
   }
 
   /** Triage quality week by week (`weeklyTriage`): the `weeks` UTC weeks ending with the one holding `asOfMs` (default now). */
-  weeklyTriage(options: { weeks: number; asOfMs?: number; k?: number }): Promise<WeeklyTriageReport> {
-    return this.scanMetrics.weekly(this.outcomes, { weeks: options.weeks, asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
+  async weeklyTriage(options: { weeks: number; asOfMs?: number; k?: number }): Promise<WeeklyTriageReport> {
+    return weeklyTriage(await this.outcomes.forMetrics(), { weeks: options.weeks, asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
   }
 
   /** Every lesson of the agent, newest evidence first. */

@@ -62,8 +62,7 @@ export function sliceRecord<T>(
   );
 }
 
-/** What a model's delta is computed from, per (project, scanner, model). */
-export interface Tally {
+interface Tally {
   findings: number;
   rejected: number;
   outcomes: number;
@@ -108,11 +107,6 @@ export function modelDeltas(findings: readonly FindingSummary[], outcomes: reado
     tally.outcomes++;
     tally.rewardSum += o.reward;
   }
-  return deltasOfPairs(pairs);
-}
-
-/** `modelDeltas` from the tallies of each project → scanner → model. */
-export function deltasOfPairs(pairs: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, Tally>>>): ModelDelta[] {
   const rows: ModelDelta[] = [];
   for (const [project, scanners] of pairs) {
     for (const [scanner, models] of scanners) {
