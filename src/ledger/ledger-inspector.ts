@@ -7,6 +7,7 @@ import { checkHistoryQuery, emptyFold, foldTransactions, type HistoryQuery, type
 import type { LedgerStore } from './ledger-store';
 import type { CheckpointResult } from './ledger-types';
 import { SerialQueue } from '../shared/serial-queue';
+import { yieldToEventLoop } from '../shared/event-loop';
 
 /**
  * What can be read and proved about one ledger: verification of the whole chain, signed head
@@ -79,7 +80,7 @@ export class LedgerInspector {
       last = page[page.length - 1] ?? last;
       if (page.length < VERIFY_PAGE) break;
       after = last?.sequence ?? after;
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldToEventLoop();
     }
     const verification = verifyAgainstHead(whole.result(), whole.last, await this.store.head(), this.key, this.agentId);
     return { verification, last, prefix };
@@ -125,7 +126,7 @@ export class LedgerInspector {
         fold = foldTransactions(fold, page);
         this.fold = fold;
         if (page.length < FOLD_PAGE) break;
-        await new Promise((resolve) => setImmediate(resolve));
+        await yieldToEventLoop();
       }
       this.fold = fold;
       return fold;

@@ -9,6 +9,7 @@ import type { LedgerStore } from './ledger-store';
 import type { ReconciledSource, ReconcileReport } from './ledger-types';
 import type { SerialQueue } from '../shared/serial-queue';
 import type { Db } from '../shared/sql';
+import { yieldToEventLoop } from '../shared/event-loop';
 
 /** `full`: the whole chain is verified. `incremental`: only what follows the last verified transaction. */
 export type ReconcileMode = 'full' | 'incremental';
@@ -22,7 +23,6 @@ interface Suspect {
 const VERIFY_PAGE = 5_000;
 /** Automatic reconciliation waits for at least 1/LENGTH_SHARE of the ledger's length in new transactions. */
 const LENGTH_SHARE = 4;
-const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Balance reconciliation (seed 000 §4) of one ledger: when it runs (every `every` new

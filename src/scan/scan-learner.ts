@@ -9,6 +9,7 @@ import { type GroupStats, summarizeOutcomes } from '../shared/stats';
 import { type ScanLesson, type ScanLessonFacts, type ScanLessonMetadata, scanLessonMetadataFor } from './scan-lesson-metadata';
 import type { ScanLessonStore } from './scan-lesson-store';
 import type { EvidenceOutcome, OutcomeStore, WindowOutcome } from './outcome-store';
+import { yieldToEventLoop } from '../shared/event-loop';
 
 /** What one learning pass did. Field names are snake_case because they are printed as JSON. */
 export interface LearnReport {
@@ -92,6 +93,7 @@ export class ScanLearner {
         );
       }
       onProgress?.(++done, groups.length);
+      await yieldToEventLoop();
     }
     return report;
   }
@@ -109,6 +111,7 @@ export class ScanLearner {
       const windowRows = rows.filter((r) => r.tsMs > end - windowMs && r.tsMs <= end);
       report.windows++;
       await this.learnWindow({ key: parseGroupId(group), group, rows: windowRows, startMs: end - windowMs, endMs: end, asOfMs, maxSeq }, report);
+      await yieldToEventLoop();
     }
     await this.outcomes.markGroupLearned(group, asOfMs, maxSeq);
   }

@@ -1,5 +1,6 @@
 import { lineRejections, parseRowsText } from './jsonl';
 import type { ScanOutcomeService } from '../scan/scan-outcome-service';
+import { yieldToEventLoop } from './event-loop';
 
 /** A refused row of a text body or file, by line (JSONL) or item number (JSON array), 1-based. */
 export interface LineRejection {
@@ -44,6 +45,7 @@ export async function ingestText(
       result.rejected.push({ line: batch[r.index]?.line ?? start + r.index + 1, field: r.field, message: r.message });
     }
     onProgress?.(Math.min(start + INGEST_BATCH_ROWS, parsed.values.length), parsed.values.length);
+    await yieldToEventLoop();
   }
   result.rejected.sort((a, b) => a.line - b.line);
   return result;
