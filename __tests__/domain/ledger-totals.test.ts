@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { type LedgerTransaction, nextTransaction } from '../../src/ledger/model/chain';
 import { type LedgerEntryInput } from '../../src/ledger/model/chain';
-import { categoryBreakdown, emptyFold, foldTransactions, history, ledgerMetrics, ledgerTotals, metricsOfFold, totalsOfFold } from '../../src/ledger/model/totals';
+import { categoryBreakdown, emptyFold, foldFromStore, foldToStore, foldTransactions, history, ledgerMetrics, ledgerTotals, metricsOfFold, totalsOfFold } from '../../src/ledger/model/totals';
 
 function entry(type: 'reward' | 'penalty', category: string, points: number): LedgerEntryInput {
   return { type, category, points, action: `${category} ${points}`, source: 'rule', source_ref: `rule-${category}` };
@@ -240,5 +240,32 @@ describe('foldTransactions', () => {
         for (const [i, f] of folds.entries()) expect(totalsOfFold(f)).toEqual(ledgerTotals(chain.slice(0, bounds[i] ?? chain.length), sessionStartMs));
       }),
     );
+  });
+});
+
+describe('a fold stored between processes', () => {
+  test('property: stored after a prefix, read back by a later session and folded on, it gives the totals and metrics of the whole', () => {
+    fc.assert(
+      fc.property(chainArb, fc.integer({ min: 1, max: 30 }), (chain, cut) => {
+        if (chain.length === 0) return;
+        const prefix = chain.slice(0, Math.min(cut, chain.length));
+        const latest = Math.max(...chain.map((t) => Date.parse(t.timestamp)));
+        const stored = foldToStore(foldTransactions(emptyFold(0), prefix));
+        const read = foldFromStore(JSON.parse(JSON.stringify(stored)), latest + 1);
+        expect(read).not.toBeNull();
+        const whole = foldTransactions(read as NonNullable<typeof read>, chain.slice(prefix.length));
+        expect(totalsOfFold(whole)).toEqual(ledgerTotals(chain, latest + 1));
+        expect(metricsOfFold(whole)).toEqual(ledgerMetrics(chain));
+      }),
+    );
+  });
+
+  test('refused: nothing folded yet, malformed, or holding a transaction of the reading session', () => {
+    expect(foldToStore(emptyFold(0))).toBeNull();
+    for (const bad of [null, 'x', {}, { count: 'many' }]) expect(foldFromStore(bad, 0)).toBeNull();
+    const stored = { count: 1, rewards: 1, lastSequence: 1, lastHash: 'h', storedTotal: 5, earned: 5, incurred: 0, latestMs: 1_000, rewardByCategory: { a: 5 }, penaltyByCategory: {} };
+    expect(foldFromStore(stored, 1_001)).not.toBeNull();
+    expect(foldFromStore(stored, 1_000)).toBeNull();
+    expect(foldFromStore({ ...stored, rewardByCategory: { a: 'five' } }, 1_001)).toBeNull();
   });
 });

@@ -16,6 +16,7 @@ export const PLUGIN_TABLE_NAMES = [
   'learning_lease',
   'ledger',
   'ledger_audit',
+  'ledger_fold',
   'ledger_head',
   'outcome_learned',
   'outcomes',

@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { ledgerMetrics, ledgerTotals } from '../../src/ledger/model/totals';
 import { RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { LedgerStore } from '../../src/ledger/ledger-store';
-import { ledgerHead, ledgerTable } from '../../src/ledger/tables';
+import { ledgerFold, ledgerHead, ledgerTable } from '../../src/ledger/tables';
 import { dbOf } from '../../src/shared/sql';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
@@ -85,5 +85,37 @@ describe('verification a page at a time', () => {
     const verification = await first.verify();
     expect(verification.ok).toBe(false);
     expect(verification.ok ? null : [verification.first.sequence, verification.first.code, verification.checked]).toEqual([11_000, 'bad_hash', 10_999]);
+  }, 120_000);
+});
+
+describe('the fold kept in the database', () => {
+  test('a new service (as a new process would) starts from the stored fold; a stored fold the ledger no longer continues is ignored', async () => {
+    const db = dbOf(agent.runtime);
+    const agentId = sql`${agent.runtime.agentId}::uuid`;
+    await first.totals();
+    const expected = await fromEveryRow();
+    // A marker in the stored fold shows that a new service read it rather than every row.
+    await db.execute(sql`UPDATE ${ledgerFold} SET fold = jsonb_set(fold, '{earned}', to_jsonb((fold->>'earned')::bigint + 1000000)) WHERE agent_id = ${agentId}`);
+    const fresh = await RewardLedgerService.start(agent.runtime);
+    try {
+      expect((await fresh.totals()).rewards.total_earned).toBe(expected.totals.rewards.total_earned + 1_000_000);
+    } finally {
+      await fresh.stop();
+    }
+    // The same marker, but the fold now names a hash its last row does not have: folded from the start.
+    await db.execute(sql`UPDATE ${ledgerFold} SET fold = jsonb_set(fold, '{lastHash}', '"0000"') WHERE agent_id = ${agentId}`);
+    const again = await RewardLedgerService.start(agent.runtime);
+    try {
+      // (its session began after every row, so its session figures are 0: compared apart from them)
+      const { rewards, penalties } = expected.totals;
+      expect(await again.totals()).toMatchObject({
+        total_score: expected.totals.total_score,
+        rewards: { total_earned: rewards.total_earned, session_earned: 0, by_category: rewards.by_category },
+        penalties: { total_incurred: penalties.total_incurred, session_incurred: 0, by_category: penalties.by_category },
+      });
+      expect(await again.metrics()).toEqual(expected.metrics);
+    } finally {
+      await again.stop();
+    }
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import { type CheckpointCheck, checkAgainstCheckpoint, type LedgerCheckpoint, ma
 import { type LedgerVerification, verifyAgainstHead } from './model/integrity';
 import { ChainVerifier } from './model/chain-check';
 import { PROGRESS_LOG_LIMIT, progressDocument } from './model/progress-json';
-import { checkHistoryQuery, emptyFold, foldTransactions, type HistoryQuery, type LedgerFold, type LedgerMetrics, type LedgerTotals, metricsOfFold, totalsOfFold } from './model/totals';
+import { checkHistoryQuery, emptyFold, foldFromStore, foldToStore, foldTransactions, type HistoryQuery, type LedgerFold, type LedgerMetrics, type LedgerTotals, metricsOfFold, totalsOfFold } from './model/totals';
 import type { LedgerStore } from './ledger-store';
 import type { CheckpointResult } from './ledger-types';
 import { SerialQueue } from '../shared/serial-queue';
@@ -108,16 +108,18 @@ export class LedgerInspector {
   }
 
   /**
-   * The fold of the whole ledger as it stands: the cached fold, extended by the transactions
-   * appended since (by this process or another), a page at a time. When the ledger no longer
-   * continues the cached fold (rows cut back by recovery, or the last folded row rewritten), it
-   * is folded again from the start. A request costs one head read plus the new rows, not the
-   * ledger's length. Edits made to older rows behind the ledger's back show in `verify`, not here.
+   * The fold of the whole ledger as it stands: the cached fold — or, in a new process, the one
+   * stored in `ledger_fold` — extended by the transactions appended since (by this process or
+   * another), a page at a time. When the ledger no longer continues it (rows cut back by
+   * recovery, or the last folded row rewritten), it is folded again from the start. A request
+   * costs one head read plus the new rows, not the ledger's length; the fold is stored again once
+   * it has grown by STORE_EVERY transactions. Edits made to older rows behind the ledger's back
+   * show in `verify`, not here.
    */
   private summary(): Promise<LedgerFold> {
     return this.folding.run(async () => {
       const head = await this.store.head();
-      let fold = this.fold;
+      let fold = this.fold ?? foldFromStore(await this.store.storedFold(), this.sessionStartMs);
       const continues = fold !== null && head !== null && head.count >= fold.count && (fold.count === 0 || (await this.store.hashAt(fold.lastSequence)) === fold.lastHash);
       if (!continues || fold === null) fold = emptyFold(this.sessionStartMs);
       for (;;) {
@@ -125,6 +127,7 @@ export class LedgerInspector {
         if (page.length === 0) break;
         fold = foldTransactions(fold, page);
         this.fold = fold;
+        await this.storeIfGrown(fold);
         if (page.length < FOLD_PAGE) break;
         await yieldToEventLoop();
       }
@@ -132,8 +135,20 @@ export class LedgerInspector {
       return fold;
     });
   }
+
+  private storedCount = -1;
+
+  private async storeIfGrown(fold: LedgerFold): Promise<void> {
+    if (this.storedCount >= 0 && fold.count - this.storedCount < STORE_EVERY) return;
+    const stored = foldToStore(fold);
+    if (stored === null) return;
+    await this.store.storeFold(stored);
+    this.storedCount = fold.count;
+  }
 }
 
 /** Transactions read per page while folding or verifying (the event loop gets a turn between pages). */
-const FOLD_PAGE = 5_000;
-const VERIFY_PAGE = 5_000;
+const FOLD_PAGE = 1_000;
+const VERIFY_PAGE = 1_000;
+/** The fold is stored again once it has grown by this many transactions. */
+const STORE_EVERY = 1_000;

@@ -20,7 +20,7 @@ interface Suspect {
   range: RefRange;
 }
 
-const VERIFY_PAGE = 5_000;
+const VERIFY_PAGE = 1_000;
 /** Automatic reconciliation waits for at least 1/LENGTH_SHARE of the ledger's length in new transactions. */
 const LENGTH_SHARE = 4;
 

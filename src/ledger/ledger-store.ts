@@ -2,8 +2,9 @@ import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import type { LedgerTransaction } from './model/chain';
 import { type ClaimKey, claimKeyOf } from './model/claims';
+import type { StoredFold } from './model/totals';
 import { chunks, type Db, queryRows } from '../shared/sql';
-import { ledgerTable, ledgerAudit, ledgerHead } from './tables';
+import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead } from './tables';
 import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges';
 
 /**
@@ -189,6 +190,21 @@ export class LedgerStore {
       sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND ${inRefRange(sql`source_ref`, range)} ORDER BY sequence`,
     );
     return rows.map((r) => parse(r.tx_json));
+  }
+
+  /** The stored totals (`ledger_fold`), as stored, or null. */
+  async storedFold(): Promise<unknown> {
+    const [row] = await queryRows<{ fold: unknown }>(this.db, sql`SELECT fold FROM ${ledgerFold} WHERE agent_id = ${this.agentId}::uuid`);
+    if (!row) return null;
+    return typeof row.fold === 'string' ? JSON.parse(row.fold) : row.fold;
+  }
+
+  /** Replaces the stored totals. */
+  async storeFold(fold: StoredFold): Promise<void> {
+    await this.db.execute(
+      sql`INSERT INTO ${ledgerFold} (agent_id, fold) VALUES (${this.agentId}::uuid, ${JSON.stringify(fold)}::jsonb)
+          ON CONFLICT (agent_id) DO UPDATE SET fold = EXCLUDED.fold`,
+    );
   }
 
   /** The hash of the transaction at `sequence`, or null when there is none. */

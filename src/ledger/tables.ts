@@ -48,4 +48,14 @@ export const ledgerAudit = pluginSchema.table(
   (t) => [primaryKey({ columns: [t.agentId, t.seq] })],
 );
 
-export const ledgerTables = { ledger: ledgerTable, ledgerHead, ledgerAudit };
+/**
+ * The totals of an agent's ledger up to a transaction (`StoredFold`), kept so that a new process
+ * extends them by the rows appended since instead of reading the whole ledger. Used only while the
+ * transaction it names still has the hash it names; `verify` never relies on it.
+ */
+export const ledgerFold = pluginSchema.table('ledger_fold', {
+  agentId: uuid('agent_id').primaryKey(),
+  fold: jsonb('fold').notNull(),
+});
+
+export const ledgerTables = { ledger: ledgerTable, ledgerHead, ledgerAudit, ledgerFold };

@@ -53,12 +53,14 @@ export interface LedgerFold {
   sessionIncurred: number;
   rewardByCategory: Map<string, number>;
   penaltyByCategory: Map<string, number>;
+  /** The latest timestamp folded (epoch ms; -Infinity before the first). */
+  latestMs: number;
 }
 
 /** The fold of no transactions. Throws a RangeError when `sessionStartMs` is NaN. */
 export function emptyFold(sessionStartMs: number): LedgerFold {
   if (Number.isNaN(sessionStartMs)) throw new RangeError('sessionStartMs must be a number of epoch milliseconds, got NaN');
-  return { sessionStartMs, count: 0, rewards: 0, lastSequence: 0, lastHash: null, storedTotal: 0, earned: 0, incurred: 0, sessionEarned: 0, sessionIncurred: 0, rewardByCategory: new Map(), penaltyByCategory: new Map() };
+  return { sessionStartMs, count: 0, rewards: 0, lastSequence: 0, lastHash: null, storedTotal: 0, earned: 0, incurred: 0, sessionEarned: 0, sessionIncurred: 0, rewardByCategory: new Map(), penaltyByCategory: new Map(), latestMs: Number.NEGATIVE_INFINITY };
 }
 
 /**
@@ -82,11 +84,61 @@ export function foldTransactions(fold: LedgerFold, txs: readonly LedgerTransacti
       if (inSession) next.sessionIncurred += tx.points;
     }
     next.count++;
+    next.latestMs = Math.max(next.latestMs, ms);
     next.lastSequence = tx.sequence;
     next.lastHash = tx.hash;
     next.storedTotal = tx.running_total;
   }
   return next;
+}
+
+/** A fold as stored between processes (`storedFold` reads it back): everything but the session figures. */
+export interface StoredFold {
+  count: number;
+  rewards: number;
+  lastSequence: number;
+  lastHash: string;
+  storedTotal: number;
+  earned: number;
+  incurred: number;
+  latestMs: number;
+  rewardByCategory: Record<string, number>;
+  penaltyByCategory: Record<string, number>;
+}
+
+/** What to store of a fold that has folded at least one transaction. */
+export function foldToStore(fold: LedgerFold): StoredFold | null {
+  if (fold.lastHash === null) return null;
+  const { count, rewards, lastSequence, lastHash, storedTotal, earned, incurred, latestMs } = fold;
+  return { count, rewards, lastSequence, lastHash, storedTotal, earned, incurred, latestMs, rewardByCategory: Object.fromEntries(fold.rewardByCategory), penaltyByCategory: Object.fromEntries(fold.penaltyByCategory) };
+}
+
+/**
+ * A stored fold as the fold of a session starting at `sessionStartMs`, or null when it cannot be
+ * one: malformed, or holding a transaction stamped at or after the session's start (its session
+ * figures would be unknown).
+ */
+export function foldFromStore(value: unknown, sessionStartMs: number): LedgerFold | null {
+  const v = value as Partial<StoredFold> | null;
+  const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+  const sums = (x: unknown): x is Record<string, number> => typeof x === 'object' && x !== null && Object.values(x).every(finite);
+  if (v === null || typeof v !== 'object') return null;
+  if (![v.count, v.rewards, v.lastSequence, v.storedTotal, v.earned, v.incurred, v.latestMs].every(finite) || typeof v.lastHash !== 'string') return null;
+  if (!sums(v.rewardByCategory) || !sums(v.penaltyByCategory)) return null;
+  if ((v.latestMs as number) >= sessionStartMs) return null;
+  return {
+    ...emptyFold(sessionStartMs),
+    count: v.count as number,
+    rewards: v.rewards as number,
+    lastSequence: v.lastSequence as number,
+    lastHash: v.lastHash,
+    storedTotal: v.storedTotal as number,
+    earned: v.earned as number,
+    incurred: v.incurred as number,
+    latestMs: v.latestMs as number,
+    rewardByCategory: new Map(Object.entries(v.rewardByCategory)),
+    penaltyByCategory: new Map(Object.entries(v.penaltyByCategory)),
+  };
 }
 
 function sortedRecord(sums: ReadonlyMap<string, number>): Record<string, number> {
