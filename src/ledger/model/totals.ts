@@ -93,18 +93,11 @@ export function foldTransactions(fold: LedgerFold, txs: readonly LedgerTransacti
 }
 
 /** A fold as stored between processes (`storedFold` reads it back): everything but the session figures. */
-export interface StoredFold {
-  count: number;
-  rewards: number;
-  lastSequence: number;
+export type StoredFold = Omit<LedgerFold, 'sessionStartMs' | 'sessionEarned' | 'sessionIncurred' | 'lastHash' | 'rewardByCategory' | 'penaltyByCategory'> & {
   lastHash: string;
-  storedTotal: number;
-  earned: number;
-  incurred: number;
-  latestMs: number;
   rewardByCategory: Record<string, number>;
   penaltyByCategory: Record<string, number>;
-}
+};
 
 /** What to store of a fold that has folded at least one transaction. */
 export function foldToStore(fold: LedgerFold): StoredFold | null {
