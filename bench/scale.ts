@@ -140,6 +140,8 @@ await withTempDir('self-improve-bench-scale-', async (dataDir) => {
       const incremental = await withStallMeter(() => ledger.reconcile('incremental'));
       const full = await withStallMeter(() => ledger.reconcile('full'));
       const verify = await withStallMeter(() => ledger.verify());
+      Bun.gc(true);
+      const beforeRoutes = { rss_mb: Math.round(process.memoryUsage().rss / 1_048_576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576) };
       note(`routes and providers at ${size}`);
       const routes = await measureRoutes(booted.runtime);
       const providers = await measureProviders(booted.runtime);
@@ -168,7 +170,10 @@ await withTempDir('self-improve-bench-scale-', async (dataDir) => {
         verify_s: round(verify.ms / 1000, 2),
         verify_stall_ms: verify.stall_ms,
         verify_ok: verify.value.ok,
+        rss_before_routes_mb: beforeRoutes.rss_mb,
+        heap_before_routes_mb: beforeRoutes.heap_mb,
         rss_mb: rssMb,
+        heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
         startup_ms: Math.round(startup.ms),
         lessons_ready_ms: Math.round(ready.ms),
         routes,

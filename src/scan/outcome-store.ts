@@ -135,20 +135,32 @@ export class OutcomeStore {
   }
 
   /**
-   * Outcomes not yet learned from whose time is at or before `asOfMs` (ids, groups, times), and
-   * the snapshot `maxSeq`: later steps of the pass only touch outcomes up to it, so a row ingested
-   * while the pass runs is neither counted as evidence nor marked learned by it.
+   * The groups with outcomes not yet learned from whose time is at or before `asOfMs`, how many
+   * each has, and the snapshot `maxSeq`: later steps of the pass only touch outcomes up to it, so
+   * a row ingested while the pass runs is neither counted as evidence nor marked learned by it.
+   * One aggregate: the outcomes themselves are read a group at a time (`pendingTimes`).
    */
-  async pending(asOfMs: number): Promise<{ maxSeq: number; outcomes: { id: UUID; groupId: string; tsMs: number }[] }> {
-    const rows = await queryRows<{ id: UUID; group_id: string; ts_ms: number; seq: number | string }>(
+  async pendingGroups(asOfMs: number): Promise<{ maxSeq: number; groups: { groupId: string; count: number }[] }> {
+    const rows = await queryRows<{ group_id: string; n: number | string; max_seq: number | string }>(
       this.db,
-      sql`SELECT o.id, o.group_id, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms, o.seq FROM ${outcomesTable} o
+      sql`SELECT o.group_id, count(*) AS n, max(o.seq) AS max_seq FROM ${outcomesTable} o
           WHERE o.agent_id = ${this.agentId}::uuid AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz AND ${NOT_LEARNED}
-          ORDER BY o.group_id, o.ts DESC, o.id`,
+          GROUP BY o.group_id`,
     );
     let maxSeq = 0;
-    for (const r of rows) maxSeq = Math.max(maxSeq, Number(r.seq));
-    return { maxSeq, outcomes: rows.map((r) => ({ id: r.id, groupId: r.group_id, tsMs: Number(r.ts_ms) })) };
+    for (const r of rows) maxSeq = Math.max(maxSeq, Number(r.max_seq));
+    return { maxSeq, groups: rows.map((r) => ({ groupId: r.group_id, count: Number(r.n) })) };
+  }
+
+  /** The times of one group's outcomes not yet learned from, with `ts <= asOfMs` and `seq <= maxSeq`. */
+  async pendingTimes(group: string, asOfMs: number, maxSeq: number): Promise<number[]> {
+    const rows = await queryRows<{ ts_ms: number }>(
+      this.db,
+      sql`SELECT (extract(epoch from o.ts) * 1000)::float8 AS ts_ms FROM ${outcomesTable} o
+          WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id = ${group} AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz
+            AND o.seq <= ${maxSeq} AND ${NOT_LEARNED}`,
+    );
+    return rows.map((r) => Number(r.ts_ms));
   }
 
   /** Every outcome of a group with `startMs < ts <= endMs` and `seq <= maxSeq`, oldest first: the fields learning uses. */

@@ -70,21 +70,17 @@ export class ScanLearner {
 
   async learnPending(asOfMs: number, onProgress?: LearnProgress): Promise<LearnReport> {
     const report = emptyReport(asOfMs);
-    const { maxSeq, outcomes: pending } = await this.outcomes.pending(asOfMs);
-    report.pending_outcomes = pending.length;
-    const byGroup = new Map<string, { id: UUID; tsMs: number }[]>();
-    for (const p of pending) {
-      const list = byGroup.get(p.groupId) ?? [];
-      list.push(p);
-      byGroup.set(p.groupId, list);
-    }
-    const groups = [...byGroup.keys()].sort();
+    // Pending outcomes are counted per group, then read a group at a time: memory and the longest
+    // step follow the largest group, not everything pending.
+    const { maxSeq, groups: pendingGroups } = await this.outcomes.pendingGroups(asOfMs);
+    report.pending_outcomes = pendingGroups.reduce((n, g) => n + g.count, 0);
+    const groups = pendingGroups.map((g) => g.groupId).sort();
     report.groups = groups.length;
     const windowMs = this.config.SELF_IMPROVE_WINDOW_DAYS * DAY_MS;
     let done = 0;
     for (const group of groups) {
       try {
-        await this.learnGroup(group, byGroup.get(group) ?? [], { asOfMs, maxSeq, windowMs }, report);
+        await this.learnGroup(group, await this.outcomes.pendingTimes(group, asOfMs, maxSeq), { asOfMs, maxSeq, windowMs }, report);
       } catch (error) {
         report.failed_groups.push(group);
         this.runtime.logger.warn(
@@ -102,9 +98,10 @@ export class ScanLearner {
    * Learns one group's windows, then marks its pending outcomes learned. Throws on any failure
    * before the mark, so a failed group's outcomes stay pending (a retry re-links the same evidence).
    */
-  private async learnGroup(group: string, pending: readonly { tsMs: number }[], pass: { asOfMs: number; maxSeq: number; windowMs: number }, report: LearnReport): Promise<void> {
+  private async learnGroup(group: string, pendingTimes: readonly number[], pass: { asOfMs: number; maxSeq: number; windowMs: number }, report: LearnReport): Promise<void> {
     const { asOfMs, maxSeq, windowMs } = pass;
-    const ends = coveringWindowEnds(pending.map((p) => p.tsMs), windowMs).reverse();
+    if (pendingTimes.length === 0) return;
+    const ends = coveringWindowEnds(pendingTimes, windowMs).reverse();
     const first = ends[0] as number;
     const rows = await this.outcomes.inGroup(group, first - windowMs, ends[ends.length - 1] as number, maxSeq);
     for (const end of ends) {
