@@ -4,6 +4,7 @@ import type { LedgerTransaction } from './model/chain';
 import { type ClaimKey, claimKeyOf } from './model/claims';
 import type { StoredFold } from './model/totals';
 import { chunks, type Db, queryRows } from '../shared/sql';
+import { yieldToEventLoop } from '../shared/event-loop';
 import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead } from './tables';
 import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges';
 
@@ -77,6 +78,7 @@ export class LedgerStore {
         sql`, `,
       );
       await t.execute(sql`INSERT INTO ${ledgerTable} (agent_id, sequence, tx_json, source, source_ref, category) VALUES ${values}`);
+      await yieldToEventLoop();
     }
     await this.setHead(t, last.sequence, last.hash, sign);
   }

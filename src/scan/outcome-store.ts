@@ -7,6 +7,7 @@ import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
 import { outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
+import { yieldToEventLoop } from '../shared/event-loop';
 
 /** Rows per INSERT statement (15 parameters each stays far below PostgreSQL's 65,535). */
 const INSERT_BATCH = 1_000;
@@ -65,6 +66,7 @@ export class OutcomeStore {
         const { written, refused } = await writeIsolatingRefusals(tx, batch, (db, part) => this.insertRows(db, part));
         for (const id of written) result.inserted.add(id);
         for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
+        await yieldToEventLoop();
       }
       if (within && result.inserted.size > 0) await within(tx, result.inserted);
     });
