@@ -65,19 +65,21 @@ function chunkRows(chunk: number) {
   }));
 }
 
-async function timeCalls(calls: number, call: (i: number) => Promise<void>): Promise<{ p50_ms: number; p99_ms: number }> {
+/** p50/p99 of `calls` calls; a call that takes over a second makes it 3 calls in all (a route that reads everything at 1M would take minutes). */
+async function timeCalls(calls: number, call: (i: number) => Promise<void>): Promise<{ p50_ms: number; p99_ms: number; calls: number }> {
   const times: number[] = [];
   for (let i = 0; i < calls; i++) {
     const start = performance.now();
     await call(i);
     times.push(performance.now() - start);
+    if ((times[0] as number) > 1_000 && times.length >= 3) break;
   }
-  return { p50_ms: round(percentile(times, 50)), p99_ms: round(percentile(times, 99)) };
+  return { p50_ms: round(percentile(times, 50)), p99_ms: round(percentile(times, 99)), calls: times.length };
 }
 
-async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, { p50_ms: number; p99_ms: number }>> {
+async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, { p50_ms: number; p99_ms: number; calls: number }>> {
   const routes = (selfImprovePlugin.routes ?? []).filter((r: Route) => r.type === 'GET' && !NOT_MEASURED.has(r.path) && !r.path.includes(':'));
-  const out: Record<string, { p50_ms: number; p99_ms: number }> = {};
+  const out: Record<string, { p50_ms: number; p99_ms: number; calls: number }> = {};
   for (const route of routes) {
     const calls = WHOLE_LEDGER_ROUTES.has(route.path) ? 3 : ROUTE_CALLS;
     out[route.path] = await timeCalls(calls, async () => {
@@ -90,8 +92,8 @@ async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, { p5
   return out;
 }
 
-async function measureProviders(runtime: AgentRuntime): Promise<Record<string, { p50_ms: number; p99_ms: number }>> {
-  const out: Record<string, { p50_ms: number; p99_ms: number }> = {};
+async function measureProviders(runtime: AgentRuntime): Promise<Record<string, { p50_ms: number; p99_ms: number; calls: number }>> {
+  const out: Record<string, { p50_ms: number; p99_ms: number; calls: number }> = {};
   const messages: Memory[] = [];
   for (let i = 0; i < PROVIDER_CALLS; i++) messages.push(await chatMessage(runtime, `semgrep found sql-injection in payments-api-${i} handler ${i}, is it a false positive?`));
   for (const provider of selfImprovePlugin.providers ?? []) {
