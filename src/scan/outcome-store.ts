@@ -154,15 +154,22 @@ export class OutcomeStore {
     return { maxSeq, groups: rows.map((r) => ({ groupId: r.group_id, count: Number(r.n) })) };
   }
 
-  /** The times of one group's outcomes not yet learned from, with `ts <= asOfMs` and `seq <= maxSeq`. */
-  async pendingTimes(group: string, asOfMs: number, maxSeq: number): Promise<number[]> {
-    const rows = await queryRows<{ ts_ms: number }>(
+  /** The times of these groups' outcomes not yet learned from, with `ts <= asOfMs` and `seq <= maxSeq`, by group (one query). */
+  async pendingTimes(groups: readonly string[], asOfMs: number, maxSeq: number): Promise<Map<string, number[]>> {
+    const times = new Map<string, number[]>(groups.map((g) => [g, []]));
+    if (groups.length === 0) return times;
+    const list = sql.join(
+      groups.map((g) => sql`${g}`),
+      sql`, `,
+    );
+    const rows = await queryRows<{ group_id: string; ts_ms: number }>(
       this.db,
-      sql`SELECT (extract(epoch from o.ts) * 1000)::float8 AS ts_ms FROM ${outcomesTable} o
-          WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id = ${group} AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz
+      sql`SELECT o.group_id, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms FROM ${outcomesTable} o
+          WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id IN (${list}) AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz
             AND o.seq <= ${maxSeq} AND ${NOT_LEARNED}`,
     );
-    return rows.map((r) => Number(r.ts_ms));
+    for (const r of rows) times.get(r.group_id)?.push(Number(r.ts_ms));
+    return times;
   }
 
   /** Every outcome of a group with `startMs < ts <= endMs` and `seq <= maxSeq`, oldest first: the fields learning uses. */

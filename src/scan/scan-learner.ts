@@ -60,6 +60,22 @@ const scored = (outcomes: readonly EvidenceOutcome[]) => outcomes.map((o) => ({ 
  * is reinforced only when its evidence grew. A group that
  * fails (whatever the cause) is logged with its id and named in `failed_groups`; the pass goes on.
  */
+/** Pending outcomes read per query while learning (whole groups; a larger group is read alone). */
+export const PENDING_PAGE = 5_000;
+
+/** The groups from `groups[at]` on whose pending outcomes add up to about PENDING_PAGE (at least one group). */
+export function pageOfGroups(groups: readonly string[], at: number, counts: ReadonlyMap<string, number>): string[] {
+  const page: string[] = [];
+  let rows = 0;
+  for (let i = at; i < groups.length; i++) {
+    const n = counts.get(groups[i] as string) ?? 0;
+    if (page.length > 0 && rows + n > PENDING_PAGE) break;
+    page.push(groups[i] as string);
+    rows += n;
+  }
+  return page;
+}
+
 export class ScanLearner {
   constructor(
     private readonly runtime: IAgentRuntime,
@@ -70,17 +86,20 @@ export class ScanLearner {
 
   async learnPending(asOfMs: number, onProgress?: LearnProgress): Promise<LearnReport> {
     const report = emptyReport(asOfMs);
-    // Pending outcomes are counted per group, then read a group at a time: memory and the longest
-    // step follow the largest group, not everything pending.
+    // Pending outcomes are counted per group, then read about PENDING_PAGE at a time, whole groups
+    // together: memory and the longest step follow that page (or the largest group), not everything pending.
     const { maxSeq, groups: pendingGroups } = await this.outcomes.pendingGroups(asOfMs);
     report.pending_outcomes = pendingGroups.reduce((n, g) => n + g.count, 0);
+    const counts = new Map(pendingGroups.map((g) => [g.groupId, g.count]));
     const groups = pendingGroups.map((g) => g.groupId).sort();
     report.groups = groups.length;
+    let page = new Map<string, number[]>();
     const windowMs = this.config.SELF_IMPROVE_WINDOW_DAYS * DAY_MS;
     let done = 0;
-    for (const group of groups) {
+    for (const [at, group] of groups.entries()) {
       try {
-        await this.learnGroup(group, await this.outcomes.pendingTimes(group, asOfMs, maxSeq), { asOfMs, maxSeq, windowMs }, report);
+        if (!page.has(group)) page = await this.outcomes.pendingTimes(pageOfGroups(groups, at, counts), asOfMs, maxSeq);
+        await this.learnGroup(group, page.get(group) ?? [], { asOfMs, maxSeq, windowMs }, report);
       } catch (error) {
         report.failed_groups.push(group);
         this.runtime.logger.warn(
