@@ -121,6 +121,15 @@ function bucket<T>(items: readonly T[], tsOf: (item: T) => number | null): Map<n
   return byWeek;
 }
 
+/** What rule metrics are computed from besides the events (given whole, or as their tally). */
+interface RuleMetricsInput {
+  lessons: readonly RuleLesson[];
+  rules: readonly Rule[];
+  guardEntries: readonly GuardEntry[];
+  nowMs: number;
+  startedMs: number;
+}
+
 /**
  * Metrics for every ISO week from the one holding `startedMs` to the one holding `nowMs`
  * (none when now is before the start). For a week ending at `end` (its next Monday, 00:00 UTC):
@@ -136,27 +145,13 @@ function bucket<T>(items: readonly T[], tsOf: (item: T) => number | null): Map<n
  * Totals: all events and lessons, active rules, Σ violations of all rules, Σ lessons'
  * `timesSaved` and `timesApplied`, and lessons promoted.
  */
-export function weeklyRuleMetrics(input: {
-  events: readonly LearningEvent[];
-  lessons: readonly RuleLesson[];
-  rules: readonly Rule[];
-  guardEntries: readonly GuardEntry[];
-  nowMs: number;
-  startedMs: number;
-}): RuleMetrics {
+export function weeklyRuleMetrics(input: RuleMetricsInput & { events: readonly LearningEvent[] }): RuleMetrics {
   const { events, ...rest } = input;
   return ruleMetricsOf({ ...rest, tally: tallyEvents(events, input.rules) });
 }
 
 /** `weeklyRuleMetrics` from the events' tally (`tallyEvents`, or the database's aggregates of the same). */
-export function ruleMetricsOf(input: {
-  tally: EventTally;
-  lessons: readonly RuleLesson[];
-  rules: readonly Rule[];
-  guardEntries: readonly GuardEntry[];
-  nowMs: number;
-  startedMs: number;
-}): RuleMetrics {
+export function ruleMetricsOf(input: RuleMetricsInput & { tally: EventTally }): RuleMetrics {
   const { tally, lessons, rules, guardEntries, nowMs, startedMs } = input;
   const guardByWeek = bucket(guardEntries, (g) => g.tsMs);
   const ruleCreated = new Map(rules.map((r) => [r.id, r.createdMs]));
