@@ -78,7 +78,9 @@ export class LedgerInspector {
         prefix.rows += part.length;
       }
       last = page[page.length - 1] ?? last;
-      if (page.length < VERIFY_PAGE) break;
+      // After a problem nothing later changes the answer, once the prefix is read (or broken) too.
+      const prefixDone = prefix.rows >= prefixRows || !prefix.verifier.ok;
+      if (page.length < VERIFY_PAGE || (!whole.ok && prefixDone)) break;
       after = last?.sequence ?? after;
       await yieldToEventLoop();
     }
