@@ -32,6 +32,8 @@ await withTempDir('self-improve-bench-ingest-', async (dataDir) => {
     });
     const asOf = Math.max(...rows.map((r) => Date.parse(r.ts))) + 1;
     const learn = await timeMs(() => service.learnPending({ asOf }));
+    // The metrics rollup follows in the background (it began once the ingest went quiet): the time it still needed after learning.
+    const rollup = await timeMs(() => service.metricsCaughtUp());
     const ingestS = ingest.ms / 1000;
     const learnS = learn.ms / 1000;
     report({
@@ -49,6 +51,7 @@ await withTempDir('self-improve-bench-ingest-', async (dataDir) => {
       windows: learn.value.windows,
       lessons_created: learn.value.lessons_created,
       lessons_reinforced: learn.value.lessons_reinforced,
+      metrics_rollup_after_learning_s: round(rollup.ms / 1000, 2),
       heap_used_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
     });
   } finally {

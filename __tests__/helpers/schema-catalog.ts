@@ -11,6 +11,7 @@ export const PLUGIN_TABLE_NAMES = [
   'elo',
   'elo_exposures',
   'elo_log',
+  'finding_metrics',
   'findings',
   'guard_log',
   'learning_lease',
@@ -18,6 +19,8 @@ export const PLUGIN_TABLE_NAMES = [
   'ledger_audit',
   'ledger_fold',
   'ledger_head',
+  'metric_rollup_state',
+  'metric_tallies',
   'outcome_learned',
   'outcomes',
   'rule_events',
@@ -27,6 +30,7 @@ export const PLUGIN_TABLE_NAMES = [
   'scan_lesson_evidence',
   'search_log',
   'session_log',
+  'week_finding_metrics',
 ];
 
 async function rows<T>(db: Executes, query: SQL): Promise<T[]> {

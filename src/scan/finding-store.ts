@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { groupId, groupKeyOf } from './model/grouping';
 import type { FindingRow, OutcomeLabel } from './model/outcome';
 import { isStorableText } from '../shared/wire-text';
+import type { OutcomeFollower } from './metric-rollup-store';
 import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
 import { findingsTable, outcomesTable } from './tables';
 
@@ -30,6 +31,8 @@ export class FindingStore {
   constructor(
     private readonly db: Db,
     readonly agentId: UUID,
+    /** A first sighting can change a labelled finding's time to fix: refreshed in the same transaction, under the follower's lock. */
+    private readonly follower?: OutcomeFollower,
   ) {}
 
   /**
@@ -42,11 +45,15 @@ export class FindingStore {
     const result = { inserted: 0, refused: [] as { position: number; reason: string }[] };
     if (findings.length === 0) return result;
     await this.db.transaction(async (tx) => {
+      await this.follower?.lock(tx);
+      const fresh: string[] = [];
       for (const [n, batch] of chunks(findings, INSERT_BATCH).entries()) {
         const { written, refused } = await writeIsolatingRefusals(tx, batch, (db, part) => this.insertRows(db, part));
         result.inserted += written.length;
+        fresh.push(...written);
         for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
       }
+      await this.follower?.recorded(tx, fresh);
     });
     return result;
   }
@@ -107,7 +114,7 @@ export class FindingStore {
     return Number(row?.n ?? 0);
   }
 
-  /** When each recorded finding was first seen, as epoch ms. */
+  /** When each recorded finding was first seen, as epoch ms (every finding: the metrics' full path). */
   async firstSeen(): Promise<Map<string, number>> {
     const rows = await queryRows<{ finding_key: string; ts_ms: number }>(
       this.db,

@@ -61,6 +61,11 @@ export class LearningPasses {
       });
   }
 
+  /** Whether a learning pass is running or waiting. */
+  get busy(): boolean {
+    return this.passes.busy;
+  }
+
   /** Resolves once no pass is running or waiting, and the lessons are loaded (or failed to). */
   async idle(): Promise<void> {
     await this.loading;

@@ -1,10 +1,11 @@
 import type { UUID } from '@elizaos/core';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { groupId, groupKeyOf } from './model/grouping';
 import { stableId } from '../shared/ids';
 import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
+import type { OutcomeFollower } from './metric-rollup-store';
 import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
 import { outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
 import { yieldToEventLoop } from '../shared/event-loop';
@@ -47,6 +48,8 @@ export class OutcomeStore {
   constructor(
     private readonly db: Db,
     readonly agentId: UUID,
+    /** Told of every insert: its lock is taken first in the inserting transaction, and it is woken after the commit (`ScanMetrics`). */
+    private readonly follower?: OutcomeFollower,
   ) {}
 
   /**
@@ -56,20 +59,28 @@ export class OutcomeStore {
    * Returns the ids that were new and the refusals. Throws (`DatabaseFailure`, nothing written)
    * when the database refuses every row of a statement, alone as well as together. `within` runs
    * last inside the same transaction with the new ids (e.g. to append their ledger entries), so
-   * what it writes commits together with the outcomes.
+   * what it writes commits together with the outcomes. The follower is told when the write
+   * begins and ends, and its lock is held from the transaction's start (so it never sees a seq
+   * half-written).
    */
   async insert(outcomes: readonly StoredOutcome[], within?: (tx: Db, inserted: ReadonlySet<UUID>) => Promise<void>): Promise<OutcomeInsert> {
     const result: OutcomeInsert = { inserted: new Set<UUID>(), refused: [] };
     if (outcomes.length === 0) return result;
-    await this.db.transaction(async (tx) => {
-      for (const [n, batch] of chunks(outcomes, INSERT_BATCH).entries()) {
-        const { written, refused } = await writeIsolatingRefusals(tx, batch, (db, part) => this.insertRows(db, part));
-        for (const id of written) result.inserted.add(id);
-        for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
-        await yieldToEventLoop();
-      }
-      if (within && result.inserted.size > 0) await within(tx, result.inserted);
-    });
+    this.follower?.writing();
+    try {
+      await this.db.transaction(async (tx) => {
+        await this.follower?.lock(tx);
+        for (const [n, batch] of chunks(outcomes, INSERT_BATCH).entries()) {
+          const { written, refused } = await writeIsolatingRefusals(tx, batch, (db, part) => this.insertRows(db, part));
+          for (const id of written) result.inserted.add(id);
+          for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
+          await yieldToEventLoop();
+        }
+        if (within && result.inserted.size > 0) await within(tx, result.inserted);
+      });
+    } finally {
+      this.follower?.written(result.inserted.size > 0);
+    }
     return result;
   }
 
@@ -116,24 +127,8 @@ export class OutcomeStore {
   }
 
   /** Every outcome with the fields the metrics use, oldest first. */
-  async forMetrics(): Promise<MetricOutcome[]> {
-    const rows = await queryRows<{ finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null }>(
-      this.db,
-      sql`SELECT finding_key, label, (extract(epoch from ts) * 1000)::float8 AS ts_ms, reward,
-            row_json->>'project' AS project, row_json->>'scanner' AS scanner,
-            (row_json->>'model_provider') || '/' || (row_json->>'model_name') AS model, row_json->>'confidence' AS confidence
-          FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid ORDER BY ts, seq`,
-    );
-    return rows.map((r) => ({
-      findingKey: r.finding_key,
-      label: r.label,
-      tsMs: Number(r.ts_ms),
-      reward: Number(r.reward),
-      project: r.project,
-      scanner: r.scanner,
-      model: r.model,
-      ...(r.confidence === null ? {} : { scannerConfidence: Number(r.confidence) }),
-    }));
+  forMetrics(): Promise<MetricOutcome[]> {
+    return metricOutcomes(this.db, sql`agent_id = ${this.agentId}::uuid`);
   }
 
   /**
@@ -258,4 +253,25 @@ const NOT_LEARNED = sql`NOT EXISTS (SELECT 1 FROM ${outcomeLearned} l WHERE l.ou
 function inWindow(agentId: UUID, group: string, startMs: number, endMs: number, maxSeq: number) {
   return sql`o.agent_id = ${agentId}::uuid AND o.group_id = ${group} AND o.seq <= ${maxSeq}
     AND o.ts > ${new Date(startMs).toISOString()}::timestamptz AND o.ts <= ${new Date(endMs).toISOString()}::timestamptz`;
+}
+
+/** The outcomes `where` selects, with the fields the metrics use, oldest first. */
+export async function metricOutcomes(db: Db, where: SQL): Promise<MetricOutcome[]> {
+  const rows = await queryRows<{ finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null }>(
+    db,
+    sql`SELECT finding_key, label, (extract(epoch from ts) * 1000)::float8 AS ts_ms, reward,
+          row_json->>'project' AS project, row_json->>'scanner' AS scanner,
+          (row_json->>'model_provider') || '/' || (row_json->>'model_name') AS model, row_json->>'confidence' AS confidence
+        FROM ${outcomesTable} WHERE ${where} ORDER BY ts, seq`,
+  );
+  return rows.map((r) => ({
+    findingKey: r.finding_key,
+    label: r.label,
+    tsMs: Number(r.ts_ms),
+    reward: Number(r.reward),
+    project: r.project,
+    scanner: r.scanner,
+    model: r.model,
+    ...(r.confidence === null ? {} : { scannerConfidence: Number(r.confidence) }),
+  }));
 }

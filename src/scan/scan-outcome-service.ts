@@ -3,9 +3,9 @@ import { loadConfig, type SelfImproveConfig } from '../shared/config';
 import { groupId, groupKeyOf, parseGroupId } from './model/grouping';
 import { findingKeyIn } from './model/label-request';
 import { checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from './model/outcome';
-import { computeScanMetrics, type ScanMetricsReport } from './model/metrics';
+import type { ScanMetricsReport } from './model/metrics';
 import { type TriageEstimate, TriagePrior } from './model/triage-prior';
-import { weeklyTriage, type WeeklyTriageReport } from './model/weekly-triage';
+import type { WeeklyTriageReport } from './model/weekly-triage';
 import { FindingStore, type KnownFinding } from './finding-store';
 import { type ScanLesson, newestEvidenceFirst } from './scan-lesson-metadata';
 import { ScanLessonStore, vectorizerFor } from './scan-lesson-store';
@@ -20,6 +20,7 @@ import { ensureLearnTask } from './surfaces/learn-pending-task';
 import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
 import { LearningPasses } from './learning-passes';
+import { type RollupLag, ScanMetrics } from './scan-metrics';
 
 export { SCAN_OUTCOME_SERVICE };
 
@@ -65,6 +66,7 @@ export class ScanOutcomeService extends Service {
   private passes!: LearningPasses;
   private readonly findingByMessage = new Map<string, FindingRow | null>();
   private withdrawScanLessons: (() => void) | undefined;
+  private scanMetrics!: ScanMetrics;
 
   static override async start(runtime: IAgentRuntime): Promise<ScanOutcomeService> {
     const service = new ScanOutcomeService(runtime);
@@ -76,8 +78,10 @@ export class ScanOutcomeService extends Service {
     this.settings = loadConfig(this.runtime);
     const db = dbOf(this.runtime);
     await requireTables(db, Object.values(scanTables));
-    this.outcomes = new OutcomeStore(db, this.runtime.agentId);
-    this.findings = new FindingStore(db, this.runtime.agentId);
+    this.scanMetrics = new ScanMetrics(this.runtime, db, () => this.passes?.busy === true);
+    this.outcomes = new OutcomeStore(db, this.runtime.agentId, this.scanMetrics);
+    this.findings = new FindingStore(db, this.runtime.agentId, this.scanMetrics);
+    this.scanMetrics.start();
     this.prior = new TriagePrior(this.settings.SELF_IMPROVE_PRIOR_STRENGTH);
     for (const c of await this.outcomes.labelCountsByGroup()) this.prior.add(parseGroupId(c.groupId), c.label, c.n);
     this.scanLessons = new ScanLessonStore(this.runtime, vectorizerFor(this.runtime));
@@ -89,7 +93,13 @@ export class ScanOutcomeService extends Service {
     await ensureLearnTask(this.runtime, this.settings.SELF_IMPROVE_POLL_INTERVAL_MS);
   }
 
+  /** Resolves once the metrics rollup has caught up with the stored outcomes (or its follower stopped): `ScanMetrics`. */
+  metricsCaughtUp(): Promise<void> {
+    return this.scanMetrics.caughtUp();
+  }
+
   override async stop(): Promise<void> {
+    await this.scanMetrics?.stop();
     this.withdrawScanLessons?.();
     await this.passes?.idle();
   }
@@ -262,15 +272,14 @@ export class ScanOutcomeService extends Service {
     return this.findings.lookup(keys);
   }
 
-  /** The quality metrics of the agent's findings as of a time (default now); see the README for definitions. */
-  async metrics(options: { asOfMs?: number; k?: number } = {}): Promise<ScanMetricsReport> {
-    const [outcomes, firstSeen] = await Promise.all([this.outcomes.forMetrics(), this.findings.firstSeen()]);
-    return computeScanMetrics(outcomes, firstSeen, { asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
+  /** The quality metrics of the agent's findings as of a time (default now), from the metrics rollup (`ScanMetrics`); see the README. */
+  metrics(options: { asOfMs?: number; k?: number } = {}): Promise<ScanMetricsReport & RollupLag> {
+    return this.scanMetrics.report({ asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
   }
 
   /** Triage quality week by week (`weeklyTriage`): the `weeks` UTC weeks ending with the one holding `asOfMs` (default now). */
-  async weeklyTriage(options: { weeks: number; asOfMs?: number; k?: number }): Promise<WeeklyTriageReport> {
-    return weeklyTriage(await this.outcomes.forMetrics(), { weeks: options.weeks, asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
+  weeklyTriage(options: { weeks: number; asOfMs?: number; k?: number }): Promise<WeeklyTriageReport & RollupLag> {
+    return this.scanMetrics.weekly({ weeks: options.weeks, asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
   }
 
   /** Every lesson of the agent, newest evidence first. */

@@ -1,4 +1,4 @@
-import { bigint, bigserial, doublePrecision, index, jsonb, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, customType, doublePrecision, index, integer, jsonb, numeric, primaryKey, smallint, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { pluginSchema } from '../shared/plugin-schema';
 
 /** Labelled outcomes of findings: one per (agent, finding, label); `row_json` is the validated row as ingested. */
@@ -21,6 +21,8 @@ export const outcomesTable = pluginSchema.table(
     index('outcomes_group_idx').on(t.agentId, t.groupId, t.ts),
     // Ledger reconciliation summarises one range of an agent's outcome ids at a time.
     index('outcomes_agent_id_idx').on(t.agentId, t.id),
+    index('outcomes_ts_idx').on(t.agentId, t.ts),
+    index('outcomes_seq_idx').on(t.agentId, t.seq),
   ],
 );
 
@@ -67,4 +69,102 @@ export const learningLease = pluginSchema.table('learning_lease', {
   generation: bigint('generation', { mode: 'number' }).notNull().default(0),
 });
 
-export const scanTables = { outcomes: outcomesTable, outcomeLearned, scanLessonEvidence, findings: findingsTable, learningLease };
+/** bytea, for keys compared byte by byte (`finding_metrics.key_order`). Written with `decode(hex, 'hex')`. */
+const bytea = customType<{ data: string; driverData: string }>({ dataType: () => 'bytea' });
+
+/**
+ * What the metrics need of each finding of an agent (a row of `summarizeFindings`), kept by the
+ * rollup (`MetricRollup`): the top-k and median queries read it
+ * through its indexes only. `key_order` is the finding key as UTF-16 code units, big-endian, so
+ * byte order is the model's code-unit order; `neg_confidence` = −confidence, so "most confident
+ * first, then key" is one ascending index.
+ */
+export const findingMetrics = pluginSchema.table(
+  'finding_metrics',
+  {
+    agentId: uuid('agent_id').notNull(),
+    findingKey: text('finding_key').notNull(),
+    project: text('project').notNull(),
+    scanner: text('scanner').notNull(),
+    model: text('model').notNull(),
+    finalRank: smallint('final_rank').notNull(),
+    confirmed: boolean('confirmed').notNull(),
+    flags: smallint('flags').notNull(),
+    negConfidence: doublePrecision('neg_confidence'),
+    keyOrder: bytea('key_order').notNull(),
+    hoursToFix: doublePrecision('hours_to_fix'),
+    fixBucket: integer('fix_bucket'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.agentId, t.findingKey] }),
+    index('finding_metrics_rank_idx').on(t.agentId, t.negConfidence, t.keyOrder),
+    index('finding_metrics_project_rank_idx').on(t.agentId, t.project, t.negConfidence, t.keyOrder),
+    index('finding_metrics_scanner_rank_idx').on(t.agentId, t.scanner, t.negConfidence, t.keyOrder),
+    index('finding_metrics_model_rank_idx').on(t.agentId, t.model, t.negConfidence, t.keyOrder),
+    index('finding_metrics_fix_idx').on(t.agentId, t.fixBucket, t.hoursToFix),
+  ],
+);
+
+/**
+ * A finding as the weekly series sees it in one UTC week (`week` = 'w:' + its Monday): the label
+ * and confidence of its latest outcome of that week.
+ */
+export const weekFindingMetrics = pluginSchema.table(
+  'week_finding_metrics',
+  {
+    agentId: uuid('agent_id').notNull(),
+    week: text('week').notNull(),
+    findingKey: text('finding_key').notNull(),
+    finalRank: smallint('final_rank').notNull(),
+    confirmed: boolean('confirmed').notNull(),
+    negConfidence: doublePrecision('neg_confidence'),
+    keyOrder: bytea('key_order').notNull(),
+  },
+  (t) => [
+    // Keyed by finding first: the rollup reads a finding's weeks by its key.
+    primaryKey({ columns: [t.agentId, t.findingKey, t.week] }),
+    index('week_finding_metrics_rank_idx').on(t.agentId, t.week, t.negConfidence, t.keyOrder),
+  ],
+);
+
+/**
+ * Rolled-up metric counts (`MetricRollup`): per agent, scope ('all', 'd:' + UTC day, 'w:' + UTC
+ * week's Monday), slice (project, scanner, model; '' for weekly finding counts) and `kind`
+ * (`TALLY_KIND`) with its bucket: a count `n`, an exact sum `p_sum` (rewards, confidences) and
+ * `y_sum` (confirmed findings). Outcome counts only grow; finding counts move when a finding's
+ * latest outcome changes.
+ */
+export const metricTallies = pluginSchema.table(
+  'metric_tallies',
+  {
+    agentId: uuid('agent_id').notNull(),
+    scope: text('scope').notNull(),
+    project: text('project').notNull(),
+    scanner: text('scanner').notNull(),
+    model: text('model').notNull(),
+    kind: smallint('kind').notNull(),
+    bucket: integer('bucket').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+    pSum: numeric('p_sum').notNull(),
+    ySum: bigint('y_sum', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.scope, t.project, t.scanner, t.model, t.kind, t.bucket] })],
+);
+
+/** How far the metrics rollup of an agent has followed its outcomes: every outcome with seq ≤ `done_seq` is rolled up (`MetricRollup.step`). */
+export const metricRollupState = pluginSchema.table('metric_rollup_state', {
+  agentId: uuid('agent_id').primaryKey(),
+  doneSeq: bigint('done_seq', { mode: 'number' }).notNull(),
+});
+
+export const scanTables = {
+  outcomes: outcomesTable,
+  outcomeLearned,
+  scanLessonEvidence,
+  findings: findingsTable,
+  learningLease,
+  findingMetrics,
+  weekFindingMetrics,
+  metricTallies,
+  metricRollupState,
+};

@@ -6,12 +6,21 @@
 export class SerialQueue {
   /** The last job queued, settled either way: what the next job waits for. */
   private tail: Promise<unknown> = Promise.resolve();
+  private unfinished = 0;
 
   /** Queues `job`; resolves or rejects with its result once it has run. */
   run<T>(job: () => T | Promise<T>): Promise<T> {
+    this.unfinished++;
     const result = this.tail.then(() => job());
-    this.tail = result.catch(() => undefined);
+    this.tail = result.catch(() => undefined).finally(() => {
+      this.unfinished--;
+    });
     return result;
+  }
+
+  /** Whether a job is waiting or running. */
+  get busy(): boolean {
+    return this.unfinished > 0;
   }
 
   /**

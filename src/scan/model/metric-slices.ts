@@ -62,7 +62,8 @@ export function sliceRecord<T>(
   );
 }
 
-interface Tally {
+/** What a model's delta is computed from, per (project, scanner, model). */
+export interface Tally {
   findings: number;
   rejected: number;
   outcomes: number;
@@ -107,6 +108,11 @@ export function modelDeltas(findings: readonly FindingSummary[], outcomes: reado
     tally.outcomes++;
     tally.rewardSum += o.reward;
   }
+  return deltasOfPairs(pairs);
+}
+
+/** `modelDeltas` from the tallies of each project → scanner → model. */
+export function deltasOfPairs(pairs: ReadonlyMap<string, ReadonlyMap<string, ReadonlyMap<string, Tally>>>): ModelDelta[] {
   const rows: ModelDelta[] = [];
   for (const [project, scanners] of pairs) {
     for (const [scanner, models] of scanners) {

@@ -87,6 +87,13 @@ export function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? upper : ((sorted[mid - 1] as number) + upper) / 2;
 }
 
+/** Outcomes of one drift window: how many, how many rejected_fp, their reward sum. */
+export interface DriftWindow {
+  n: number;
+  rejected: number;
+  rewardSum: number;
+}
+
 /** Drift of `outcomes` over `days` ending at `asOfMs`; see `Drift`. */
 export function driftOver(outcomes: readonly MetricOutcome[], asOfMs: number, days: number): Drift {
   const spanMs = days * DAY_MS;
@@ -99,6 +106,11 @@ export function driftOver(outcomes: readonly MetricOutcome[], asOfMs: number, da
     if (o.label === 'rejected_fp') window.rejected++;
     window.rewardSum += o.reward;
   }
+  return driftOf(days, recent, previous);
+}
+
+/** `Drift` over `days` from its two windows' counts. */
+export function driftOf(days: number, recent: DriftWindow, previous: DriftWindow): Drift {
   const fpRecent = ratio(recent.rejected, recent.n);
   const fpPrevious = ratio(previous.rejected, previous.n);
   const rewardRecent = ratio(recent.rewardSum, recent.n);
@@ -192,9 +204,7 @@ export function computeScanMetrics(
   firstSeenMs: ReadonlyMap<string, number>,
   options: MetricOptions,
 ): ScanMetricsReport {
-  if (!Number.isInteger(options.k) || options.k < 1) throw new RangeError(`k must be a positive integer, got ${options.k}`);
-  const asOf = new Date(options.asOfMs);
-  if (Number.isNaN(asOf.getTime())) throw new RangeError(`asOfMs must be a valid time, got ${options.asOfMs}`);
+  const asOf = checkMetricOptions(options);
   const ordered = [...outcomes].sort((a, b) => compareText(a.findingKey, b.findingKey) || compareOutcomes(a, b));
   const findings = summarizeFindings(ordered, firstSeenMs);
   const compute = (f: readonly FindingSummary[], o: readonly MetricOutcome[]) => computeMetricSet(f, o, options);
@@ -207,4 +217,12 @@ export function computeScanMetrics(
     by_model: sliceRecord(findings, ordered, (x) => x.model, compute),
     model_deltas: modelDeltas(findings, ordered),
   };
+}
+
+/** Checks `computeScanMetrics`' options (throws RangeError); returns as-of as a Date. */
+export function checkMetricOptions(options: MetricOptions): Date {
+  if (!Number.isInteger(options.k) || options.k < 1) throw new RangeError(`k must be a positive integer, got ${options.k}`);
+  const asOf = new Date(options.asOfMs);
+  if (Number.isNaN(asOf.getTime())) throw new RangeError(`asOfMs must be a valid time, got ${options.asOfMs}`);
+  return asOf;
 }

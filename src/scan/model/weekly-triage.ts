@@ -57,31 +57,44 @@ export interface WeeklyTriageOptions {
  * Throws RangeError for weeks outside 1..MAX_WEEKS, a bad k or an invalid time.
  */
 export function weeklyTriage(outcomes: readonly MetricOutcome[], options: WeeklyTriageOptions): WeeklyTriageReport {
-  if (!Number.isInteger(options.weeks) || options.weeks < 1 || options.weeks > MAX_WEEKS) throw new RangeError(`weeks must be an integer from 1 to ${MAX_WEEKS}, got ${options.weeks}`);
-  if (!Number.isInteger(options.k) || options.k < 1) throw new RangeError(`k must be a positive integer, got ${options.k}`);
-  const asOf = new Date(options.asOfMs);
-  if (Number.isNaN(asOf.getTime())) throw new RangeError(`asOfMs must be a valid time, got ${options.asOfMs}`);
-  const firstStartMs = utcWeekStartMs(options.asOfMs) - (options.weeks - 1) * WEEK_MS;
+  const { asOf, firstStartMs } = checkWeeklyOptions(options);
   const byWeek: MetricOutcome[][] = Array.from({ length: options.weeks }, () => []);
   for (const o of outcomes) {
     if (o.tsMs < firstStartMs || o.tsMs > options.asOfMs) continue;
     byWeek[Math.floor((o.tsMs - firstStartMs) / WEEK_MS)]?.push(o);
   }
-  const series = byWeek.map((week, i): WeeklyTriagePoint => {
-    const startMs = firstStartMs + i * WEEK_MS;
-    const ordered = week.sort((a, b) => compareText(a.findingKey, b.findingKey) || compareOutcomes(a, b));
-    const set = computeMetricSet(summarizeFindings(ordered, new Map()), ordered, { asOfMs: Math.min(startMs + WEEK_MS, options.asOfMs), k: options.k });
-    return {
-      week_start: new Date(startMs).toISOString(),
-      week_end: new Date(startMs + WEEK_MS).toISOString(),
-      outcomes: set.outcomes,
-      findings: set.findings,
-      false_positive_rate: set.false_positive_rate,
-      precision_at_k: set.precision_at_k,
-      precision_k: set.precision_k,
-      calibration_error: set.calibration_error,
-      avg_reward: set.avg_reward,
-    };
-  });
+  const series = byWeek.map((week, i) => weekPoint(week, firstStartMs + i * WEEK_MS, options));
   return { as_of: asOf.toISOString(), k: options.k, weeks: options.weeks, series };
+}
+
+/** Checks `weeklyTriage`'s options (throws RangeError); returns as-of and the first week's start. */
+export function checkWeeklyOptions(options: WeeklyTriageOptions): { asOf: Date; firstStartMs: number } {
+  if (!Number.isInteger(options.weeks) || options.weeks < 1 || options.weeks > MAX_WEEKS) throw new RangeError(`weeks must be an integer from 1 to ${MAX_WEEKS}, got ${options.weeks}`);
+  if (!Number.isInteger(options.k) || options.k < 1) throw new RangeError(`k must be a positive integer, got ${options.k}`);
+  const asOf = new Date(options.asOfMs);
+  if (Number.isNaN(asOf.getTime())) throw new RangeError(`asOfMs must be a valid time, got ${options.asOfMs}`);
+  return { asOf, firstStartMs: utcWeekStartMs(options.asOfMs) - (options.weeks - 1) * WEEK_MS };
+}
+
+
+/** One week's point from the outcomes labelled in it (those after `asOfMs` already left out). */
+export function weekPoint(week: MetricOutcome[], startMs: number, options: WeeklyTriageOptions): WeeklyTriagePoint {
+  const ordered = week.sort((a, b) => compareText(a.findingKey, b.findingKey) || compareOutcomes(a, b));
+  const set = computeMetricSet(summarizeFindings(ordered, new Map()), ordered, { asOfMs: Math.min(startMs + WEEK_MS, options.asOfMs), k: options.k });
+  return pointOf(startMs, set);
+}
+
+/** A week's point from its figures. */
+export function pointOf(startMs: number, set: Omit<WeeklyTriagePoint, 'week_start' | 'week_end'>): WeeklyTriagePoint {
+  return {
+    week_start: new Date(startMs).toISOString(),
+    week_end: new Date(startMs + WEEK_MS).toISOString(),
+    outcomes: set.outcomes,
+    findings: set.findings,
+    false_positive_rate: set.false_positive_rate,
+    precision_at_k: set.precision_at_k,
+    precision_k: set.precision_k,
+    calibration_error: set.calibration_error,
+    avg_reward: set.avg_reward,
+  };
 }

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { MetricSet, ScanMetricsReport } from '../model/metrics';
+import type { RollupLag } from '../scan-metrics';
 import { predictText } from '../predict-text';
 import { replayOutcomes } from '../replay';
 import type { TriagePrediction } from '../scan-outcome-service';
@@ -34,8 +35,9 @@ function describeMetricSet(name: string, m: MetricSet): string {
   ].join('\n');
 }
 
-export function describeMetrics(report: ScanMetricsReport): string {
+export function describeMetrics(report: ScanMetricsReport & Partial<RollupLag>): string {
   const parts = [`metrics as of ${report.as_of}`, describeMetricSet('overall', report.overall)];
+  if (report.pending_outcomes) parts.splice(1, 0, `${report.pending_outcomes} stored outcomes are not rolled up yet and are not in these figures (the rollup is catching up; ask again later)`);
   for (const [title, slices] of [
     ['project', report.by_project],
     ['scanner', report.by_scanner],

@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { DAY_MS } from '../../src/scan/model/grouping';
+import { computeScanMetrics } from '../../src/scan/model/metrics';
+import { weeklyTriage } from '../../src/scan/model/weekly-triage';
+import { MetricRollup } from '../../src/scan/metric-rollup-store';
+import { metricOutcomes, OutcomeStore, toStoredOutcome } from '../../src/scan/outcome-store';
+import { checkOutcomeRows } from '../../src/scan/model/outcome';
+import { ScanMetrics } from '../../src/scan/scan-metrics';
+import { dbOf } from '../../src/shared/sql';
+import { findingMetrics, metricRollupState, metricTallies, weekFindingMetrics } from '../../src/scan/tables';
+import { startAgent, type TestAgent } from '../helpers/runtime';
+
+const START = Date.parse('2026-09-01T00:00:00Z');
+const HOUR = 3_600_000;
+const LABELS = ['accepted', 'ignored', 'rejected_fp', 'fixed', 'reopened'] as const;
+// Keys around U+E000..U+FFFF and astral characters: code-unit order differs from code-point order there.
+const KEY_STEMS = ['a', 'b', '\uE000', '\u{1F600}', "o'hara", 'z'];
+const PROJECTS = ['payments', 'mobile', "pay'; DROP TABLE x;--", '\u{1F600}proj'];
+const SCANNERS = ['semgrep', 'codeql'];
+const MODELS = [
+  ['openai', 'gpt-4o'],
+  ['anthropic', 'claude-3'],
+] as const;
+
+/** A deterministic mix: many findings over ten weeks, discrete confidences (ties), some without one, some relabelled. */
+function mixedRows(seed: number, n: number, offsetMs = 0): Record<string, unknown>[] {
+  let x = seed;
+  const next = () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x / 2147483648;
+  };
+  return Array.from({ length: n }, (_, i) => {
+    const [provider, name] = MODELS[Math.floor(next() * MODELS.length)] as readonly [string, string];
+    const confidence = next() < 0.2 ? undefined : [0, 0.3, 0.5, 0.9, 1][Math.floor(next() * 5)];
+    return {
+      finding_key: `${KEY_STEMS[i % KEY_STEMS.length]}-${seed}-${Math.floor(i / 2)}`,
+      label: LABELS[Math.floor(next() * LABELS.length)],
+      ts: new Date(START + offsetMs + Math.floor(next() * 70 * 24) * HOUR + (i % 7) * 1000).toISOString(),
+      project: PROJECTS[Math.floor(next() * PROJECTS.length)],
+      scanner: SCANNERS[Math.floor(next() * SCANNERS.length)],
+      model_provider: provider,
+      model_name: name,
+      ...(confidence === undefined ? {} : { confidence }),
+    };
+  });
+}
+
+/** One finding relabelled across projects and models: accepted, fixed a day later, reopened, then judged a false positive elsewhere. */
+const RELABELS = [
+  { label: 'accepted', ts: '2026-10-01T10:00:00Z', project: 'payments', model_name: 'gpt-4o', confidence: 0.9 },
+  { label: 'fixed', ts: '2026-10-02T10:00:00Z', project: 'payments', model_name: 'gpt-4o', confidence: 0.9 },
+  { label: 'reopened', ts: '2026-10-20T10:00:00Z', project: 'mobile', model_name: 'claude-3' },
+  { label: 'rejected_fp', ts: '2026-10-21T10:00:00Z', project: 'mobile', model_name: 'claude-3', confidence: 0.3 },
+].map((r) => ({ finding_key: 'relabelled', scanner: 'semgrep', model_provider: r.model_name === 'gpt-4o' ? 'openai' : 'anthropic', ...r }));
+
+/** Numbers rounded to 9 places: the rollup's sums are exact sums rounded once, the rows' are running double sums. */
+const rounded = (value: unknown): unknown =>
+  typeof value === 'number'
+    ? Math.round(value * 1e9) / 1e9 + 0
+    : Array.isArray(value)
+      ? value.map(rounded)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rounded(v)]))
+        : value;
+
+/** Times in the middle of a day, at a day's start, and past every outcome. */
+const AS_OFS = [Date.parse('2026-10-15T13:37:11.123Z'), Date.parse('2026-10-27T00:00:00Z'), Date.parse('2026-11-09T23:59:59.999Z'), Date.parse('2027-01-05T06:00:00Z')];
+
+/** The service's metrics (which roll up what is waiting first) equal those computed from every outcome row, and leave none out. */
+async function expectRollupEqualsRows(agent: TestAgent): Promise<void> {
+  const rows = await agent.service.outcomes.forMetrics();
+  const firstSeen = await agent.service.findings.firstSeen();
+  for (const asOfMs of AS_OFS) {
+    for (const k of [1, 7, 1000]) {
+      const { pending_outcomes, ...fromRollup } = await agent.service.metrics({ asOfMs, k });
+      expect(pending_outcomes).toBe(0);
+      expect(rounded(fromRollup)).toEqual(rounded(computeScanMetrics(rows, firstSeen, { asOfMs, k })));
+      for (const weeks of [1, 9]) {
+        const { pending_outcomes: weeklyPending, ...weekly } = await agent.service.weeklyTriage({ weeks, asOfMs, k });
+        expect(weeklyPending).toBe(0);
+        expect(rounded(weekly)).toEqual(rounded(weeklyTriage(rows, { weeks, asOfMs, k })));
+      }
+    }
+  }
+}
+
+async function forgetRollup(agent: TestAgent): Promise<void> {
+  const db = dbOf(agent.runtime);
+  for (const table of [findingMetrics, weekFindingMetrics, metricTallies, metricRollupState]) await db.execute(sql`DELETE FROM ${table}`);
+}
+
+async function pendingOutcomes(agent: TestAgent): Promise<number> {
+  return (await new MetricRollup(dbOf(agent.runtime), agent.runtime.agentId).lag()).pending;
+}
+
+describe('the metrics rollup on a real runtime', () => {
+  let dir: string;
+  let agent: TestAgent;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'self-improve-metrics-rollup-'));
+    agent = await startAgent({ dataDir: dir });
+  });
+  afterAll(async () => {
+    await agent.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('after a mixed ingest with re-labels and first sightings, the rollup gives the figures of every row', async () => {
+    // A first sighting before the labels, and one recorded after them (it moves the time to fix).
+    await agent.service.recordFindings([{ ...RELABELS[0], ts: '2026-09-20T10:00:00Z', label: undefined }]);
+    await agent.service.ingest(mixedRows(1, 400));
+    for (const row of RELABELS) await agent.service.ingest([row]);
+    await agent.service.ingest(mixedRows(1, 400));
+    const laterSighting = mixedRows(1, 40).filter((r) => r.label === 'fixed').map((r) => ({ ...r, label: undefined, ts: '2026-08-01T00:00:00Z' }));
+    expect(laterSighting.length).toBeGreaterThan(0);
+    await agent.service.recordFindings(laterSighting);
+    await agent.service.ingest(mixedRows(2, 300, 3 * DAY_MS));
+    // The follower rolls up after the writes have been quiet for a while, without any read.
+    await agent.service.metricsCaughtUp();
+    expect(await pendingOutcomes(agent)).toBe(0);
+    const report = await agent.service.metrics({ asOfMs: AS_OFS[3] as number, k: 5 });
+    expect(report.overall.median_time_to_fix_hours).not.toBeNull();
+    expect(report.model_deltas.length).toBeGreaterThan(0);
+    expect(Object.keys(report.by_project)).toContain("pay'; DROP TABLE x;--");
+    await expectRollupEqualsRows(agent);
+  });
+
+  test('a restart on outcomes that predate the rollup rolls them up in the background, then gives the same figures', async () => {
+    await forgetRollup(agent);
+    await agent.close();
+    agent = await startAgent({ dataDir: dir });
+    await agent.service.metricsCaughtUp();
+    expect(await pendingOutcomes(agent)).toBe(0);
+    await expectRollupEqualsRows(agent);
+  });
+
+  test('steps in small chunks with ingests between them count every outcome once', async () => {
+    await forgetRollup(agent);
+    const rollup = new MetricRollup(dbOf(agent.runtime), agent.runtime.agentId);
+    const outcomesUnderLock = new OutcomeStore(dbOf(agent.runtime), agent.runtime.agentId, {
+      lock: (tx) => rollup.lock(tx),
+      writing: () => {},
+      written: () => {},
+      recorded: (tx, keys) => rollup.refreshRecorded(tx, keys),
+    });
+    const total = await agent.service.outcomes.count();
+    let steps = 0;
+    let rolled = 0;
+    for (let taken = await rollup.step(97); taken > 0; taken = await rollup.step(97)) {
+      steps++;
+      rolled += taken;
+      // Written as the service writes (under the rollup's lock) but without waking the service's follower: these steps alone roll up.
+      if (steps === 3) await outcomesUnderLock.insert(checkOutcomeRows(mixedRows(3, 120, 5 * DAY_MS)).valid.map((v) => toStoredOutcome(agent.runtime.agentId, v.row)));
+    }
+    expect(steps).toBeGreaterThan(5);
+    expect(rolled).toBe(await agent.service.outcomes.count());
+    expect(rolled).toBeGreaterThan(total);
+    expect(await pendingOutcomes(agent)).toBe(0);
+    await expectRollupEqualsRows(agent);
+  });
+
+  test('with more outcomes waiting than a read rolls up itself, a read answers from the rollup as it is and says how many it leaves out', async () => {
+    await agent.service.metricsCaughtUp();
+    await forgetRollup(agent);
+    const db = dbOf(agent.runtime);
+    const reader = new ScanMetrics(agent.runtime, db, () => false, 50);
+    await reader.rollup.step(300);
+    const { doneSeq, pending } = await reader.rollup.lag();
+    expect(pending).toBeGreaterThan(50);
+    const rolledUp = await metricOutcomes(db, sql`agent_id = ${agent.runtime.agentId}::uuid AND seq <= ${doneSeq}`);
+    expect(rolledUp.length).toBe(300);
+    const firstSeen = await agent.service.findings.firstSeen();
+    const asOfMs = AS_OFS[3] as number;
+    const { pending_outcomes, ...report } = await reader.report({ asOfMs, k: 7 });
+    expect(pending_outcomes).toBe(pending);
+    expect(rounded(report)).toEqual(rounded(computeScanMetrics(rolledUp, firstSeen, { asOfMs, k: 7 })));
+    const { pending_outcomes: weeklyPending, ...weekly } = await reader.weekly({ weeks: 9, asOfMs, k: 7 });
+    expect(weeklyPending).toBe(pending);
+    expect(rounded(weekly)).toEqual(rounded(weeklyTriage(rolledUp, { weeks: 9, asOfMs, k: 7 })));
+    // The service's own reads roll up at most 10,000 waiting outcomes themselves: these are few enough.
+    await expectRollupEqualsRows(agent);
+  });
+});

@@ -1,0 +1,265 @@
+import type { UUID } from '@elizaos/core';
+import { type SQL, sql } from 'drizzle-orm';
+import { LIFECYCLE_RANK, type MetricOutcome } from './model/findings';
+import {
+  type FindingMetricState,
+  findingTallies,
+  fixBucket,
+  keyOrderHex,
+  sameState,
+  statesOfFinding,
+  type Tally,
+  TALLY_KIND,
+  type WeekFindingState,
+  weekFindingTallies,
+} from './model/metric-rollup';
+import { metricOutcomes } from './outcome-store';
+import { yieldToEventLoop } from '../shared/event-loop';
+import { chunks, type Db, queryRows } from '../shared/sql';
+import { findingMetrics, findingsTable, metricRollupState, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
+
+/** Findings refreshed per query. */
+const KEY_BATCH = 250;
+/** Tally rows per statement (9 parameters each). */
+const TALLY_BATCH = 4_000;
+/** Outcomes a step of the rollup takes in one transaction. */
+export const ROLLUP_CHUNK = 2_000;
+
+/** The label's lifecycle rank, in SQL (labels are the model's constants, never outside text). */
+const LABEL_RANK_SQL = sql.raw(`CASE o.label ${Object.entries(LIFECYCLE_RANK).map(([label, rank]) => `WHEN '${label}' THEN ${rank}`).join(' ')} END`);
+const MODEL_SQL = sql.raw(`(o.row_json->>'model_provider') || '/' || (o.row_json->>'model_name')`);
+
+/** What the stores that write outcomes and findings tell the rollup's follower (`ScanMetrics`). */
+export interface OutcomeFollower {
+  /** Called first in every transaction that writes outcomes or findings. */
+  lock(tx: Db): Promise<void>;
+  /** Before a transaction that writes outcomes begins. */
+  writing(): void;
+  /** After it has ended, committed (`wrote`: whether it stored an outcome) or not. */
+  written(wrote: boolean): void;
+  /** Inside a transaction that recorded findings, after `lock`: the keys that were new. */
+  recorded(tx: Db, keys: readonly string[]): Promise<void>;
+}
+
+/**
+ * The metrics rollup of one agent (`metric_tallies`, `finding_metrics`, `week_finding_metrics`),
+ * kept by following the outcomes in `seq` order, off the ingest path: `step` rolls up the next
+ * chunk after `done_seq` in one transaction. Every transaction that writes outcomes or findings
+ * takes `lock` first, as `step` does, so while a step runs no outcome is half-written: each seq at
+ * or below the newest one it sees is committed, and none is passed over. What the rollup holds is
+ * exactly the outcomes with seq ≤ `done_seq` (a finding's state too: `refreshFindings` reads only
+ * those), whatever was written after.
+ */
+export class MetricRollup {
+  constructor(
+    private readonly db: Db,
+    readonly agentId: UUID,
+  ) {}
+
+  /** Holds the agent's rollup lock until `tx` ends. */
+  async lock(tx: Db): Promise<void> {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`self_improve.metric_rollup:${this.agentId}`}, 0))`);
+  }
+
+  /** Counts the outcomes `where` selects (alias `o`) in the all-time, day and week tallies, then refreshes their findings. */
+  private async rollUpOutcomes(tx: Db, where: SQL, throughSeq: number): Promise<void> {
+    const keys = await queryRows<{ finding_key: string }>(
+      tx,
+      sql`WITH counted AS (
+            INSERT INTO ${metricTallies} AS t (agent_id, scope, project, scanner, model, kind, bucket, n, p_sum, y_sum)
+            SELECT o.agent_id, s.scope, o.row_json->>'project', o.row_json->>'scanner', ${MODEL_SQL}, ${TALLY_KIND.outcome}::smallint, ${LABEL_RANK_SQL},
+                   count(*), sum(o.reward::text::numeric), 0
+            FROM ${outcomesTable} o CROSS JOIN LATERAL (VALUES ('all'), ('d:' || to_char(o.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD')),
+                 ('w:' || to_char(date_trunc('week', o.ts AT TIME ZONE 'UTC'), 'YYYY-MM-DD'))) s(scope)
+            WHERE ${where} GROUP BY 1, 2, 3, 4, 5, 6, 7
+            ON CONFLICT (agent_id, scope, project, scanner, model, kind, bucket) DO UPDATE SET n = t.n + excluded.n, p_sum = t.p_sum + excluded.p_sum
+          ) SELECT DISTINCT o.finding_key FROM ${outcomesTable} o WHERE ${where}`,
+    );
+    await this.refreshFindings(
+      tx,
+      keys.map((k) => k.finding_key),
+      throughSeq,
+    );
+  }
+
+  /**
+   * Recomputes these findings' states from their outcomes with seq ≤ `throughSeq` (and first
+   * sighting), and moves their tallies from the old states to the new. Idempotent; keys without
+   * such outcomes change nothing.
+   */
+  private async refreshFindings(tx: Db, keys: readonly string[], throughSeq: number): Promise<void> {
+    for (const batch of chunks([...new Set(keys)], KEY_BATCH)) {
+      const list = sql.join(batch.map((k) => sql`${k}`), sql`, `);
+      const mine = sql`agent_id = ${this.agentId}::uuid AND finding_key IN (${list})`;
+      const outcomes = await metricOutcomes(tx, sql`${mine} AND seq <= ${throughSeq}`);
+      const seen = await queryRows<{ finding_key: string; ts_ms: number }>(tx, sql`SELECT finding_key, (extract(epoch from first_seen) * 1000)::float8 AS ts_ms FROM ${findingsTable} WHERE ${mine}`);
+      const firstSeen = new Map(seen.map((r) => [r.finding_key, Number(r.ts_ms)]));
+      await yieldToEventLoop();
+      const old = await this.oldStates(tx, mine);
+      const byKey = new Map<string, MetricOutcome[]>();
+      for (const o of outcomes) byKey.set(o.findingKey, [...(byKey.get(o.findingKey) ?? []), o]);
+      const tallies: Tally[] = [];
+      const findings: [string, FindingMetricState][] = [];
+      const weeks: [string, WeekFindingState][] = [];
+      for (const [key, own] of byKey) {
+        const next = statesOfFinding(own, firstSeen.get(key));
+        if (!next) continue;
+        const before = old.findings.get(key);
+        if (!sameState(before, next.finding)) {
+          if (before) tallies.push(...findingTallies(before, -1));
+          tallies.push(...findingTallies(next.finding, 1));
+          findings.push([key, next.finding]);
+        }
+        for (const week of next.weeks) {
+          const was = old.weeks.get(`${week.week}\u0000${key}`);
+          if (sameState(was, week)) continue;
+          if (was) tallies.push(...weekFindingTallies(was, -1));
+          tallies.push(...weekFindingTallies(week, 1));
+          weeks.push([key, week]);
+        }
+      }
+      await this.writeFindings(tx, findings, weeks);
+      await yieldToEventLoop();
+      await this.writeTallies(tx, tallies);
+      await yieldToEventLoop();
+    }
+  }
+
+  private async oldStates(tx: Db, mine: SQL): Promise<{ findings: Map<string, FindingMetricState>; weeks: Map<string, WeekFindingState> }> {
+    const rows = await queryRows<{ finding_key: string; project: string; scanner: string; model: string; final_rank: number; confirmed: boolean; flags: number; neg_confidence: number | null; hours_to_fix: number | null }>(
+      tx,
+      sql`SELECT finding_key, project, scanner, model, final_rank, confirmed, flags, neg_confidence, hours_to_fix FROM ${findingMetrics} WHERE ${mine}`,
+    );
+    const weekRows = await queryRows<{ week: string; finding_key: string; final_rank: number; confirmed: boolean; neg_confidence: number | null }>(
+      tx,
+      sql`SELECT week, finding_key, final_rank, confirmed, neg_confidence FROM ${weekFindingMetrics} WHERE ${mine}`,
+    );
+    const confidenceOf = (neg: number | null) => (neg === null ? null : -Number(neg));
+    return {
+      findings: new Map(
+        rows.map((r) => [
+          r.finding_key,
+          { project: r.project, scanner: r.scanner, model: r.model, finalRank: Number(r.final_rank), confirmed: r.confirmed, flags: Number(r.flags), confidence: confidenceOf(r.neg_confidence), hoursToFix: r.hours_to_fix === null ? null : Number(r.hours_to_fix) },
+        ]),
+      ),
+      weeks: new Map(weekRows.map((r) => [`${r.week}\u0000${r.finding_key}`, { week: r.week, finalRank: Number(r.final_rank), confirmed: r.confirmed, confidence: confidenceOf(r.neg_confidence) }])),
+    };
+  }
+
+  private async writeFindings(tx: Db, findings: readonly [string, FindingMetricState][], weeks: readonly [string, WeekFindingState][]): Promise<void> {
+    const neg = (c: number | null) => (c === null ? null : -c);
+    if (findings.length > 0) {
+      const values = sql.join(
+        findings.map(
+          ([key, s]) =>
+            sql`(${this.agentId}::uuid, ${key}, ${s.project}, ${s.scanner}, ${s.model}, ${s.finalRank}::smallint, ${s.confirmed}::boolean, ${s.flags}::smallint,
+                 ${neg(s.confidence)}::float8, decode(${keyOrderHex(key)}, 'hex'), ${s.hoursToFix}::float8, ${s.hoursToFix === null ? null : fixBucket(s.hoursToFix)}::int)`,
+        ),
+        sql`, `,
+      );
+      await tx.execute(
+        sql`INSERT INTO ${findingMetrics} (agent_id, finding_key, project, scanner, model, final_rank, confirmed, flags, neg_confidence, key_order, hours_to_fix, fix_bucket)
+            VALUES ${values} ON CONFLICT (agent_id, finding_key) DO UPDATE SET project = excluded.project, scanner = excluded.scanner, model = excluded.model,
+            final_rank = excluded.final_rank, confirmed = excluded.confirmed, flags = excluded.flags, neg_confidence = excluded.neg_confidence,
+            hours_to_fix = excluded.hours_to_fix, fix_bucket = excluded.fix_bucket`,
+      );
+    }
+    for (const batch of chunks(weeks, KEY_BATCH)) {
+      await yieldToEventLoop();
+      const values = sql.join(
+        batch.map(([key, s]) => sql`(${this.agentId}::uuid, ${s.week}, ${key}, ${s.finalRank}::smallint, ${s.confirmed}::boolean, ${neg(s.confidence)}::float8, decode(${keyOrderHex(key)}, 'hex'))`),
+        sql`, `,
+      );
+      await tx.execute(
+        sql`INSERT INTO ${weekFindingMetrics} (agent_id, week, finding_key, final_rank, confirmed, neg_confidence, key_order) VALUES ${values}
+            ON CONFLICT (agent_id, finding_key, week) DO UPDATE SET final_rank = excluded.final_rank, confirmed = excluded.confirmed, neg_confidence = excluded.neg_confidence`,
+      );
+    }
+  }
+
+  /** Adds tally contributions, summing `p` exactly (numeric). */
+  private async writeTallies(tx: Db, tallies: readonly Tally[]): Promise<void> {
+    for (const batch of chunks(mergeCounts(tallies), TALLY_BATCH)) {
+      const values = sql.join(
+        batch.map((t) => sql`(${t.scope}, ${t.project}, ${t.scanner}, ${t.model}, ${t.kind}::int, ${t.bucket}::int, ${t.n}::int, ${String(t.p)}::numeric, ${t.y}::int)`),
+        sql`, `,
+      );
+      await tx.execute(
+        sql`INSERT INTO ${metricTallies} AS t (agent_id, scope, project, scanner, model, kind, bucket, n, p_sum, y_sum)
+            SELECT ${this.agentId}::uuid, v.scope, v.project, v.scanner, v.model, v.kind::smallint, v.bucket, sum(v.n), sum(v.p), sum(v.y)
+            FROM (VALUES ${values}) AS v(scope, project, scanner, model, kind, bucket, n, p, y) GROUP BY v.scope, v.project, v.scanner, v.model, v.kind, v.bucket
+            ON CONFLICT (agent_id, scope, project, scanner, model, kind, bucket) DO UPDATE SET n = t.n + excluded.n, p_sum = t.p_sum + excluded.p_sum, y_sum = t.y_sum + excluded.y_sum`,
+      );
+    }
+  }
+
+  /** The seq through which the agent's outcomes are rolled up (0 before any step). */
+  async doneSeq(db: Db = this.db): Promise<number> {
+    const [row] = await queryRows<{ done_seq: number | string }>(db, sql`SELECT done_seq FROM ${metricRollupState} WHERE agent_id = ${this.agentId}::uuid`);
+    return Number(row?.done_seq ?? 0);
+  }
+
+  /** How many of the agent's outcomes are not rolled up yet, and the seq the rollup holds. */
+  async lag(): Promise<{ doneSeq: number; pending: number }> {
+    const [row] = await queryRows<{ done_seq: number | string | null; pending: number | string }>(
+      this.db,
+      sql`SELECT s.done_seq, (SELECT count(*) FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > coalesce(s.done_seq, 0)) AS pending
+          FROM (SELECT (SELECT done_seq FROM ${metricRollupState} WHERE agent_id = ${this.agentId}::uuid) AS done_seq) s`,
+    );
+    return { doneSeq: Number(row?.done_seq ?? 0), pending: Number(row?.pending ?? 0) };
+  }
+
+  /**
+   * Rolls up the next `chunk` outcomes after `done_seq`, in seq order, in one transaction under
+   * the lock, and moves `done_seq` past them. Returns how many outcomes were rolled up (0 when
+   * none were waiting).
+   */
+  async step(chunk = ROLLUP_CHUNK): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      await this.lock(tx);
+      const done = await this.doneSeq(tx);
+      const [last] = await queryRows<{ seq: number | string | null; n: number | string }>(
+        tx,
+        sql`SELECT max(seq) AS seq, count(*) AS n FROM (SELECT seq FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid AND seq > ${done} ORDER BY seq LIMIT ${chunk}) s`,
+      );
+      const taken = Number(last?.n ?? 0);
+      if (taken === 0 || last?.seq === null || last?.seq === undefined) return 0;
+      const through = Number(last.seq);
+      await this.rollUpOutcomes(tx, sql`o.agent_id = ${this.agentId}::uuid AND o.seq > ${done} AND o.seq <= ${through}`, through);
+      await tx.execute(
+        sql`INSERT INTO ${metricRollupState} (agent_id, done_seq) VALUES (${this.agentId}::uuid, ${through})
+            ON CONFLICT (agent_id) DO UPDATE SET done_seq = excluded.done_seq`,
+      );
+      return taken;
+    });
+  }
+
+  /** Refreshes newly recorded findings (a first sighting moves a labelled finding's time to fix); call inside the recording transaction, after `lock`. */
+  async refreshRecorded(tx: Db, keys: readonly string[]): Promise<void> {
+    if (keys.length > 0) await this.refreshFindings(tx, keys, await this.doneSeq(tx));
+  }
+}
+
+/**
+ * Merges the contributions that carry no sum to add exactly (p = 0: labels, flags, fix buckets)
+ * by tally row, dropping those that cancel out (a finding leaving and re-entering a row); the
+ * others are left for the database to sum exactly.
+ */
+function mergeCounts(tallies: readonly Tally[]): Tally[] {
+  const merged = new Map<string, Tally>();
+  const kept: Tally[] = [];
+  for (const t of tallies) {
+    if (t.p !== 0) {
+      kept.push(t);
+      continue;
+    }
+    const key = JSON.stringify([t.scope, t.project, t.scanner, t.model, t.kind, t.bucket]);
+    const m = merged.get(key);
+    if (m) {
+      m.n += t.n;
+      m.y += t.y;
+    } else merged.set(key, { ...t });
+  }
+  for (const m of merged.values()) if (m.n !== 0 || m.y !== 0) kept.push(m);
+  return kept;
+}

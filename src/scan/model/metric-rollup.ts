@@ -1,0 +1,176 @@
+import { DAY_MS } from './grouping';
+import { CONFIRMED_LABELS, type FindingSummary, LIFECYCLE_RANK, type MetricOutcome, summarizeFindings } from './findings';
+import type { OutcomeLabel } from './outcome';
+import { utcWeekStartMs } from './weekly-triage';
+
+/**
+ * What the metrics rollup stores, as pure functions: the state of a finding, its contributions
+ * to the rolled-up counts (`Tally`), the buckets those counts use, and the day windows of drift.
+ * `metric-rollup-report.ts` turns read counts back into `computeScanMetrics`' figures.
+ */
+
+/** What a tally row counts. */
+export const TALLY_KIND = { outcome: 0, label: 1, flags: 2, ece: 3, fix: 4 } as const;
+/** Bins of `expectedCalibrationError` as the metrics use it. */
+export const ECE_BINS = 10;
+/** The all-time scope of a tally. */
+export const ALL_SCOPE = 'all';
+
+/** Labels by `LIFECYCLE_RANK`. */
+export const LABEL_BY_RANK = Object.entries(LIFECYCLE_RANK)
+  .sort((a, b) => a[1] - b[1])
+  .map(([label]) => label as OutcomeLabel);
+
+/** Flag bits of a finding (`FindingSummary`). */
+export const FLAG = { accepted: 1, fixedAfterAccepted: 2, fixed: 4, reopened: 8 } as const;
+
+/** The scope of a UTC day, 'd:YYYY-MM-DD' (the outcome tallies of drift). */
+export const dayScope = (ms: number): string => `d:${new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10)}`;
+/** The scope of the UTC week holding `ms`, 'w:' + its Monday. */
+export const weekScope = (ms: number): string => `w:${new Date(utcWeekStartMs(ms)).toISOString().slice(0, 10)}`;
+
+/** Bin of `expectedCalibrationError` (p = 1 in the last). */
+export const eceBin = (p: number): number => Math.min(Math.floor(p * ECE_BINS), ECE_BINS - 1);
+
+/**
+ * Bucket of a positive time to fix: the exponent and top two mantissa bits of the double, so
+ * buckets are in the order of the values (four per doubling) and a value's bucket is exact.
+ */
+export function fixBucket(hours: number): number {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, hours);
+  return view.getUint32(0) >>> 18;
+}
+
+/** A finding key as UTF-16 code units, big-endian, in hex: byte order = code-unit order (`compareText`). */
+export function keyOrderHex(key: string): string {
+  let hex = '';
+  for (let i = 0; i < key.length; i++) hex += key.charCodeAt(i).toString(16).padStart(4, '0');
+  return hex;
+}
+
+/** What the rollup keeps of a finding: its slice, final label, flags, confidence and time to fix. */
+export interface FindingMetricState {
+  project: string;
+  scanner: string;
+  model: string;
+  finalRank: number;
+  confirmed: boolean;
+  flags: number;
+  confidence: number | null;
+  hoursToFix: number | null;
+}
+
+export function findingState(f: FindingSummary): FindingMetricState {
+  return {
+    project: f.project,
+    scanner: f.scanner,
+    model: f.model,
+    finalRank: LIFECYCLE_RANK[f.finalLabel],
+    confirmed: f.confirmed,
+    flags: (f.hasAccepted ? FLAG.accepted : 0) | (f.hasAccepted && f.fixedAfterAccepted ? FLAG.fixedAfterAccepted : 0) | (f.hasFixed ? FLAG.fixed : 0) | (f.hasFixed && f.hasReopened ? FLAG.reopened : 0),
+    confidence: f.scannerConfidence ?? null,
+    hoursToFix: f.hoursToFix,
+  };
+}
+
+/** One counted contribution to a tally row; `n` is +1 or −1 (a finding moving), `p` an exact-summed value. */
+export interface Tally {
+  scope: string;
+  project: string;
+  scanner: string;
+  model: string;
+  kind: number;
+  bucket: number;
+  n: number;
+  p: number;
+  y: number;
+}
+
+/** The all-time tallies a finding adds (sign +1) or takes back (sign −1). */
+export function findingTallies(s: FindingMetricState, sign: 1 | -1): Tally[] {
+  const at = (kind: number, bucket: number, p = 0, y = 0): Tally => ({ scope: ALL_SCOPE, project: s.project, scanner: s.scanner, model: s.model, kind, bucket, n: sign, p: sign * p, y: sign * y });
+  const tallies = [at(TALLY_KIND.label, s.finalRank), at(TALLY_KIND.flags, s.flags)];
+  if (s.confidence !== null) tallies.push(at(TALLY_KIND.ece, eceBin(s.confidence), s.confidence, s.confirmed ? 1 : 0));
+  if (s.hoursToFix !== null) tallies.push(at(TALLY_KIND.fix, fixBucket(s.hoursToFix)));
+  return tallies;
+}
+
+/** A finding within one UTC week: the label and confidence of its latest outcome that week. */
+export interface WeekFindingState {
+  week: string;
+  finalRank: number;
+  confirmed: boolean;
+  confidence: number | null;
+}
+
+/** The weekly tallies (no slice) a finding's week adds or takes back. */
+export function weekFindingTallies(s: WeekFindingState, sign: 1 | -1): Tally[] {
+  const at = (kind: number, bucket: number, p = 0, y = 0): Tally => ({ scope: s.week, project: '', scanner: '', model: '', kind, bucket, n: sign, p: sign * p, y: sign * y });
+  const tallies = [at(TALLY_KIND.label, s.finalRank)];
+  if (s.confidence !== null) tallies.push(at(TALLY_KIND.ece, eceBin(s.confidence), s.confidence, s.confirmed ? 1 : 0));
+  return tallies;
+}
+
+/**
+ * The rollup state of one finding from all its outcomes (`summarizeFindings`, first seen from
+ * `firstSeenMs` when known) and its state in each UTC week it has outcomes in.
+ */
+export function statesOfFinding(outcomes: readonly MetricOutcome[], firstSeenMs: number | undefined): { finding: FindingMetricState; weeks: WeekFindingState[] } | null {
+  const key = outcomes[0]?.findingKey;
+  if (key === undefined) return null;
+  const [summary] = summarizeFindings(outcomes, firstSeenMs === undefined ? new Map() : new Map([[key, firstSeenMs]]));
+  const byWeek = new Map<string, MetricOutcome[]>();
+  for (const o of outcomes) {
+    const week = weekScope(o.tsMs);
+    byWeek.set(week, [...(byWeek.get(week) ?? []), o]);
+  }
+  const weeks = [...byWeek].map(([week, inWeek]): WeekFindingState => {
+    const [s] = summarizeFindings(inWeek, new Map()) as [FindingSummary];
+    return { week, finalRank: LIFECYCLE_RANK[s.finalLabel], confirmed: CONFIRMED_LABELS[s.finalLabel], confidence: s.scannerConfidence ?? null };
+  });
+  return { finding: findingState(summary as FindingSummary), weeks };
+}
+
+/** Same state (so no tally moves). */
+export const sameState = <T extends object>(a: T | undefined, b: T | undefined): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The outcome window (loMs, hiMs] of drift split for the rollup: UTC days `firstDay`..`lastDay`
+ * (scopes, inclusive) lie wholly inside it and are read from day tallies; the rest, outcomes with
+ * loMs < ts < headEndMs or tailStartMs ≤ ts ≤ hiMs (each under a day), from the outcome rows.
+ */
+export interface DriftWindowPlan {
+  loMs: number;
+  hiMs: number;
+  firstDay: string;
+  lastDay: string;
+  headEndMs: number;
+  tailStartMs: number;
+}
+
+export function driftWindowPlan(loMs: number, hiMs: number): DriftWindowPlan {
+  const first = Math.floor(loMs / DAY_MS) + 1;
+  const last = Math.floor(hiMs / DAY_MS) - 1;
+  const headEndMs = first * DAY_MS;
+  const tailStartMs = last >= first ? (last + 1) * DAY_MS : headEndMs;
+  return { loMs, hiMs, firstDay: dayScope(first * DAY_MS), lastDay: last >= first ? dayScope(last * DAY_MS) : dayScope((first - 1) * DAY_MS), headEndMs, tailStartMs };
+}
+
+/**
+ * Where the `ranks` (0-based, ascending) of a sorted list fall among bucket counts (ascending
+ * buckets): for each rank, its bucket and its offset within the bucket.
+ */
+export function locateRanks(buckets: readonly (readonly [number, number])[], ranks: readonly number[]): { bucket: number; offset: number }[] {
+  return ranks.map((rank) => {
+    let before = 0;
+    for (const [bucket, n] of buckets) {
+      if (rank < before + n) return { bucket, offset: rank - before };
+      before += n;
+    }
+    throw new RangeError(`rank ${rank} is past the ${before} counted values`);
+  });
+}
+
+/** The 0-based ranks whose values make the median of `n` sorted values: one for odd n, two for even, none for 0. */
+export const medianRanks = (n: number): number[] => (n === 0 ? [] : n % 2 === 1 ? [n >> 1] : [(n >> 1) - 1, n >> 1]);
