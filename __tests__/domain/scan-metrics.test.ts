@@ -345,6 +345,8 @@ describe('edge cases', () => {
       by_scanner: {},
       by_model: {},
       model_deltas: [],
+      slice_totals: { project: 0, scanner: 0, model: 0 },
+      slice_limit: null,
     });
   });
 

@@ -78,7 +78,14 @@ async function expectRollupEqualsRows(agent: TestAgent): Promise<void> {
     for (const k of [1, 7, 1000]) {
       const { pending_outcomes, ...fromRollup } = await agent.service.metrics({ asOfMs, k });
       expect(pending_outcomes).toBe(0);
-      expect(rounded(fromRollup)).toEqual(rounded(computeScanMetrics(rows, firstSeen, { asOfMs, k })));
+      expect(rounded(fromRollup)).toEqual(rounded(computeScanMetrics(rows, firstSeen, { asOfMs, k, slices: 50 })));
+      // Fewer slices than there are: the ones with the most outcomes, and the model deltas of the projects shown.
+      for (const slices of [1, 3]) {
+        const { pending_outcomes: _, ...capped } = await agent.service.metrics({ asOfMs, k, slices });
+        expect(Object.keys(capped.by_project).length).toBe(slices);
+        expect(capped.slice_totals.project).toBe(PROJECTS.length);
+        expect(rounded(capped)).toEqual(rounded(computeScanMetrics(rows, firstSeen, { asOfMs, k, slices })));
+      }
       for (const weeks of [1, 9]) {
         const { pending_outcomes: weeklyPending, ...weekly } = await agent.service.weeklyTriage({ weeks, asOfMs, k });
         expect(weeklyPending).toBe(0);
@@ -175,9 +182,9 @@ describe('the metrics rollup on a real runtime', () => {
     expect(rolledUp.length).toBe(300);
     const firstSeen = await agent.service.findings.firstSeen();
     const asOfMs = AS_OFS[3] as number;
-    const { pending_outcomes, ...report } = await reader.report({ asOfMs, k: 7 });
+    const { pending_outcomes, ...report } = await reader.report({ asOfMs, k: 7, slices: 50 });
     expect(pending_outcomes).toBe(pending);
-    expect(rounded(report)).toEqual(rounded(computeScanMetrics(rolledUp, firstSeen, { asOfMs, k: 7 })));
+    expect(rounded(report)).toEqual(rounded(computeScanMetrics(rolledUp, firstSeen, { asOfMs, k: 7, slices: 50 })));
     const { pending_outcomes: weeklyPending, ...weekly } = await reader.weekly({ weeks: 9, asOfMs, k: 7 });
     expect(weeklyPending).toBe(pending);
     expect(rounded(weekly)).toEqual(rounded(weeklyTriage(rolledUp, { weeks: 9, asOfMs, k: 7 })));

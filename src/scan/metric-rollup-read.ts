@@ -2,8 +2,10 @@ import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import { DAY_MS } from './model/grouping';
 import { LIFECYCLE_RANK } from './model/findings';
+const MODEL_SQL = sql.raw(`(o.row_json->>'model_provider') || '/' || (o.row_json->>'model_name')`);
 import { checkMetricOptions, DRIFT_DAYS, type DriftWindow, type ScanMetricsReport } from './model/metrics';
-import { ALL_SCOPE, driftWindowPlan, TALLY_KIND, weekScope } from './model/metric-rollup';
+import { ALL_SCOPE, driftWindowPlan, GRAIN, TALLY_KIND, weekScope } from './model/metric-rollup';
+import { rankSlices } from './model/metric-slices';
 import { emptyCounts, medianPlan, metricSetOf, reportOf, SLICE_DIMS, type SliceCounts, sliceCounts, type SliceDim, sliceId, type SliceReads, type SliceTallyRow } from './model/metric-rollup-report';
 import { checkWeeklyOptions, pointOf, WEEK_MS, weekPoint, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
 import { metricOutcomes } from './outcome-store';
@@ -18,42 +20,90 @@ import { findingMetrics, metricTallies, outcomesTable, weekFindingMetrics } from
 
 /** Columns a slice dimension selects (fixed names, never outside text). */
 const COLUMN: Record<Exclude<SliceDim, 'overall'>, SQL> = { project: sql.raw('project'), scanner: sql.raw('scanner'), model: sql.raw('model') };
-/** p_sum where a kind has one (outcome rewards, confidences): count-only kinds skip the numeric sum. */
-const SUMMED = sql.raw(`CASE WHEN kind IN (${TALLY_KIND.outcome}, ${TALLY_KIND.ece}) THEN p_sum END`);
-const DIM_OF_GROUPING: Record<number, SliceDim | 'triple'> = { 7: 'overall', 3: 'project', 5: 'scanner', 6: 'model', 0: 'triple' };
+const DIM_OF_GRAIN: Record<number, SliceDim | 'triple'> = { [GRAIN.overall]: 'overall', [GRAIN.project]: 'project', [GRAIN.scanner]: 'scanner', [GRAIN.model]: 'model', [GRAIN.triple]: 'triple' };
 
-interface GroupedRow {
-  g: number;
-  project: string | null;
-  scanner: string | null;
-  model: string | null;
+interface GrainRow {
+  grain: number;
+  project: string;
+  scanner: string;
+  model: string;
 }
 
-const valueOf = (dim: SliceDim | 'triple', r: GroupedRow): string => (dim === 'project' ? (r.project ?? '') : dim === 'scanner' ? (r.scanner ?? '') : dim === 'model' ? (r.model ?? '') : '');
+const dimOf = (r: GrainRow): SliceDim | 'triple' => DIM_OF_GRAIN[Number(r.grain)] ?? 'triple';
+const valueOf = (dim: SliceDim | 'triple', r: GrainRow): string => (dim === 'project' ? r.project : dim === 'scanner' ? r.scanner : dim === 'model' ? r.model : '');
 
-/** `computeScanMetrics`' report for `agentId` over its outcomes with seq ≤ `throughSeq`: what its rollup holds (`MetricRollup.lag`). */
-export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: number; k: number; throughSeq: number }): Promise<ScanMetricsReport> {
-  const { asOfMs, k, throughSeq } = options;
-  checkMetricOptions({ asOfMs, k });
-  const rows = await queryRows<GroupedRow & { kind: number; bucket: number; n: number; p: number; gap: number }>(
+/** The slices a report shows, per dimension. */
+type Shown = Record<Exclude<SliceDim, 'overall'>, string[]>;
+
+/** Tally rows (alias `t`) of the shown slices: every finding's, the shown projects', scanners' and models', and the triples of the shown projects. */
+function ofShown(shown: Shown): SQL {
+  const among = (values: readonly string[], column: SQL) => (values.length === 0 ? sql`false` : sql`t.${column} IN (${sql.join(values.map((v) => sql`${v}`), sql`, `)})`);
+  return sql`(t.grain = ${GRAIN.overall}::int
+    OR (t.grain = ${GRAIN.project}::int AND ${among(shown.project, COLUMN.project)})
+    OR (t.grain = ${GRAIN.scanner}::int AND t.project = '' AND ${among(shown.scanner, COLUMN.scanner)})
+    OR (t.grain = ${GRAIN.model}::int AND t.project = '' AND t.scanner = '' AND ${among(shown.model, COLUMN.model)})
+    OR (t.grain = ${GRAIN.triple}::int AND ${among(shown.project, COLUMN.project)}))`;
+}
+
+/** The shown slices' rows as one key-prefix condition per grain (each reads its rows through the primary key, never the whole scope). */
+function grainSelects(shown: Shown): SQL[] {
+  const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`), sql`, `);
+  const selects = [sql`t.grain = ${GRAIN.overall}::int`];
+  if (shown.project.length > 0) {
+    selects.push(sql`t.grain = ${GRAIN.project}::int AND t.project IN (${list(shown.project)})`);
+    selects.push(sql`t.grain = ${GRAIN.triple}::int AND t.project IN (${list(shown.project)})`);
+  }
+  if (shown.scanner.length > 0) selects.push(sql`t.grain = ${GRAIN.scanner}::int AND t.project = '' AND t.scanner IN (${list(shown.scanner)})`);
+  if (shown.model.length > 0) selects.push(sql`t.grain = ${GRAIN.model}::int AND t.project = '' AND t.scanner = '' AND t.model IN (${list(shown.model)})`);
+  return selects;
+}
+
+/** Per dimension, the `limit` slices with the most outcomes (ties by name, `rankSlices`) and how many there are, from the slices' size tallies. */
+async function pickShown(db: Db, agentId: UUID, limit: number): Promise<{ shown: Shown; totals: ScanMetricsReport['slice_totals'] }> {
+  const rows = await queryRows<GrainRow & { n: number }>(
     db,
-    sql`SELECT GROUPING(project, scanner, model)::int AS g, project, scanner, model, kind, bucket, sum(n)::float8 AS n, sum(${SUMMED})::float8 AS p, (sum(${SUMMED}) - sum(y_sum))::float8 AS gap
-        FROM ${metricTallies} WHERE agent_id = ${agentId}::uuid AND scope = ${ALL_SCOPE}
-        GROUP BY GROUPING SETS ((kind, bucket), (project, kind, bucket), (scanner, kind, bucket), (model, kind, bucket))
-        UNION ALL
-        SELECT 0, project, scanner, model, kind, bucket, n::float8, p_sum::float8, (p_sum - y_sum)::float8 FROM ${metricTallies}
-        WHERE agent_id = ${agentId}::uuid AND scope = ${ALL_SCOPE} AND kind IN (${TALLY_KIND.outcome}::smallint, ${TALLY_KIND.label}::smallint)`,
+    sql`SELECT grain, project, scanner, model, n::float8 AS n FROM ${metricTallies}
+        WHERE agent_id = ${agentId}::uuid AND scope = ${ALL_SCOPE} AND kind = ${TALLY_KIND.size}::smallint AND n > 0`,
+  );
+  const sizes = { project: new Map<string, number>(), scanner: new Map<string, number>(), model: new Map<string, number>() };
+  for (const r of rows) {
+    const dim = dimOf(r);
+    if (dim === 'project' || dim === 'scanner' || dim === 'model') sizes[dim].set(valueOf(dim, r), Number(r.n));
+  }
+  return {
+    shown: { project: rankSlices(sizes.project, limit), scanner: rankSlices(sizes.scanner, limit), model: rankSlices(sizes.model, limit) },
+    totals: { project: sizes.project.size, scanner: sizes.scanner.size, model: sizes.model.size },
+  };
+}
+
+/**
+ * `computeScanMetrics`' report for `agentId` over its outcomes with seq ≤ `throughSeq` (what its
+ * rollup holds, `MetricRollup.lag`), showing at most `slices` slices per dimension.
+ */
+export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: number; k: number; slices: number; throughSeq: number }): Promise<ScanMetricsReport> {
+  const { asOfMs, k, throughSeq } = options;
+  checkMetricOptions(options);
+  const { shown, totals } = await pickShown(db, agentId, options.slices);
+  const rows = await queryRows<GrainRow & { kind: number; bucket: number; n: number; p: number; gap: number }>(
+    db,
+    sql.join(
+      grainSelects(shown).map(
+        (where) => sql`(SELECT t.grain, t.project, t.scanner, t.model, t.kind, t.bucket, t.n::float8 AS n, t.p_sum::float8 AS p, (t.p_sum - t.y_sum)::float8 AS gap
+          FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope = ${ALL_SCOPE} AND ${where} AND t.kind <> ${TALLY_KIND.size}::smallint)`,
+      ),
+      sql` UNION ALL `,
+    ),
   );
   const tallies: SliceTallyRow[] = rows.map((r) => {
-    const dim = DIM_OF_GROUPING[Number(r.g)] ?? 'triple';
-    return { dim, value: valueOf(dim, r), project: r.project ?? '', scanner: r.scanner ?? '', model: r.model ?? '', kind: Number(r.kind), bucket: Number(r.bucket), n: Number(r.n), p: Number(r.p), gap: Number(r.gap) };
+    const dim = dimOf(r);
+    return { dim, value: valueOf(dim, r), project: r.project, scanner: r.scanner, model: r.model, kind: Number(r.kind), bucket: Number(r.bucket), n: Number(r.n), p: Number(r.p), gap: Number(r.gap) };
   });
   const counts = sliceCounts(tallies);
   const reads = new Map<string, SliceReads>([...counts.keys()].map((id) => [id, { topConfirmed: 0, topTaken: 0, medianValues: [], drift: [] }]));
   await readTopK(db, agentId, k, counts, reads);
   await readMedians(db, agentId, counts, reads);
-  await readDrift(db, agentId, asOfMs, throughSeq, reads);
-  return reportOf(asOfMs, k, counts, reads, tallies);
+  await readDrift(db, agentId, asOfMs, throughSeq, shown, reads);
+  return { ...reportOf(asOfMs, k, counts, reads, tallies), slice_totals: totals, slice_limit: options.slices };
 }
 
 function slicesOf(counts: ReadonlyMap<string, SliceCounts>, dim: SliceDim): string[] {
@@ -106,8 +156,8 @@ async function readMedians(db: Db, agentId: UUID, counts: ReadonlyMap<string, Sl
   }
 }
 
-/** Drift windows (d7 recent, d7 previous, d28 recent, d28 previous) of every slice: whole days from day tallies, the rest from outcome rows. */
-async function readDrift(db: Db, agentId: UUID, asOfMs: number, throughSeq: number, reads: Map<string, SliceReads>): Promise<void> {
+/** Drift windows (d7 recent, d7 previous, d28 recent, d28 previous) of every shown slice: whole days from day tallies, the rest from outcome rows. */
+async function readDrift(db: Db, agentId: UUID, asOfMs: number, throughSeq: number, shown: Shown, reads: Map<string, SliceReads>): Promise<void> {
   const plans = DRIFT_DAYS.flatMap((days) => [driftWindowPlan(asOfMs - days * DAY_MS, asOfMs), driftWindowPlan(asOfMs - 2 * days * DAY_MS, asOfMs - days * DAY_MS)]);
   const iso = (ms: number) => new Date(ms).toISOString();
   const days = sql.join(plans.map((p, w) => sql`(${w}::int, ${p.firstDay}, ${p.lastDay})`), sql`, `);
@@ -118,22 +168,23 @@ async function readDrift(db: Db, agentId: UUID, asOfMs: number, throughSeq: numb
   );
   const minDay = plans.reduce((m, p) => (p.firstDay < m ? p.firstDay : m), plans[0]?.firstDay ?? '');
   const maxDay = plans.reduce((m, p) => (p.lastDay > m ? p.lastDay : m), '');
-  const rows = await queryRows<GroupedRow & { w: number; n: number; rej: number; reward: number }>(
+  const rows = await queryRows<GrainRow & { w: number; n: number; rej: number; reward: number }>(
     db,
-    sql`SELECT GROUPING(project, scanner, model)::int AS g, project, scanner, model, w, sum(n)::float8 AS n, sum(rej)::float8 AS rej, sum(reward)::float8 AS reward FROM (
-          SELECT t.project, t.scanner, t.model, v.w, t.n, CASE WHEN t.bucket = ${LIFECYCLE_RANK.rejected_fp}::int THEN t.n ELSE 0 END AS rej, t.p_sum AS reward
+    sql`SELECT t.grain, t.project, t.scanner, t.model, t.w, sum(t.n)::float8 AS n, sum(t.rej)::float8 AS rej, sum(t.reward)::float8 AS reward FROM (
+          SELECT t.grain, t.project, t.scanner, t.model, v.w, t.n, CASE WHEN t.bucket = ${LIFECYCLE_RANK.rejected_fp}::int THEN t.n ELSE 0 END AS rej, t.p_sum AS reward
           FROM ${metricTallies} t JOIN (VALUES ${days}) AS v(w, lo, hi) ON t.scope >= v.lo AND t.scope <= v.hi
           WHERE t.agent_id = ${agentId}::uuid AND t.kind = ${TALLY_KIND.outcome}::smallint AND t.scope >= ${minDay} AND t.scope <= ${maxDay}
           UNION ALL
-          SELECT o.row_json->>'project', o.row_json->>'scanner', (o.row_json->>'model_provider') || '/' || (o.row_json->>'model_name'), v.w, 1,
-                 CASE WHEN o.label = 'rejected_fp' THEN 1 ELSE 0 END, o.reward::text::numeric
+          SELECT g.grain, g.project, g.scanner, g.model, v.w, 1, CASE WHEN o.label = 'rejected_fp' THEN 1 ELSE 0 END, o.reward::text::numeric
           FROM ${outcomesTable} o JOIN (VALUES ${edges}) AS v(w, lo, he, ts, hi) ON (o.ts > v.lo AND o.ts < v.he) OR (o.ts >= v.ts AND o.ts <= v.hi)
+          CROSS JOIN LATERAL (VALUES (${GRAIN.overall}::int, '', '', ''), (${GRAIN.project}::int, o.row_json->>'project', '', ''), (${GRAIN.scanner}::int, '', o.row_json->>'scanner', ''),
+               (${GRAIN.model}::int, '', '', ${MODEL_SQL})) g(grain, project, scanner, model)
           WHERE o.agent_id = ${agentId}::uuid AND o.seq <= ${throughSeq} AND (${anyEdge})
-        ) x GROUP BY GROUPING SETS ((w), (project, w), (scanner, w), (model, w))`,
+        ) t WHERE ${ofShown(shown)} GROUP BY t.grain, t.project, t.scanner, t.model, t.w`,
   );
   for (const r of rows) {
-    const dim = DIM_OF_GROUPING[Number(r.g)];
-    if (!dim || dim === 'triple') continue;
+    const dim = dimOf(r);
+    if (dim === 'triple') continue;
     const read = reads.get(sliceId(dim, valueOf(dim, r)));
     if (!read) continue;
     const window: DriftWindow = { n: Number(r.n), rejected: Number(r.rej), rewardSum: Number(r.reward) };
@@ -155,7 +206,7 @@ export async function rollupWeekly(db: Db, agentId: UUID, options: WeeklyTriageO
   const rows = await queryRows<{ scope: string; kind: number; bucket: number; n: number; p: number; gap: number }>(
     db,
     sql`SELECT scope, kind, bucket, sum(n)::float8 AS n, sum(p_sum)::float8 AS p, (sum(p_sum) - sum(y_sum))::float8 AS gap FROM ${metricTallies}
-        WHERE agent_id = ${agentId}::uuid AND scope IN (SELECT v.s FROM (VALUES ${list}) AS v(s)) GROUP BY scope, kind, bucket`,
+        WHERE agent_id = ${agentId}::uuid AND grain = ${GRAIN.overall}::int AND scope IN (SELECT v.s FROM (VALUES ${list}) AS v(s)) GROUP BY scope, kind, bucket`,
   );
   const counts = sliceCounts(rows.map((r) => ({ dim: 'overall', value: r.scope, kind: Number(r.kind), bucket: Number(r.bucket), n: Number(r.n), p: Number(r.p), gap: Number(r.gap) })));
   const top = await queryRows<{ scope: string; c: number; t: number }>(

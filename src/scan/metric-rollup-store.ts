@@ -8,8 +8,12 @@ import {
   keyOrderHex,
   sameState,
   statesOfFinding,
+  GRAIN,
+  type GrainTally,
+  grainsOf,
   type Tally,
   TALLY_KIND,
+  ALL_SCOPE,
   type WeekFindingState,
   weekFindingTallies,
 } from './model/metric-rollup';
@@ -20,7 +24,7 @@ import { findingMetrics, findingsTable, metricRollupState, metricTallies, outcom
 
 /** Findings refreshed per query. */
 const KEY_BATCH = 250;
-/** Tally rows per statement (9 parameters each). */
+/** Tally rows per statement (10 parameters each). */
 const TALLY_BATCH = 4_000;
 /** Outcomes a step of the rollup takes in one transaction. */
 export const ROLLUP_CHUNK = 2_000;
@@ -61,18 +65,28 @@ export class MetricRollup {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`self_improve.metric_rollup:${this.agentId}`}, 0))`);
   }
 
-  /** Counts the outcomes `where` selects (alias `o`) in the all-time, day and week tallies, then refreshes their findings. */
+  /**
+   * Counts the outcomes `where` selects (alias `o`) in the tallies — all-time at every grain
+   * (with each slice's size), per UTC day down to the model grain, per UTC week overall — then
+   * refreshes their findings.
+   */
   private async rollUpOutcomes(tx: Db, where: SQL, throughSeq: number): Promise<void> {
     const keys = await queryRows<{ finding_key: string }>(
       tx,
       sql`WITH counted AS (
-            INSERT INTO ${metricTallies} AS t (agent_id, scope, project, scanner, model, kind, bucket, n, p_sum, y_sum)
-            SELECT o.agent_id, s.scope, o.row_json->>'project', o.row_json->>'scanner', ${MODEL_SQL}, ${TALLY_KIND.outcome}::smallint, ${LABEL_RANK_SQL},
-                   count(*), sum(o.reward::text::numeric), 0
-            FROM ${outcomesTable} o CROSS JOIN LATERAL (VALUES ('all'), ('d:' || to_char(o.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD')),
-                 ('w:' || to_char(date_trunc('week', o.ts AT TIME ZONE 'UTC'), 'YYYY-MM-DD'))) s(scope)
-            WHERE ${where} GROUP BY 1, 2, 3, 4, 5, 6, 7
-            ON CONFLICT (agent_id, scope, project, scanner, model, kind, bucket) DO UPDATE SET n = t.n + excluded.n, p_sum = t.p_sum + excluded.p_sum
+            INSERT INTO ${metricTallies} AS t (agent_id, scope, grain, project, scanner, model, kind, bucket, n, p_sum, y_sum)
+            SELECT o.agent_id, s.scope, g.grain::smallint, g.project, g.scanner, g.model, k.kind::smallint, k.bucket,
+                   count(*), sum(CASE WHEN k.kind = ${TALLY_KIND.outcome}::int THEN o.reward::text::numeric ELSE 0 END), 0
+            FROM (SELECT o.agent_id, o.ts, o.reward, ${LABEL_RANK_SQL} AS rank, o.row_json->>'project' AS project, o.row_json->>'scanner' AS scanner, ${MODEL_SQL} AS model
+                  FROM ${outcomesTable} o WHERE ${where}) o
+            CROSS JOIN LATERAL (VALUES (${ALL_SCOPE}, ${GRAIN.triple}::int), ('d:' || to_char(o.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD'), ${GRAIN.model}::int),
+                 ('w:' || to_char(date_trunc('week', o.ts AT TIME ZONE 'UTC'), 'YYYY-MM-DD'), ${GRAIN.overall}::int)) s(scope, finest)
+            CROSS JOIN LATERAL (VALUES (${GRAIN.overall}::int, '', '', ''), (${GRAIN.project}::int, o.project, '', ''), (${GRAIN.scanner}::int, '', o.scanner, ''),
+                 (${GRAIN.model}::int, '', '', o.model), (${GRAIN.triple}::int, o.project, o.scanner, o.model)) g(grain, project, scanner, model)
+            CROSS JOIN LATERAL (VALUES (${TALLY_KIND.outcome}::int, o.rank), (${TALLY_KIND.size}::int, 0)) k(kind, bucket)
+            WHERE g.grain <= s.finest AND (k.kind = ${TALLY_KIND.outcome}::int OR (s.scope = ${ALL_SCOPE} AND g.grain BETWEEN ${GRAIN.project}::int AND ${GRAIN.model}::int))
+            GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
+            ON CONFLICT (agent_id, scope, grain, project, scanner, model, kind, bucket) DO UPDATE SET n = t.n + excluded.n, p_sum = t.p_sum + excluded.p_sum
           ) SELECT DISTINCT o.finding_key FROM ${outcomesTable} o WHERE ${where}`,
     );
     await this.refreshFindings(
@@ -178,18 +192,20 @@ export class MetricRollup {
   }
 
   /** Adds tally contributions, summing `p` exactly (numeric). */
+  /** Adds tally contributions at each of their grains (`grainsOf`), summing `p` exactly (numeric). */
   private async writeTallies(tx: Db, tallies: readonly Tally[]): Promise<void> {
-    for (const batch of chunks(mergeCounts(tallies), TALLY_BATCH)) {
+    for (const batch of chunks(mergeCounts(tallies.flatMap(grainsOf)), TALLY_BATCH)) {
       const values = sql.join(
-        batch.map((t) => sql`(${t.scope}, ${t.project}, ${t.scanner}, ${t.model}, ${t.kind}::int, ${t.bucket}::int, ${t.n}::int, ${String(t.p)}::numeric, ${t.y}::int)`),
+        batch.map((t) => sql`(${t.scope}, ${t.grain}::int, ${t.project}, ${t.scanner}, ${t.model}, ${t.kind}::int, ${t.bucket}::int, ${t.n}::int, ${String(t.p)}::numeric, ${t.y}::int)`),
         sql`, `,
       );
       await tx.execute(
-        sql`INSERT INTO ${metricTallies} AS t (agent_id, scope, project, scanner, model, kind, bucket, n, p_sum, y_sum)
-            SELECT ${this.agentId}::uuid, v.scope, v.project, v.scanner, v.model, v.kind::smallint, v.bucket, sum(v.n), sum(v.p), sum(v.y)
-            FROM (VALUES ${values}) AS v(scope, project, scanner, model, kind, bucket, n, p, y) GROUP BY v.scope, v.project, v.scanner, v.model, v.kind, v.bucket
-            ON CONFLICT (agent_id, scope, project, scanner, model, kind, bucket) DO UPDATE SET n = t.n + excluded.n, p_sum = t.p_sum + excluded.p_sum, y_sum = t.y_sum + excluded.y_sum`,
+        sql`INSERT INTO ${metricTallies} AS t (agent_id, scope, grain, project, scanner, model, kind, bucket, n, p_sum, y_sum)
+            SELECT ${this.agentId}::uuid, v.scope, v.grain::smallint, v.project, v.scanner, v.model, v.kind::smallint, v.bucket, sum(v.n), sum(v.p), sum(v.y)
+            FROM (VALUES ${values}) AS v(scope, grain, project, scanner, model, kind, bucket, n, p, y) GROUP BY v.scope, v.grain, v.project, v.scanner, v.model, v.kind, v.bucket
+            ON CONFLICT (agent_id, scope, grain, project, scanner, model, kind, bucket) DO UPDATE SET n = t.n + excluded.n, p_sum = t.p_sum + excluded.p_sum, y_sum = t.y_sum + excluded.y_sum`,
       );
+      await yieldToEventLoop();
     }
   }
 
@@ -245,15 +261,15 @@ export class MetricRollup {
  * by tally row, dropping those that cancel out (a finding leaving and re-entering a row); the
  * others are left for the database to sum exactly.
  */
-function mergeCounts(tallies: readonly Tally[]): Tally[] {
-  const merged = new Map<string, Tally>();
-  const kept: Tally[] = [];
+function mergeCounts(tallies: readonly GrainTally[]): GrainTally[] {
+  const merged = new Map<string, GrainTally>();
+  const kept: GrainTally[] = [];
   for (const t of tallies) {
     if (t.p !== 0) {
       kept.push(t);
       continue;
     }
-    const key = JSON.stringify([t.scope, t.project, t.scanner, t.model, t.kind, t.bucket]);
+    const key = JSON.stringify([t.scope, t.grain, t.project, t.scanner, t.model, t.kind, t.bucket]);
     const m = merged.get(key);
     if (m) {
       m.n += t.n;

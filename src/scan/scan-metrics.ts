@@ -10,6 +10,9 @@ import type { Db } from '../shared/sql';
 export const FOLLOW_QUIET_MS = 500;
 /** A metrics read rolls up at most this many waiting outcomes itself before it answers; beyond that it answers from the rollup as it is. */
 export const READ_CATCH_UP_MAX = 10_000;
+/** Slices per dimension a metrics report shows when the caller names no number, and the most it may name. */
+export const DEFAULT_METRIC_SLICES = 50;
+export const MAX_METRIC_SLICES = 1_000;
 
 /** What a metrics read says of the outcomes its figures leave out. */
 export interface RollupLag {
@@ -122,7 +125,7 @@ export class ScanMetrics implements OutcomeFollower {
     return lag;
   }
 
-  async report(options: { asOfMs: number; k: number }): Promise<ScanMetricsReport & RollupLag> {
+  async report(options: { asOfMs: number; k: number; slices: number }): Promise<ScanMetricsReport & RollupLag> {
     const { doneSeq, pending } = await this.catchUp();
     return { ...(await rollupMetrics(this.db, this.runtime.agentId, { ...options, throughSeq: doneSeq })), pending_outcomes: pending };
   }

@@ -20,7 +20,7 @@ import { ensureLearnTask } from './surfaces/learn-pending-task';
 import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
 import { LearningPasses } from './learning-passes';
-import { type RollupLag, ScanMetrics } from './scan-metrics';
+import { DEFAULT_METRIC_SLICES, type RollupLag, ScanMetrics } from './scan-metrics';
 
 export { SCAN_OUTCOME_SERVICE };
 
@@ -273,8 +273,8 @@ export class ScanOutcomeService extends Service {
   }
 
   /** The quality metrics of the agent's findings as of a time (default now), from the metrics rollup (`ScanMetrics`); see the README. */
-  metrics(options: { asOfMs?: number; k?: number } = {}): Promise<ScanMetricsReport & RollupLag> {
-    return this.scanMetrics.report({ asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
+  metrics(options: { asOfMs?: number; k?: number; slices?: number } = {}): Promise<ScanMetricsReport & RollupLag> {
+    return this.scanMetrics.report({ asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K, slices: options.slices ?? DEFAULT_METRIC_SLICES });
   }
 
   /** Triage quality week by week (`weeklyTriage`): the `weeks` UTC weeks ending with the one holding `asOfMs` (default now). */

@@ -129,16 +129,18 @@ export const weekFindingMetrics = pluginSchema.table(
 
 /**
  * Rolled-up metric counts (`MetricRollup`): per agent, scope ('all', 'd:' + UTC day, 'w:' + UTC
- * week's Monday), slice (project, scanner, model; '' for weekly finding counts) and `kind`
- * (`TALLY_KIND`) with its bucket: a count `n`, an exact sum `p_sum` (rewards, confidences) and
- * `y_sum` (confirmed findings). Outcome counts only grow; finding counts move when a finding's
- * latest outcome changes.
+ * week's Monday), `grain` (`GRAIN`: every finding, one project, scanner or model, or one triple;
+ * the slice columns the grain does not use are '') and `kind` (`TALLY_KIND`) with its bucket: a
+ * count `n`, an exact sum `p_sum` (rewards, confidences) and `y_sum` (confirmed findings). Day
+ * scopes hold outcome counts down to the model grain, week scopes every finding only. Outcome
+ * counts only grow; finding counts move when a finding's latest outcome changes.
  */
 export const metricTallies = pluginSchema.table(
   'metric_tallies',
   {
     agentId: uuid('agent_id').notNull(),
     scope: text('scope').notNull(),
+    grain: smallint('grain').notNull(),
     project: text('project').notNull(),
     scanner: text('scanner').notNull(),
     model: text('model').notNull(),
@@ -148,7 +150,7 @@ export const metricTallies = pluginSchema.table(
     pSum: numeric('p_sum').notNull(),
     ySum: bigint('y_sum', { mode: 'number' }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.agentId, t.scope, t.project, t.scanner, t.model, t.kind, t.bucket] })],
+  (t) => [primaryKey({ columns: [t.agentId, t.scope, t.grain, t.project, t.scanner, t.model, t.kind, t.bucket] })],
 );
 
 /** How far the metrics rollup of an agent has followed its outcomes: every outcome with seq ≤ `done_seq` is rolled up (`MetricRollup.step`). */

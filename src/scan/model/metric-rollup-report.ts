@@ -139,7 +139,13 @@ function modelDeltasOf(rows: readonly SliceTallyRow[]) {
 }
 
 /** The report from slice counts and reads (both by `sliceId`) and the per-triple rows. */
-export function reportOf(asOfMs: number, k: number, counts: ReadonlyMap<string, SliceCounts>, reads: ReadonlyMap<string, SliceReads>, rows: readonly SliceTallyRow[]): ScanMetricsReport {
+export function reportOf(
+  asOfMs: number,
+  k: number,
+  counts: ReadonlyMap<string, SliceCounts>,
+  reads: ReadonlyMap<string, SliceReads>,
+  rows: readonly SliceTallyRow[],
+): Omit<ScanMetricsReport, 'slice_totals' | 'slice_limit'> {
   const setOf = (dim: SliceDim, value: string) => {
     const id = sliceId(dim, value);
     return metricSetOf(counts.get(id) ?? emptyCounts(), reads.get(id) ?? { topConfirmed: 0, topTaken: 0, medianValues: [], drift: [] });

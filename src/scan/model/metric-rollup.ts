@@ -9,8 +9,38 @@ import { utcWeekStartMs } from './weekly-triage';
  * `metric-rollup-report.ts` turns read counts back into `computeScanMetrics`' figures.
  */
 
-/** What a tally row counts. */
-export const TALLY_KIND = { outcome: 0, label: 1, flags: 2, ece: 3, fix: 4 } as const;
+/** What a tally row counts. `size`: a slice's outcomes in all (bucket 0), by which the report picks the slices it shows. */
+export const TALLY_KIND = { outcome: 0, label: 1, flags: 2, ece: 3, fix: 4, size: 5 } as const;
+
+/**
+ * Which slice a tally row counts for: every finding, one project, one scanner, one model (the
+ * other slice columns ''), or one (project, scanner, model) triple (only outcome and label
+ * counts, for the model deltas). So the report reads the rows of the slices it shows, never a
+ * sum over every triple.
+ */
+export const GRAIN = { overall: 0, project: 1, scanner: 2, model: 3, triple: 4 } as const;
+
+/** A tally row as stored: a `Tally` at one grain. */
+export interface GrainTally extends Tally {
+  grain: number;
+}
+
+/**
+ * The stored rows of an all-time or weekly tally: weekly ones count for every finding only;
+ * all-time ones for every finding, its project, scanner and model, and (label counts) its triple.
+ */
+export function grainsOf(t: Tally): GrainTally[] {
+  const blank = { project: '', scanner: '', model: '' };
+  if (t.scope !== ALL_SCOPE) return [{ ...t, ...blank, grain: GRAIN.overall }];
+  const rows: GrainTally[] = [
+    { ...t, ...blank, grain: GRAIN.overall },
+    { ...t, ...blank, project: t.project, grain: GRAIN.project },
+    { ...t, ...blank, scanner: t.scanner, grain: GRAIN.scanner },
+    { ...t, ...blank, model: t.model, grain: GRAIN.model },
+  ];
+  if (t.kind === TALLY_KIND.label) rows.push({ ...t, grain: GRAIN.triple });
+  return rows;
+}
 /** Bins of `expectedCalibrationError` as the metrics use it. */
 export const ECE_BINS = 10;
 /** The all-time scope of a tally. */

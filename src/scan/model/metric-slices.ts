@@ -31,6 +31,24 @@ export const ratio = (numerator: number, denominator: number): number | null =>
 export const difference = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a - b);
 
 /**
+ * The slices of one dimension a report shows: the `limit` with the most outcomes, ties in
+ * ascending code-unit order of their names; and how many there are in all.
+ */
+export function pickSlices(outcomes: readonly SliceFields[], keyOf: (x: SliceFields) => string, limit: number): { keys: Set<string>; total: number } {
+  const sizes = new Map<string, number>();
+  for (const o of outcomes) sizes.set(keyOf(o), (sizes.get(keyOf(o)) ?? 0) + 1);
+  return { keys: new Set(rankSlices(sizes, limit)), total: sizes.size };
+}
+
+/** The `limit` slice names with the largest sizes, ties in ascending code-unit order. */
+export function rankSlices(sizes: ReadonlyMap<string, number>, limit: number): string[] {
+  return [...sizes]
+    .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))
+    .slice(0, limit)
+    .map(([name]) => name);
+}
+
+/**
  * A record of `compute(findings, outcomes)` per slice key, keys in ascending code-unit order
  * (JSON keeps that order, except that integer-like keys such as "42" always come first). A
  * finding goes to the slice of its latest outcome, an outcome to its own; a key present in

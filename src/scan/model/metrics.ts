@@ -1,5 +1,5 @@
 import { DAY_MS } from './grouping';
-import { difference, type ModelDelta, modelDeltas, ratio, sliceRecord } from './metric-slices';
+import { difference, type ModelDelta, modelDeltas, pickSlices, ratio, type SliceFields, sliceRecord } from './metric-slices';
 import { compareOutcomes, compareText, type FindingSummary, type MetricOutcome, summarizeFindings } from './findings';
 
 export type { ModelDelta } from './metric-slices';
@@ -12,6 +12,8 @@ export interface MetricOptions {
   asOfMs: number;
   /** How many of the most confident findings `precision_at_k` looks at; a positive integer. */
   k: number;
+  /** The most slices per dimension (project, scanner, model) the report shows (`pickSlices`); every slice when absent. */
+  slices?: number;
 }
 
 /**
@@ -54,8 +56,12 @@ export interface ScanMetricsReport {
   by_project: Record<string, MetricSet>;
   by_scanner: Record<string, MetricSet>;
   by_model: Record<string, MetricSet>;
-  /** Per-model deltas: for each (project, scanner) with two or more models, each model against that pair's pooled figures. */
+  /** Per-model deltas: for each shown project's (project, scanner) pairs with two or more models, each model against that pair's pooled figures. */
   model_deltas: ModelDelta[];
+  /** How many slices each dimension has in all: `by_*` show at most `slice_limit` of them, those with the most outcomes. */
+  slice_totals: { project: number; scanner: number; model: number };
+  /** The most slices per dimension shown; null: every one. */
+  slice_limit: number | null;
 }
 
 /**
@@ -208,20 +214,34 @@ export function computeScanMetrics(
   const ordered = [...outcomes].sort((a, b) => compareText(a.findingKey, b.findingKey) || compareOutcomes(a, b));
   const findings = summarizeFindings(ordered, firstSeenMs);
   const compute = (f: readonly FindingSummary[], o: readonly MetricOutcome[]) => computeMetricSet(f, o, options);
+  const limit = options.slices ?? Number.POSITIVE_INFINITY;
+  const shown = {
+    project: pickSlices(ordered, (x) => x.project, limit),
+    scanner: pickSlices(ordered, (x) => x.scanner, limit),
+    model: pickSlices(ordered, (x) => x.model, limit),
+  };
+  const record = (dim: keyof typeof shown) => {
+    const keep = (x: SliceFields) => shown[dim].keys.has(x[dim]);
+    return sliceRecord(findings.filter(keep), ordered.filter(keep), (x) => x[dim], compute);
+  };
+  const inShownProject = (x: SliceFields) => shown.project.keys.has(x.project);
   return {
     as_of: asOf.toISOString(),
     k: options.k,
     overall: compute(findings, ordered),
-    by_project: sliceRecord(findings, ordered, (x) => x.project, compute),
-    by_scanner: sliceRecord(findings, ordered, (x) => x.scanner, compute),
-    by_model: sliceRecord(findings, ordered, (x) => x.model, compute),
-    model_deltas: modelDeltas(findings, ordered),
+    by_project: record('project'),
+    by_scanner: record('scanner'),
+    by_model: record('model'),
+    model_deltas: modelDeltas(findings.filter(inShownProject), ordered.filter(inShownProject)),
+    slice_totals: { project: shown.project.total, scanner: shown.scanner.total, model: shown.model.total },
+    slice_limit: options.slices ?? null,
   };
 }
 
 /** Checks `computeScanMetrics`' options (throws RangeError); returns as-of as a Date. */
 export function checkMetricOptions(options: MetricOptions): Date {
   if (!Number.isInteger(options.k) || options.k < 1) throw new RangeError(`k must be a positive integer, got ${options.k}`);
+  if (options.slices !== undefined && (!Number.isInteger(options.slices) || options.slices < 1)) throw new RangeError(`slices must be a positive integer, got ${options.slices}`);
   const asOf = new Date(options.asOfMs);
   if (Number.isNaN(asOf.getTime())) throw new RangeError(`asOfMs must be a valid time, got ${options.asOfMs}`);
   return asOf;

@@ -2,12 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { MetricSet, ScanMetricsReport } from '../model/metrics';
-import type { RollupLag } from '../scan-metrics';
+import { MAX_METRIC_SLICES, type RollupLag } from '../scan-metrics';
 import { predictText } from '../predict-text';
 import { replayOutcomes } from '../replay';
 import type { TriagePrediction } from '../scan-outcome-service';
 import type { ParsedArgs } from '../../cli/args';
 import { progressPrinter } from '../../cli/output';
+import { UsageError } from '../../cli/args';
 import { type CommandResult, nowFlag, positiveIntFlag, readInputFile, withService } from '../../cli/session';
 
 const fixed = (value: number | null, digits = 3) => (value === null ? 'n/a' : value.toFixed(digits));
@@ -37,6 +38,8 @@ function describeMetricSet(name: string, m: MetricSet): string {
 
 export function describeMetrics(report: ScanMetricsReport & Partial<RollupLag>): string {
   const parts = [`metrics as of ${report.as_of}`, describeMetricSet('overall', report.overall)];
+  const left = (['project', 'scanner', 'model'] as const).filter((dim) => report.slice_totals[dim] > Object.keys(report[`by_${dim}`]).length);
+  if (left.length > 0) parts.push(`showing the ${report.slice_limit} ${left.join(', ')} slices with the most outcomes (of ${left.map((dim) => report.slice_totals[dim]).join(', ')}); --slices N shows more`);
   if (report.pending_outcomes) parts.splice(1, 0, `${report.pending_outcomes} stored outcomes are not rolled up yet and are not in these figures (the rollup is catching up; ask again later)`);
   for (const [title, slices] of [
     ['project', report.by_project],
@@ -51,11 +54,13 @@ export function describeMetrics(report: ScanMetricsReport & Partial<RollupLag>):
   return parts.join('\n');
 }
 
-/** `metrics [--now ISO] [--k N]`: quality metrics of the agent's findings. */
+/** `metrics [--now ISO] [--k N] [--slices S]`: quality metrics of the agent's findings. */
 export async function metricsCommand(args: ParsedArgs): Promise<CommandResult> {
   const asOfMs = nowFlag(args);
   const k = positiveIntFlag(args, 'k');
-  const report = await withService(args, (service) => service.metrics({ asOfMs, ...(k === undefined ? {} : { k }) }));
+  const slices = positiveIntFlag(args, 'slices');
+  if (slices !== undefined && slices > MAX_METRIC_SLICES) throw new UsageError(`--slices must be an integer from 1 to ${MAX_METRIC_SLICES} (got ${slices})`);
+  const report = await withService(args, (service) => service.metrics({ asOfMs, ...(k === undefined ? {} : { k }), ...(slices === undefined ? {} : { slices }) }));
   return { exitCode: 0, json: report, text: describeMetrics(report) };
 }
 

@@ -1,3 +1,4 @@
+import { MAX_METRIC_SLICES } from '../scan-metrics';
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { predictText } from '../predict-text';
 import { queryParam, readRequestBody } from '../../shared/http/body';
@@ -17,7 +18,7 @@ export async function handlePostTriage(req: RouteRequest, res: RouteResponse, ru
   res.status(rejected.length === 0 ? 200 : 400).json({ predictions, rejected });
 }
 
-/** GET /self-improve/metrics?now=ISO&k=N: the quality metrics of the agent's findings (definitions in the README). */
+/** GET /self-improve/metrics?now=ISO&k=N&slices=S: the quality metrics of the agent's findings (definitions in the README). */
 export async function handleGetMetrics(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
   const service = serviceOr503(runtime, res);
   if (!service) return;
@@ -32,7 +33,12 @@ export async function handleGetMetrics(req: RouteRequest, res: RouteResponse, ru
     res.status(400).json({ error: `k must be a positive integer (got ${JSON.stringify(k)})` });
     return;
   }
-  res.status(200).json(await service.metrics({ asOfMs, ...(k === undefined ? {} : { k: Number(k) }) }));
+  const slices = queryParam(req, 'slices');
+  if (slices !== undefined && !(/^[0-9]+$/.test(slices) && Number(slices) >= 1 && Number(slices) <= MAX_METRIC_SLICES)) {
+    res.status(400).json({ error: `slices must be an integer from 1 to ${MAX_METRIC_SLICES} (got ${JSON.stringify(slices)})` });
+    return;
+  }
+  res.status(200).json(await service.metrics({ asOfMs, ...(k === undefined ? {} : { k: Number(k) }), ...(slices === undefined ? {} : { slices: Number(slices) }) }));
 }
 
 export const triageRoute: Route = { type: 'POST', path: '/triage', name: 'self-improve-triage', handler: handlePostTriage };
