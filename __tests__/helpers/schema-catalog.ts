@@ -15,6 +15,7 @@ export const PLUGIN_TABLE_NAMES = [
   'findings',
   'guard_log',
   'learning_lease',
+  'learning_progress',
   'ledger',
   'ledger_audit',
   'ledger_fold',

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from '../../src/scan/scan-lesson-metadata';
-import { outcomeLearned } from '../../src/scan/tables';
+import { learningProgress, outcomeLearned } from '../../src/scan/tables';
 import { dbOf } from '../../src/shared/sql';
 import { LEARN_TASK_NAME } from '../../src/scan/surfaces/learn-pending-task';
 import { makeRows } from '../helpers/rows';
@@ -144,8 +144,9 @@ describe('each outcome is learned from once', () => {
       await first.service.ingest(FP_ROWS);
       await first.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
       const lessonId = first.service.listScanLessons()[0]?.id;
-      // Simulate a crash after the lessons were written but before the outcomes were marked learned.
+      // Simulate a crash after the lessons were written but before the outcomes were marked learned (and so before the pass recorded how far it got).
       await dbOf(first.runtime).execute(sql`DELETE FROM ${outcomeLearned}`);
+      await dbOf(first.runtime).execute(sql`DELETE FROM ${learningProgress}`);
       await first.close();
 
       const second = await startAgent({ dataDir, plugins: [createTestModelsPlugin().plugin] });

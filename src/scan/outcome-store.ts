@@ -7,7 +7,7 @@ import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import type { OutcomeFollower } from './metric-rollup-store';
 import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
-import { outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
+import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
 import { yieldToEventLoop } from '../shared/event-loop';
 
 /** Rows per INSERT statement (15 parameters each stays far below PostgreSQL's 65,535). */
@@ -42,6 +42,9 @@ export function toStoredOutcome(agentId: UUID, row: OutcomeRow): StoredOutcome {
     tsMs: Date.parse(row.ts),
   };
 }
+
+/** Outcome seqs `pendingGroups` looks at per statement. */
+export const PENDING_SCAN_PAGE = 20_000;
 
 /** Durable outcomes of one agent, in the runtime's database. */
 export class OutcomeStore {
@@ -101,13 +104,42 @@ export class OutcomeStore {
     return rows.map((r) => r.id);
   }
 
+  /** Outcomes not yet learned from (only those after `learnedThrough` can be). */
   async countPending(): Promise<number> {
+    const through = await this.learnedThrough();
     const [row] = await queryRows<{ n: number | string }>(
       this.db,
-      sql`SELECT count(*)::int AS n FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND ${NOT_LEARNED}`,
+      sql`SELECT count(*)::int AS n FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > ${through} AND ${NOT_LEARNED}`,
     );
     return Number(row?.n ?? 0);
   }
+
+  /** Every outcome with seq at or below this is learned from (`learning_progress`; 0 before any pass). */
+  async learnedThrough(): Promise<number> {
+    const [row] = await queryRows<{ seq: number | string }>(this.db, sql`SELECT learned_through_seq AS seq FROM ${learningProgress} WHERE agent_id = ${this.agentId}::uuid`);
+    return Number(row?.seq ?? 0);
+  }
+
+  /** Records that every outcome with seq ≤ `seq` is learned from (never moves back). */
+  async setLearnedThrough(seq: number): Promise<void> {
+    await this.db.execute(
+      sql`INSERT INTO ${learningProgress} (agent_id, learned_through_seq) VALUES (${this.agentId}::uuid, ${seq})
+          ON CONFLICT (agent_id) DO UPDATE SET learned_through_seq = GREATEST(${learningProgress.learnedThroughSeq}, excluded.learned_through_seq)`,
+    );
+  }
+
+  /**
+   * The newest seq of the agent's outcomes such that every outcome at or below it is committed:
+   * read under the follower's lock, which every outcome write holds for its whole transaction.
+   */
+  async committedMaxSeq(): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      await this.follower?.lock(tx);
+      const [row] = await queryRows<{ seq: number | string | null }>(tx, sql`SELECT max(seq) AS seq FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid`);
+      return Number(row?.seq ?? 0);
+    });
+  }
+
 
   async count(): Promise<number> {
     const [row] = await queryRows<{ n: number | string }>(
@@ -133,21 +165,44 @@ export class OutcomeStore {
 
   /**
    * The groups with outcomes not yet learned from whose time is at or before `asOfMs`, how many
-   * each has, and the snapshot `maxSeq`: later steps of the pass only touch outcomes up to it, so
-   * a row ingested while the pass runs is neither counted as evidence nor marked learned by it.
-   * One aggregate: the outcomes themselves are read a group at a time (`pendingTimes`).
+   * each has and its lowest seq, and the snapshot `maxSeq` (`committedMaxSeq`): later steps of the
+   * pass only touch outcomes up to it, so a row ingested while the pass runs is neither counted
+   * as evidence nor marked learned by it. `laterSeq`: the lowest seq of a pending outcome dated
+   * after `asOfMs` (it stays pending), or null. Only outcomes after `learnedThrough` are looked
+   * at, `page` seqs per statement with the event loop free between them; the outcomes
+   * themselves are read a few groups at a time (`pendingTimes`).
    */
-  async pendingGroups(asOfMs: number): Promise<{ maxSeq: number; groups: { groupId: string; count: number }[] }> {
-    const rows = await queryRows<{ group_id: string; n: number | string; max_seq: number | string }>(
-      this.db,
-      sql`SELECT o.group_id, count(*) AS n, max(o.seq) AS max_seq FROM ${outcomesTable} o
-          WHERE o.agent_id = ${this.agentId}::uuid AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz AND ${NOT_LEARNED}
-          GROUP BY o.group_id`,
-    );
-    let maxSeq = 0;
-    for (const r of rows) maxSeq = Math.max(maxSeq, Number(r.max_seq));
-    return { maxSeq, groups: rows.map((r) => ({ groupId: r.group_id, count: Number(r.n) })) };
+  async pendingGroups(asOfMs: number, page = PENDING_SCAN_PAGE): Promise<{ maxSeq: number; laterSeq: number | null; groups: { groupId: string; count: number; firstSeq: number }[] }> {
+    const maxSeq = await this.committedMaxSeq();
+    const asOf = new Date(asOfMs).toISOString();
+    const groups = new Map<string, { groupId: string; count: number; firstSeq: number }>();
+    let laterSeq: number | null = null;
+    for (let lo = await this.learnedThrough(); lo < maxSeq; ) {
+      const [edge] = await queryRows<{ seq: number | string }>(
+        this.db,
+        sql`SELECT seq FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid AND seq > ${lo} AND seq <= ${maxSeq} ORDER BY seq OFFSET ${page - 1} LIMIT 1`,
+      );
+      const hi = edge ? Number(edge.seq) : maxSeq;
+      const rows = await queryRows<{ group_id: string; n: number | string; first_seq: number | string | null; later_seq: number | string | null }>(
+        this.db,
+        sql`SELECT o.group_id, count(*) FILTER (WHERE o.ts <= ${asOf}::timestamptz) AS n, min(o.seq) FILTER (WHERE o.ts <= ${asOf}::timestamptz) AS first_seq,
+              min(o.seq) FILTER (WHERE o.ts > ${asOf}::timestamptz) AS later_seq
+            FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > ${lo} AND o.seq <= ${hi} AND ${NOT_LEARNED} GROUP BY o.group_id`,
+      );
+      for (const r of rows) {
+        if (r.later_seq !== null) laterSeq = Math.min(laterSeq ?? Number.POSITIVE_INFINITY, Number(r.later_seq));
+        if (Number(r.n) === 0) continue;
+        const g = groups.get(r.group_id) ?? { groupId: r.group_id, count: 0, firstSeq: Number(r.first_seq) };
+        g.count += Number(r.n);
+        g.firstSeq = Math.min(g.firstSeq, Number(r.first_seq));
+        groups.set(r.group_id, g);
+      }
+      lo = hi;
+      await yieldToEventLoop();
+    }
+    return { maxSeq, laterSeq, groups: [...groups.values()] };
   }
+
 
   /** The times of these groups' outcomes not yet learned from, with `ts <= asOfMs` and `seq <= maxSeq`, by group (one query). */
   async pendingTimes(groups: readonly string[], asOfMs: number, maxSeq: number): Promise<Map<string, number[]>> {

@@ -88,7 +88,7 @@ export class ScanLearner {
     const report = emptyReport(asOfMs);
     // Pending outcomes are counted per group, then read about PENDING_PAGE at a time, whole groups
     // together: memory and the longest step follow that page (or the largest group), not everything pending.
-    const { maxSeq, groups: pendingGroups } = await this.outcomes.pendingGroups(asOfMs);
+    const { maxSeq, laterSeq, groups: pendingGroups } = await this.outcomes.pendingGroups(asOfMs);
     report.pending_outcomes = pendingGroups.reduce((n, g) => n + g.count, 0);
     const counts = new Map(pendingGroups.map((g) => [g.groupId, g.count]));
     const groups = pendingGroups.map((g) => g.groupId).sort();
@@ -110,6 +110,10 @@ export class ScanLearner {
       onProgress?.(++done, groups.length);
       await yieldToEventLoop();
     }
+    // Every outcome up to maxSeq is learned now except those dated later and the failed groups': the next pass starts after what is done.
+    const firstSeq = new Map(pendingGroups.map((g) => [g.groupId, g.firstSeq]));
+    const stillPending = [laterSeq, ...report.failed_groups.map((g) => firstSeq.get(g) ?? null)].filter((seq): seq is number => seq !== null);
+    await this.outcomes.setLearnedThrough(stillPending.length === 0 ? maxSeq : Math.min(...stillPending) - 1);
     return report;
   }
 

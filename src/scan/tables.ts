@@ -159,12 +159,22 @@ export const metricRollupState = pluginSchema.table('metric_rollup_state', {
   doneSeq: bigint('done_seq', { mode: 'number' }).notNull(),
 });
 
+/**
+ * How far learning has got through an agent's outcomes: every outcome with seq ≤
+ * `learned_through_seq` is learned from, so a pass looks for pending outcomes only after it.
+ */
+export const learningProgress = pluginSchema.table('learning_progress', {
+  agentId: uuid('agent_id').primaryKey(),
+  learnedThroughSeq: bigint('learned_through_seq', { mode: 'number' }).notNull(),
+});
+
 export const scanTables = {
   outcomes: outcomesTable,
   outcomeLearned,
   scanLessonEvidence,
   findings: findingsTable,
   learningLease,
+  learningProgress,
   findingMetrics,
   weekFindingMetrics,
   metricTallies,
