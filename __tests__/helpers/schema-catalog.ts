@@ -13,6 +13,8 @@ export const PLUGIN_TABLE_NAMES = [
   'elo_log',
   'finding_metrics',
   'findings',
+  'group_label_counts',
+  'group_label_counts_ready',
   'guard_log',
   'learning_lease',
   'learning_progress',

@@ -7,6 +7,7 @@ import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import type { OutcomeFollower } from './metric-rollup-store';
 import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
+import { addGroupLabelCounts, type GroupLabelCount, groupLabelCountsOf } from './group-label-counts';
 import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
 import { yieldToEventLoop } from '../shared/event-loop';
 
@@ -79,6 +80,7 @@ export class OutcomeStore {
           for (const r of refused) result.refused.push({ position: n * INSERT_BATCH + r.position, reason: r.reason });
           await yieldToEventLoop();
         }
+        await addGroupLabelCounts(tx, this.agentId, outcomes.filter((o) => result.inserted.has(o.id)));
         if (within && result.inserted.size > 0) await within(tx, result.inserted);
       });
     } finally {
@@ -149,14 +151,11 @@ export class OutcomeStore {
     return Number(row?.n ?? 0);
   }
 
-  /** Outcome counts per group and label: what the triage prior is built from at start-up. */
-  async labelCountsByGroup(): Promise<{ groupId: string; label: OutcomeRow['label']; n: number }[]> {
-    const rows = await queryRows<{ group_id: string; label: OutcomeRow['label']; n: number | string }>(
-      this.db,
-      sql`SELECT group_id, label, count(*)::int AS n FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid GROUP BY group_id, label ORDER BY group_id, label`,
-    );
-    return rows.map((r) => ({ groupId: r.group_id, label: r.label, n: Number(r.n) }));
+  /** Outcome counts per group and label: what the triage prior is built from at start-up (`groupLabelCountsOf`). */
+  labelCountsByGroup(): Promise<GroupLabelCount[]> {
+    return groupLabelCountsOf(this.db, this.agentId, (tx) => this.follower?.lock(tx) ?? Promise.resolve());
   }
+
 
   /** Every outcome with the fields the metrics use, oldest first. */
   forMetrics(): Promise<MetricOutcome[]> {

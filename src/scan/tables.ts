@@ -168,6 +168,23 @@ export const learningProgress = pluginSchema.table('learning_progress', {
   learnedThroughSeq: bigint('learned_through_seq', { mode: 'number' }).notNull(),
 });
 
+/** Outcomes per group and label (the triage prior's counts), kept by every outcome insert in its transaction. */
+export const groupLabelCounts = pluginSchema.table(
+  'group_label_counts',
+  {
+    agentId: uuid('agent_id').notNull(),
+    groupId: text('group_id').notNull(),
+    label: text('label').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.groupId, t.label] })],
+);
+
+/** The agents whose `group_label_counts` hold every outcome (counted once from the outcome rows, then kept by each insert). */
+export const groupLabelCountsReady = pluginSchema.table('group_label_counts_ready', {
+  agentId: uuid('agent_id').primaryKey(),
+});
+
 export const scanTables = {
   outcomes: outcomesTable,
   outcomeLearned,
@@ -175,6 +192,8 @@ export const scanTables = {
   findings: findingsTable,
   learningLease,
   learningProgress,
+  groupLabelCounts,
+  groupLabelCountsReady,
   findingMetrics,
   weekFindingMetrics,
   metricTallies,
