@@ -156,6 +156,9 @@ await withTempDir('self-improve-bench-scale-', async (dataDir) => {
       Bun.gc(true);
       const startup = await timeMs(() => bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS }));
       booted = startup.value;
+      // Services start in the background after initialize: the time until every one of the plugin's has started, counted from the boot.
+      const runtime = booted.runtime;
+      const services = await timeMs(() => Promise.all((selfImprovePlugin.services ?? []).map((s) => runtime.getServiceLoadPromise(s.serviceType as never))));
       const ready = await timeMs(async () => (await scanOutcomeServiceOf(booted.runtime)).scanLessonsReady());
       const step = {
         bench: 'scale-step',
@@ -181,6 +184,7 @@ await withTempDir('self-improve-bench-scale-', async (dataDir) => {
         rss_mb: rssMb,
         heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
         startup_ms: Math.round(startup.ms),
+        services_ready_ms: Math.round(startup.ms + services.ms),
         lessons_ready_ms: Math.round(ready.ms),
         routes,
         providers,
@@ -214,7 +218,7 @@ report({
   p99_ratio_largest_to_smallest: p99Ratios,
   ingest_rate_ratio: ratio(last.ingest_rows_per_s, first.ingest_rows_per_s),
   rss_ratio: ratio(last.rss_mb, first.rss_mb),
-  startup_ratio: ratio(last.startup_ms, first.startup_ms),
+  startup_ratio: ratio(last.services_ready_ms, first.services_ready_ms),
   worst_route_p99_ms: worstRoute,
   worst_provider_p99_ms: worstProvider,
   longest_stall_ms: Math.max(...stalls),
@@ -224,7 +228,7 @@ report({
     provider_p99_under_2_ms: worstProvider < 2,
     no_stall_over_100_ms: Math.max(...stalls) <= 100,
     rss_under_1_gb: last.rss_mb < 1024,
-    startup_under_5_s: last.startup_ms < 5_000,
+    startup_under_5_s: last.services_ready_ms < 5_000,
     ingest_at_largest_at_least_half_rate: last.ingest_rows_per_s >= first.ingest_rows_per_s / 2,
   },
 });
