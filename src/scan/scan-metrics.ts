@@ -83,7 +83,8 @@ export class ScanMetrics implements OutcomeFollower {
     while (this.following) await this.following;
   }
 
-  private wake(): void {
+  /** Starts following if it is not already: what is waiting is rolled up once no write or learning pass is under way. */
+  wake(): void {
     this.dirty = true;
     if (this.following || this.stopping) return;
     this.following = this.follow().finally(() => {

@@ -174,13 +174,14 @@ export class ScanOutcomeService extends Service {
   learnPending(options: { asOf?: Date | number; onProgress?: LearnProgress } = {}): Promise<LearnReport> {
     const asOfMs = options.asOf === undefined ? Date.now() : Number(options.asOf instanceof Date ? options.asOf.getTime() : options.asOf);
     const generation = this.ingestGeneration;
+    // Outcomes another process stored are rolled up for the metrics from here too (this process's follower is woken only by its own writes).
     return this.passes.run(
       asOfMs,
       options.onProgress,
       () => {
         if (generation === this.ingestGeneration) this.pendingHint = false;
       },
-    );
+    ).finally(() => this.scanMetrics.wake());
   }
 
   /**
