@@ -142,14 +142,23 @@ async function readMedians(db: Db, agentId: UUID, counts: ReadonlyMap<string, Sl
     }
   }
   if (wanted.length === 0) return;
-  const list = sql.join(wanted.map((w, i) => sql`(${i}::int, ${w.dim}, ${w.value}, ${w.bucket}::int, ${w.offset}::int)`), sql`, `);
-  const found = await queryRows<{ i: number; h: number }>(
-    db,
-    sql`SELECT v.i, x.h FROM (VALUES ${list}) AS v(i, dim, value, bucket, off) CROSS JOIN LATERAL (
-          SELECT f.hours_to_fix AS h FROM ${findingMetrics} f WHERE f.agent_id = ${agentId}::uuid AND f.fix_bucket = v.bucket
-            AND (v.dim = 'overall' OR (v.dim = 'project' AND f.project = v.value) OR (v.dim = 'scanner' AND f.scanner = v.value) OR (v.dim = 'model' AND f.model = v.value))
-          ORDER BY f.hours_to_fix OFFSET v.off LIMIT 1) x ORDER BY v.i`,
-  );
+  // One statement per dimension, so each reads through its own (slice, bucket, time) index.
+  const found: { i: number; h: number }[] = [];
+  for (const dim of SLICE_DIMS) {
+    const mine = wanted.map((w, i) => ({ ...w, i })).filter((w) => w.dim === dim);
+    if (mine.length === 0) continue;
+    const list = sql.join(mine.map((w) => sql`(${w.i}::int, ${w.value}, ${w.bucket}::int, ${w.offset}::int)`), sql`, `);
+    const sliceCondition = dim === 'overall' ? sql`true` : sql`f.${COLUMN[dim]} = v.value`;
+    found.push(
+      ...(await queryRows<{ i: number; h: number }>(
+        db,
+        sql`SELECT v.i, x.h FROM (VALUES ${list}) AS v(i, value, bucket, off) CROSS JOIN LATERAL (
+              SELECT f.hours_to_fix AS h FROM ${findingMetrics} f WHERE f.agent_id = ${agentId}::uuid AND ${sliceCondition} AND f.fix_bucket = v.bucket
+              ORDER BY f.hours_to_fix OFFSET v.off LIMIT 1) x`,
+      )),
+    );
+  }
+  found.sort((a, b) => Number(a.i) - Number(b.i));
   for (const r of found) {
     const w = wanted[Number(r.i)];
     if (w) reads.get(w.id)?.medianValues.push(Number(r.h));

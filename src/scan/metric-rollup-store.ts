@@ -17,7 +17,7 @@ import {
   type WeekFindingState,
   weekFindingTallies,
 } from './model/metric-rollup';
-import { metricOutcomes } from './outcome-store';
+import { metricOutcomes, newestOutcomeSeq, nextOutcomeSeqRange } from './outcome-store';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { chunks, type Db, queryRows } from '../shared/sql';
 import { findingMetrics, findingsTable, metricRollupState, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
@@ -226,27 +226,25 @@ export class MetricRollup {
   }
 
   /**
-   * Rolls up the next `chunk` outcomes after `done_seq`, in seq order, in one transaction under
-   * the lock, and moves `done_seq` past them. Returns how many outcomes were rolled up (0 when
-   * none were waiting).
+   * Rolls up the outcomes of the next range of `chunk` seqs after `done_seq` (`nextOutcomeSeqRange`)
+   * in one transaction under the lock, and moves `done_seq` to its end. Returns how many outcomes
+   * were rolled up (0 when none were waiting).
    */
   async step(chunk = ROLLUP_CHUNK): Promise<number> {
     return this.db.transaction(async (tx) => {
       await this.lock(tx);
       const done = await this.doneSeq(tx);
-      const [last] = await queryRows<{ seq: number | string | null; n: number | string }>(
-        tx,
-        sql`SELECT max(seq) AS seq, count(*) AS n FROM (SELECT seq FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid AND seq > ${done} ORDER BY seq LIMIT ${chunk}) s`,
-      );
-      const taken = Number(last?.n ?? 0);
-      if (taken === 0 || last?.seq === null || last?.seq === undefined) return 0;
-      const through = Number(last.seq);
-      await this.rollUpOutcomes(tx, sql`o.agent_id = ${this.agentId}::uuid AND o.seq > ${done} AND o.seq <= ${through}`, through);
+      const range = await nextOutcomeSeqRange(tx, this.agentId, done, chunk, await newestOutcomeSeq(tx, this.agentId));
+      if (!range) return 0;
+      const inRange = sql`o.agent_id = ${this.agentId}::uuid AND o.seq > ${range.after} AND o.seq <= ${range.through}`;
+      const [counted] = await queryRows<{ n: number | string }>(tx, sql`SELECT count(*) AS n FROM ${outcomesTable} o WHERE ${inRange}`);
+      const through = range.through;
+      await this.rollUpOutcomes(tx, inRange, through);
       await tx.execute(
         sql`INSERT INTO ${metricRollupState} (agent_id, done_seq) VALUES (${this.agentId}::uuid, ${through})
             ON CONFLICT (agent_id) DO UPDATE SET done_seq = excluded.done_seq`,
       );
-      return taken;
+      return Number(counted?.n ?? 0);
     });
   }
 

@@ -137,8 +137,7 @@ export class OutcomeStore {
   async committedMaxSeq(): Promise<number> {
     return this.db.transaction(async (tx) => {
       await this.follower?.lock(tx);
-      const [row] = await queryRows<{ seq: number | string | null }>(tx, sql`SELECT max(seq) AS seq FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid`);
-      return Number(row?.seq ?? 0);
+      return newestOutcomeSeq(tx, this.agentId);
     });
   }
 
@@ -176,12 +175,8 @@ export class OutcomeStore {
     const asOf = new Date(asOfMs).toISOString();
     const groups = new Map<string, { groupId: string; count: number; firstSeq: number }>();
     let laterSeq: number | null = null;
-    for (let lo = await this.learnedThrough(); lo < maxSeq; ) {
-      const [edge] = await queryRows<{ seq: number | string }>(
-        this.db,
-        sql`SELECT seq FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid AND seq > ${lo} AND seq <= ${maxSeq} ORDER BY seq OFFSET ${page - 1} LIMIT 1`,
-      );
-      const hi = edge ? Number(edge.seq) : maxSeq;
+    for (let range = await nextOutcomeSeqRange(this.db, this.agentId, await this.learnedThrough(), page, maxSeq); range; ) {
+      const [lo, hi] = [range.after, range.through];
       const rows = await queryRows<{ group_id: string; n: number | string; first_seq: number | string | null; later_seq: number | string | null }>(
         this.db,
         sql`SELECT o.group_id, count(*) FILTER (WHERE o.ts <= ${asOf}::timestamptz) AS n, min(o.seq) FILTER (WHERE o.ts <= ${asOf}::timestamptz) AS first_seq,
@@ -196,12 +191,11 @@ export class OutcomeStore {
         g.firstSeq = Math.min(g.firstSeq, Number(r.first_seq));
         groups.set(r.group_id, g);
       }
-      lo = hi;
       await yieldToEventLoop();
+      range = await nextOutcomeSeqRange(this.db, this.agentId, hi, page, maxSeq);
     }
     return { maxSeq, laterSeq, groups: [...groups.values()] };
   }
-
 
   /** The times of these groups' outcomes not yet learned from, with `ts <= asOfMs` and `seq <= maxSeq`, by group (one query). */
   async pendingTimes(groups: readonly string[], asOfMs: number, maxSeq: number): Promise<Map<string, number[]>> {
@@ -307,6 +301,27 @@ const NOT_LEARNED = sql`NOT EXISTS (SELECT 1 FROM ${outcomeLearned} l WHERE l.ou
 function inWindow(agentId: UUID, group: string, startMs: number, endMs: number, maxSeq: number) {
   return sql`o.agent_id = ${agentId}::uuid AND o.group_id = ${group} AND o.seq <= ${maxSeq}
     AND o.ts > ${new Date(startMs).toISOString()}::timestamptz AND o.ts <= ${new Date(endMs).toISOString()}::timestamptz`;
+}
+
+/** The newest seq of the agent's outcomes (0 for none): one index entry. */
+export async function newestOutcomeSeq(db: Db, agentId: UUID): Promise<number> {
+  const [row] = await queryRows<{ seq: number | string | null }>(db, sql`SELECT max(seq) AS seq FROM ${outcomesTable} WHERE agent_id = ${agentId}::uuid`);
+  return Number(row?.seq ?? 0);
+}
+
+/**
+ * The next range (`after`, `through`] of at most `width` seqs after `after` and at or below
+ * `top` that starts at an outcome of the agent (an empty stretch is stepped over with one min()
+ * lookup), or null when none is left. Work over the agent's outcomes goes by such ranges: PGlite
+ * never analyses a table, and without statistics `seq > n ORDER BY seq LIMIT k` is planned as a
+ * read and sort of every later row, where a closed range reads only its own.
+ */
+export async function nextOutcomeSeqRange(db: Db, agentId: UUID, after: number, width: number, top: number): Promise<{ after: number; through: number } | null> {
+  if (after >= top) return null;
+  const [row] = await queryRows<{ seq: number | string | null }>(db, sql`SELECT min(seq) AS seq FROM ${outcomesTable} WHERE agent_id = ${agentId}::uuid AND seq > ${after} AND seq <= ${top}`);
+  if (row?.seq === null || row?.seq === undefined) return null;
+  const first = Number(row.seq);
+  return { after: first - 1, through: Math.min(first - 1 + width, top) };
 }
 
 /** The outcomes `where` selects, with the fields the metrics use, oldest first. */

@@ -102,6 +102,9 @@ export const findingMetrics = pluginSchema.table(
     index('finding_metrics_scanner_rank_idx').on(t.agentId, t.scanner, t.negConfidence, t.keyOrder),
     index('finding_metrics_model_rank_idx').on(t.agentId, t.model, t.negConfidence, t.keyOrder),
     index('finding_metrics_fix_idx').on(t.agentId, t.fixBucket, t.hoursToFix),
+    index('finding_metrics_project_fix_idx').on(t.agentId, t.project, t.fixBucket, t.hoursToFix),
+    index('finding_metrics_scanner_fix_idx').on(t.agentId, t.scanner, t.fixBucket, t.hoursToFix),
+    index('finding_metrics_model_fix_idx').on(t.agentId, t.model, t.fixBucket, t.hoursToFix),
   ],
 );
 
