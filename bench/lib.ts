@@ -34,3 +34,22 @@ export async function timeMs<T>(work: () => Promise<T>): Promise<{ ms: number; v
   const value = await work();
   return { ms: performance.now() - start, value };
 }
+
+/** The longest delay of a 5 ms timer while `work` runs: how long the event loop was blocked at most. */
+export async function withStallMeter<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; stall_ms: number }> {
+  let expected = performance.now() + 5;
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - expected);
+    expected = now + 5;
+  }, 5);
+  try {
+    const { ms, value } = await timeMs(work);
+    // The time since the last tick counts too: work that never yields starves the timer entirely.
+    worst = Math.max(worst, performance.now() - expected);
+    return { value, ms, stall_ms: round(worst, 1) };
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -11,7 +11,7 @@ import { dbOf, queryRows } from '../src/shared/sql';
 import { recordingResponse } from '../__tests__/helpers/route-response';
 import { chatMessage } from '../__tests__/helpers/runtime';
 import { generateOutcomes } from '../examples/generate-outcomes';
-import { note, percentile, report, round, timeMs, withTempDir } from './lib';
+import { note, percentile, report, round, timeMs, withStallMeter, withTempDir } from './lib';
 
 /**
  * A year of data on one agent: grows one PGlite database by steps of 10x outcomes (default
@@ -37,25 +37,6 @@ const WHOLE_LEDGER_ROUTES = new Set(['/ledger/verify', '/ledger/checkpoint']);
 const NOT_MEASURED = new Set(['/dashboard']);
 /** A keyed ledger, as the README recommends (and checkpoints need). */
 const SETTINGS = { SELF_IMPROVE_LEDGER_SECRET: 'scale-benchmark-ledger-secret-0123456789' };
-
-/** The longest delay of a 5 ms timer while `work` runs: how long the event loop was blocked at most. */
-async function withStallMeter<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; stall_ms: number }> {
-  let expected = performance.now() + 5;
-  let worst = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - expected);
-    expected = now + 5;
-  }, 5);
-  try {
-    const { ms, value } = await timeMs(work);
-    // The time since the last tick counts too: work that never yields starves the timer entirely.
-    worst = Math.max(worst, performance.now() - expected);
-    return { value, ms, stall_ms: round(worst, 1) };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 function chunkRows(chunk: number) {
   return generateOutcomes(CHUNK, 1_000 + chunk).map((r, i) => ({

@@ -3,6 +3,7 @@ import { checkEntry, type EntryCheck, type LedgerTransaction, nextTransaction } 
 import { headMac } from './model/checkpoint';
 import { claimKeyOf } from './model/claims';
 import { keyProblemOf, type SignedHead } from './model/integrity';
+import type { LedgerFoldKeeper } from './ledger-fold';
 import type { HeadSigner, LedgerStore } from './ledger-store';
 import type { AppendResult, SourceCheck } from './ledger-types';
 import type { Db } from '../shared/sql';
@@ -45,13 +46,18 @@ export interface LockedAppend {
  * The one way entries get into the ledger: checked against the category registry and their
  * source records, then chained onto the tip read under the ledger's lock inside the caller's
  * database transaction, so appends from any process are serialised by the database. Keeps the
- * running sum of points as of the tip it wrote, so the checksum after an append needs no full read.
+ * sum of points as of the tip it wrote, so the checksum after an append needs no full read, and
+ * extends the ledger's totals (`LedgerFoldKeeper`) by what it wrote.
  */
 export class LedgerAppender {
   readonly categories = new Set<string>(DEFAULT_LEDGER_CATEGORIES);
   readonly sources = new Map<string, SourceCheck>();
-  /** Sum of points as of the tip with this hash: the next append's checksum starts from it when the tip has not moved elsewhere. */
-  checksum: { tipHash: string | null; sum: number } | null = null;
+  /**
+   * Sum of the points in the database up to the transaction with this sequence and hash, read by
+   * this process (`warmChecksum`) and carried along by its appends: the next append's checksum
+   * starts from it while that transaction is still in the ledger.
+   */
+  checksum: { tipSequence: number; tipHash: string | null; sum: number } | null = null;
   /** Signs the head with the secret (null without one). */
   readonly signHead: HeadSigner = (count, lastHash) => (this.key === null ? null : headMac(this.runtime.agentId, count, lastHash, this.key));
 
@@ -59,7 +65,33 @@ export class LedgerAppender {
     private readonly runtime: IAgentRuntime,
     private readonly store: LedgerStore,
     readonly key: string | null,
+    private readonly folds: LedgerFoldKeeper,
   ) {}
+
+  /**
+   * Reads the sum of every transaction's points up to the tip (a range at a time, outside any
+   * lock), so that the first append of this process does not (`sumBefore`). Run at start.
+   */
+  async warmChecksum(): Promise<void> {
+    const tip = await this.store.last();
+    const sum = await this.store.pointsSum(0, tip?.sequence ?? 0);
+    this.checksum ??= { tipSequence: tip?.sequence ?? 0, tipHash: tip?.hash ?? null, sum };
+  }
+
+  /**
+   * The sum of points in the database up to `tip`, read on `t` (which holds the lock): the kept
+   * sum when it is of `tip`, plus the points of the rows after it when its transaction is still in
+   * the ledger, else every row's (in ranges, with turns for the event loop between them).
+   */
+  private async sumBefore(t: Db, tip: LedgerTransaction | null): Promise<number> {
+    if (tip === null) return 0;
+    const known = this.checksum;
+    if (known && known.tipHash === tip.hash) return known.sum;
+    if (known && known.tipSequence < tip.sequence && (known.tipSequence === 0 || (await this.store.hashAt(known.tipSequence, t)) === known.tipHash)) {
+      return known.sum + (await this.store.pointsSum(known.tipSequence, tip.sequence, t));
+    }
+    return this.store.pointsSum(0, tip.sequence, t);
+  }
 
   /** Why appends (and recovery) are refused now, or null (`keyProblemOf` with this process's key). */
   keyProblem(tip: LedgerTransaction | null, head: SignedHead | null): string | null {
@@ -88,7 +120,7 @@ export class LedgerAppender {
     }
     const claimable = checks.flatMap((c) => (c.ok && existing.get(c.entry.source)?.has(c.entry.source_ref) ? [c.entry] : []));
     const claimed = await this.store.claimed(t, claimable);
-    const sumBefore = this.checksum && this.checksum.tipHash === (tip?.hash ?? null) ? this.checksum.sum : await this.store.pointsSum(t);
+    const sumBefore = await this.sumBefore(t, tip);
     const txs: LedgerTransaction[] = [];
     const results = checks.map((c, i): AppendResult => {
       if (!c.ok) return { ok: false, code: c.code, field: c.field, message: c.message };
@@ -108,8 +140,9 @@ export class LedgerAppender {
       return { ok: true, status: 'appended', transaction: tip };
     });
     await this.store.append(t, txs, this.signHead);
+    await this.folds.appended(t, txs);
     const sum = txs.reduce((s, tx) => s + tx.points, sumBefore);
-    this.checksum = { tipHash: tip?.hash ?? null, sum };
+    this.checksum = { tipSequence: tip?.sequence ?? 0, tipHash: tip?.hash ?? null, sum };
     return { results, appended: txs.length, checksumOk: tip === null || sum === tip.running_total };
   }
 

@@ -3,10 +3,11 @@ import { type CheckpointCheck, checkAgainstCheckpoint, type LedgerCheckpoint, ma
 import { type LedgerVerification, verifyAgainstHead } from './model/integrity';
 import { ChainVerifier } from './model/chain-check';
 import { PROGRESS_LOG_LIMIT, progressDocument } from './model/progress-json';
-import { checkHistoryQuery, emptyFold, foldFromStore, foldToStore, foldTransactions, type HistoryQuery, type LedgerFold, type LedgerMetrics, type LedgerTotals, metricsOfFold, totalsOfFold } from './model/totals';
+import { checkHistoryQuery, type HistoryQuery, type LedgerMetrics, type LedgerTotals, metricsOfFold, totalsOfFold } from './model/totals';
+import type { LedgerFoldKeeper } from './ledger-fold';
 import type { LedgerStore } from './ledger-store';
 import type { CheckpointResult } from './ledger-types';
-import { SerialQueue } from '../shared/serial-queue';
+import type { SerialQueue } from '../shared/serial-queue';
 import { yieldToEventLoop } from '../shared/event-loop';
 
 /**
@@ -15,16 +16,12 @@ import { yieldToEventLoop } from '../shared/event-loop';
  * must see every append asked for so far wait for the append queue to be idle first.
  */
 export class LedgerInspector {
-  /** Totals of the transactions read so far; extended by the ones appended since (by any process). */
-  private fold: LedgerFold | null = null;
-  private readonly folding = new SerialQueue();
-
   constructor(
     private readonly store: LedgerStore,
     private readonly queue: SerialQueue,
     private readonly agentId: string,
     private readonly key: string | null,
-    private readonly sessionStartMs: number,
+    private readonly folds: LedgerFoldKeeper,
   ) {}
 
   /**
@@ -89,11 +86,11 @@ export class LedgerInspector {
   }
 
   async totals(): Promise<LedgerTotals> {
-    return totalsOfFold(await this.summary());
+    return totalsOfFold(await this.folds.current());
   }
 
   async metrics(): Promise<LedgerMetrics> {
-    return metricsOfFold(await this.summary());
+    return metricsOfFold(await this.folds.current());
   }
 
   /** The newest transactions (of one category, when given), newest first: one indexed query. */
@@ -105,52 +102,10 @@ export class LedgerInspector {
   /** The seed's `progress.json` document (newest 1,000 transactions), checksum validated now. */
   async progressJson(nowIso = new Date().toISOString()): Promise<Record<string, unknown>> {
     await this.queue.idle();
-    const fold = await this.summary();
+    const fold = await this.folds.current();
     return progressDocument(totalsOfFold(fold), metricsOfFold(fold), await this.store.newest(PROGRESS_LOG_LIMIT), nowIso);
-  }
-
-  /**
-   * The fold of the whole ledger as it stands: the cached fold — or, in a new process, the one
-   * stored in `ledger_fold` — extended by the transactions appended since (by this process or
-   * another), a page at a time. When the ledger no longer continues it (rows cut back by
-   * recovery, or the last folded row rewritten), it is folded again from the start. A request
-   * costs one head read plus the new rows, not the ledger's length; the fold is stored again once
-   * it has grown by STORE_EVERY transactions. Edits made to older rows behind the ledger's back
-   * show in `verify`, not here.
-   */
-  private summary(): Promise<LedgerFold> {
-    return this.folding.run(async () => {
-      const head = await this.store.head();
-      let fold = this.fold ?? foldFromStore(await this.store.storedFold(), this.sessionStartMs);
-      const continues = fold !== null && head !== null && head.count >= fold.count && (fold.count === 0 || (await this.store.hashAt(fold.lastSequence)) === fold.lastHash);
-      if (!continues || fold === null) fold = emptyFold(this.sessionStartMs);
-      for (;;) {
-        const page = await this.store.after(fold.lastSequence, FOLD_PAGE);
-        if (page.length === 0) break;
-        fold = foldTransactions(fold, page);
-        this.fold = fold;
-        await this.storeIfGrown(fold);
-        if (page.length < FOLD_PAGE) break;
-        await yieldToEventLoop();
-      }
-      this.fold = fold;
-      return fold;
-    });
-  }
-
-  private storedCount = -1;
-
-  private async storeIfGrown(fold: LedgerFold): Promise<void> {
-    if (this.storedCount >= 0 && fold.count - this.storedCount < STORE_EVERY) return;
-    const stored = foldToStore(fold);
-    if (stored === null) return;
-    await this.store.storeFold(stored);
-    this.storedCount = fold.count;
   }
 }
 
-/** Transactions read per page while folding or verifying (the event loop gets a turn between pages). */
-const FOLD_PAGE = 1_000;
+/** Transactions read per page while verifying (the event loop gets a turn between pages). */
 const VERIFY_PAGE = 1_000;
-/** The fold is stored again once it has grown by this many transactions. */
-const STORE_EVERY = 1_000;

@@ -112,29 +112,33 @@ export class LedgerReconciler {
   /** Verifies the chain after `from` a page at a time; returns the mark of its last valid transaction (the locked step goes on from there). */
   private async verifyUnlocked(from: VerifiedMark | null): Promise<VerifiedMark | null> {
     const verifier = ChainVerifier.resume(this.appender.key, from);
-    await this.verifyPages(verifier, this.db, true);
+    await this.verifyPages(verifier, this.db);
     return verifier.mark;
   }
 
-  /** Feeds the chain after the verifier's mark to it, a page at a time, until the end or a problem. */
-  private async verifyPages(verifier: ChainVerifier, db: Db, yieldBetween: boolean): Promise<void> {
+  /**
+   * Feeds the chain after the verifier's mark to it, a page at a time, until the end or a problem;
+   * the event loop gets a turn between pages (inside the locked transaction too: other queries
+   * wait for it either way, and a timer or a request must not).
+   */
+  private async verifyPages(verifier: ChainVerifier, db: Db): Promise<void> {
     for (;;) {
       const page = await this.store.after(verifier.mark?.last.sequence ?? 0, VERIFY_PAGE, db);
       verifier.add(page);
       if (page.length < VERIFY_PAGE || !verifier.ok) return;
-      if (yieldBetween) await yieldToEventLoop();
+      await yieldToEventLoop();
     }
   }
 
   /** The ranges of each reconciled source whose count, points or checksum differ from the ledger's (none read row by row). */
-  private async suspectRanges(db: Db = this.db, yieldBetween = true): Promise<{ suspects: Suspect[]; compared: number }> {
+  private async suspectRanges(db: Db = this.db): Promise<{ suspects: Suspect[]; compared: number }> {
     const ranges = refRanges(prefixDigits((await this.store.head(db))?.count ?? 0));
     const suspects: Suspect[] = [];
     for (const [source, expected] of this.sources) {
       for (const range of ranges) {
         const [wanted, held] = await Promise.all([expected.summary(db, range), this.store.rangeSummary(source, range, db)]);
         if (!sameSummary(wanted, held)) suspects.push({ source, range });
-        if (yieldBetween) await yieldToEventLoop();
+        await yieldToEventLoop();
       }
     }
     return { suspects, compared: ranges.length * this.sources.size };
@@ -158,7 +162,7 @@ export class LedgerReconciler {
     }
     // The rows appended since the unlocked pass (or from the problem it stopped at), and the head.
     const verifier = ChainVerifier.resume(this.appender.key, verified);
-    await this.verifyPages(verifier, t, false);
+    await this.verifyPages(verifier, t);
     const verification = verifyAgainstHead(verifier.result(), verifier.last, head, this.appender.key, this.runtime.agentId);
     this.verified = verifier.mark;
     if (!verification.ok) {
@@ -167,7 +171,7 @@ export class LedgerReconciler {
       await this.store.audit('chain_broken', { problem: verification.first }, t);
       report.quarantined = await this.store.quarantineFrom(t, verification.first.sequence, { problem: verification.first }, this.appender.signHead);
       // Rows cut away were entries of some records: every range is compared again.
-      ({ suspects } = await this.suspectRanges(t, false));
+      ({ suspects } = await this.suspectRanges(t));
     }
     report.ranges_read = suspects.length;
     const diff = await this.diffRanges(t, suspects);
@@ -200,6 +204,7 @@ export class LedgerReconciler {
       diff.missing.push(...part.missing);
       diff.unexpected.push(...part.unexpected);
       diff.mismatched.push(...part.mismatched);
+      await yieldToEventLoop();
     }
     return diff;
   }

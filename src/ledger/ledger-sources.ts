@@ -8,10 +8,16 @@ import { outcomesTable } from '../scan/tables';
 import { rulesTable } from '../rules/tables';
 import type { RewardLedgerService } from './reward-ledger-service';
 import { chunks, queryRows } from '../shared/sql';
+import { yieldToEventLoop } from '../shared/event-loop';
 import { TRAJECTORIES_TABLE } from '../trajectories/trajectory-service';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const LOOKUP_BATCH = 1_000;
+/**
+ * Record ids per lookup. Each lookup is one statement (PGlite runs it on the main thread), planned
+ * as an index scan whose every row is checked against the whole list: 250 ids cost about a
+ * sixteenth of 1,000, and the event loop gets a turn between lookups.
+ */
+const LOOKUP_BATCH = 250;
 
 /**
  * The sources this plugin records from, each checked in batches on the database handle it is
@@ -30,6 +36,7 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
       );
       const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${outcomesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
       for (const r of rows) found.add(r.id);
+      await yieldToEventLoop();
     }
     return found;
   });

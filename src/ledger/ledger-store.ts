@@ -35,6 +35,10 @@ export interface LedgerAuditRecord {
 
 /** Rows per INSERT statement; claims per lookup. */
 const INSERT_BATCH = 1_000;
+/** Claims per lookup statement. */
+const CLAIM_BATCH = 250;
+/** Transactions per statement when points are summed. */
+const SUM_PAGE = 10_000;
 
 export interface LedgerHead {
   count: number;
@@ -91,23 +95,27 @@ export class LedgerStore {
     );
   }
 
-  /** The transactions that already hold these claims, by claim key (one lookup per 1,000 claims). */
+  /**
+   * The transactions that already hold these claims, by claim key: one lookup in the unique index
+   * per source and CLAIM_BATCH records (all their categories: the few other ones are left out
+   * here), the event loop getting a turn between them. Without table statistics (PGlite never
+   * analyses a table) a join with the list of claims is planned as a hash join over the agent's
+   * whole ledger, and a condition on the category as a scan of every row of that category.
+   */
   async claimed(t: Db, claims: readonly ClaimKey[]): Promise<Map<string, LedgerTransaction>> {
+    const wanted = new Set(claims.map(claimKeyOf));
+    const refsBySource = new Map<string, Set<string>>();
+    for (const c of claims) refsBySource.set(c.source, (refsBySource.get(c.source) ?? new Set<string>()).add(c.source_ref));
     const found = new Map<string, LedgerTransaction>();
-    for (const batch of chunks(claims, INSERT_BATCH)) {
-      const keys = sql.join(
-        batch.map((c) => sql`(${c.source}::text, ${c.source_ref}::text, ${c.category}::text)`),
-        sql`, `,
-      );
-      const rows = await queryRows<{ tx_json: unknown }>(
-        t,
-        sql`SELECT l.tx_json FROM ${ledgerTable} l JOIN (VALUES ${keys}) AS k(source, source_ref, category)
-              ON l.source = k.source AND l.source_ref = k.source_ref AND l.category = k.category
-            WHERE l.agent_id = ${this.agentId}::uuid`,
-      );
-      for (const r of rows) {
-        const tx = parse(r.tx_json);
-        found.set(claimKeyOf(tx), tx);
+    for (const [source, refs] of refsBySource) {
+      for (const batch of chunks([...refs], CLAIM_BATCH)) {
+        const rows = await queryRows<{ tx_json: unknown }>(t, sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND source_ref IN ${batch}`);
+        for (const r of rows) {
+          const tx = parse(r.tx_json);
+          const key = claimKeyOf(tx);
+          if (wanted.has(key)) found.set(key, tx);
+        }
+        await yieldToEventLoop();
       }
     }
     return found;
@@ -156,13 +164,36 @@ export class LedgerStore {
     return row ? { count: Number(row.count), lastHash: row.last_hash, mac: row.mac } : null;
   }
 
-  /** Up to `limit` transactions after `sequence`, in sequence order: a page of the ledger. */
+  /**
+   * Up to `limit` transactions after `sequence`, in sequence order: a page of the ledger. Read by
+   * sequence range (`sequence`, `sequence + limit`], so a page costs its own rows whatever the
+   * ledger's length (an open `sequence > n ORDER BY sequence LIMIT k` is planned, without table
+   * statistics, as a scan of every later row and a sort). Sequences are consecutive in a sound
+   * ledger; where rows are missing, the range after the gap is read next.
+   */
   async after(sequence: number, limit: number, db: Db = this.db): Promise<LedgerTransaction[]> {
-    const rows = await queryRows<{ tx_json: unknown }>(
-      db,
-      sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND sequence > ${sequence} ORDER BY sequence LIMIT ${limit}`,
-    );
-    return rows.map((r) => parse(r.tx_json));
+    const page: LedgerTransaction[] = [];
+    let from = sequence;
+    while (page.length < limit) {
+      const want = limit - page.length;
+      const rows = await queryRows<{ tx_json: unknown }>(
+        db,
+        sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND sequence > ${from} AND sequence <= ${from + want} ORDER BY sequence`,
+      );
+      for (const r of rows) page.push(parse(r.tx_json));
+      if (rows.length === want) break;
+      // Fewer rows than sequences: the end of the ledger, or a gap in it.
+      const next = await this.firstSequenceAfter(from + want, db);
+      if (next === null) break;
+      from = next - 1;
+    }
+    return page;
+  }
+
+  /** The lowest sequence above `sequence`, or null (min() reads one index entry). */
+  private async firstSequenceAfter(sequence: number, db: Db): Promise<number | null> {
+    const [row] = await queryRows<{ s: number | string | null }>(db, sql`SELECT min(sequence) AS s FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND sequence > ${sequence}`);
+    return row?.s === null || row?.s === undefined ? null : Number(row.s);
   }
 
   /** The `limit` newest transactions (of `category` only, when given), newest first. */
@@ -201,9 +232,9 @@ export class LedgerStore {
     return typeof row.fold === 'string' ? JSON.parse(row.fold) : row.fold;
   }
 
-  /** Replaces the stored totals. */
-  async storeFold(fold: StoredFold): Promise<void> {
-    await this.db.execute(
+  /** Replaces the stored totals (on `db`: inside an append, they commit with the rows they cover). */
+  async storeFold(fold: StoredFold, db: Db = this.db): Promise<void> {
+    await db.execute(
       sql`INSERT INTO ${ledgerFold} (agent_id, fold) VALUES (${this.agentId}::uuid, ${JSON.stringify(fold)}::jsonb)
           ON CONFLICT (agent_id) DO UPDATE SET fold = EXCLUDED.fold`,
     );
@@ -218,13 +249,23 @@ export class LedgerStore {
     return row?.hash ?? null;
   }
 
-  /** Sum of every transaction's points, computed in the database (start-up reads no rows). */
-  async pointsSum(db: Db = this.db): Promise<number> {
-    const [row] = await queryRows<{ total: number | string | null }>(
-      db,
-      sql`SELECT coalesce(sum((tx_json->>'points')::bigint), 0) AS total FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid`,
-    );
-    return Number(row?.total ?? 0);
+  /**
+   * Sum of the points of the transactions with `after < sequence <= upTo`, computed in the
+   * database a range of SUM_PAGE sequences at a time, the event loop getting a turn between ranges
+   * (PGlite runs each statement on the main thread).
+   */
+  async pointsSum(after: number, upTo: number, db: Db = this.db): Promise<number> {
+    let total = 0;
+    for (let from = after; from < upTo; from += SUM_PAGE) {
+      const [row] = await queryRows<{ total: number | string | null }>(
+        db,
+        sql`SELECT coalesce(sum((tx_json->>'points')::bigint), 0) AS total FROM ${ledgerTable}
+            WHERE agent_id = ${this.agentId}::uuid AND sequence > ${from} AND sequence <= ${Math.min(from + SUM_PAGE, upTo)}`,
+      );
+      total += Number(row?.total ?? 0);
+      await yieldToEventLoop();
+    }
+    return total;
   }
 
   /** The last transaction (the tip the next append chains to), read on `db`: inside the lock, it is current. */

@@ -5,6 +5,7 @@ import type { LedgerVerification } from './model/integrity';
 import type { HistoryQuery, LedgerMetrics, LedgerTotals } from './model/totals';
 import type { LedgerTransaction } from './model/chain';
 import { type AppendItem, LedgerAppender, LEDGER_LOG_SRC } from './ledger-appender';
+import { LedgerFoldKeeper } from './ledger-fold';
 import { LedgerInspector } from './ledger-inspector';
 import { subscribeLedger } from './ledger-listeners';
 import { LedgerReconciler, type ReconcileMode } from './ledger-reconciler';
@@ -51,6 +52,9 @@ export class RewardLedgerService extends Service {
   private appender!: LedgerAppender;
   private reconciler!: LedgerReconciler;
   private inspector!: LedgerInspector;
+  private folds!: LedgerFoldKeeper;
+  /** The background reads at start (the checksum's sum and the totals), awaited by `stop`. */
+  private warming: Promise<void> = Promise.resolve();
   /** Appends and reconciliations, one at a time. */
   private readonly queue = new SerialQueue();
   private readonly pending: Pending[] = [];
@@ -64,22 +68,31 @@ export class RewardLedgerService extends Service {
     service.db = dbOf(runtime);
     service.store = new LedgerStore(service.db, runtime.agentId);
     await requireTables(service.db, Object.values(ledgerTables));
-    service.appender = new LedgerAppender(runtime, service.store, key);
+    const logFailure = (what: string) => (error: unknown) => {
+      runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, `${what} failed; it is read again when needed`);
+    };
+    service.folds = new LedgerFoldKeeper(service.store, service.sessionStartMs, logFailure('folding the ledger totals in the background'));
+    service.appender = new LedgerAppender(runtime, service.store, key, service.folds);
     service.reconciler = new LedgerReconciler(runtime, service.db, service.store, service.appender, service.queue, settings.SELF_IMPROVE_LEDGER_RECONCILE_EVERY);
-    service.inspector = new LedgerInspector(service.store, service.queue, runtime.agentId, key, service.sessionStartMs);
+    service.inspector = new LedgerInspector(service.store, service.queue, runtime.agentId, key, service.folds);
     const keyProblem = service.appender.keyProblem(await service.store.last(), await service.store.head());
     if (keyProblem) runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: runtime.agentId }, `${keyProblem}; appends are refused until it is fixed`);
     registerBuiltInSources(service, runtime);
     service.timer = setInterval(() => service.reconciler.inBackground('interval'), settings.SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS);
     service.timer.unref?.();
     service.unsubscribe = subscribeLedger(service, eventsOf(runtime), runtime);
+    // In the background, a range at a time: the sum of points the first append's checksum starts
+    // from, and the totals (from the stored fold on), which appends then extend as they write.
+    service.warming = Promise.all([service.appender.warmChecksum().catch(logFailure('reading the sum of points at start')), service.folds.current().catch(logFailure('reading the ledger totals at start'))]).then(() => undefined);
     return service;
   }
 
   override async stop(): Promise<void> {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
+    await this.warming;
     await this.queue.idle();
+    await this.folds.idle();
   }
 
   /** Whether transactions are keyed (SELF_IMPROVE_LEDGER_SECRET is set). */
