@@ -49,7 +49,7 @@ function groupKey(g: number): GroupKey {
 /** Writes lessons until the agent has `target`, one group after another; returns the next group number. */
 async function grow(service: Awaited<ReturnType<typeof scanOutcomeServiceOf>>, target: number, firstGroup: number): Promise<number> {
   let g = firstGroup;
-  let stored = await service.scanLessons.count();
+  let stored = service.scanLessons.count();
   const random = mulberry32(7);
   while (stored < target) {
     const key = groupKey(g);
@@ -109,13 +109,13 @@ try {
     nextGroup = built.value;
     const kinds: Record<string, (i: number) => string> = {
       names_project: (i) => `semgrep found sql-injection in payments-api-${(i * 37) % Math.max(1, Math.floor(nextGroup / 6))} handler ${i}, is it a false positive?`,
-      topical: (i) => `is this scanner finding number ${i} a false positive?`,
+      topical: (i) => `is this scanner alert number ${i} a false positive?`,
       unrelated: (i) => `what should we cook for dinner tonight, option ${i}?`,
     };
     // What storing the lessons started in the background (the ELO book's content) settles first.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     Bun.gc(true);
-    const step: Record<string, { p50_ms: number; p99_ms: number } | number> = { lessons: await service.scanLessons.count(), held: service.scanLessons.index.size, build_s: round(built.ms / 1000, 1) };
+    const step: Record<string, { p50_ms: number; p99_ms: number } | number> = { lessons: service.scanLessons.count(), held: service.scanLessons.index.size, build_s: round(built.ms / 1000, 1) };
     for (const [kind, text] of Object.entries(kinds)) {
       const messages: Memory[] = [];
       for (let i = 0; i < PROVIDER_CALLS; i++) messages.push(await chatMessage(runtime, `${text(i)} (${size})`));

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { RouteRequest, UUID } from '@elizaos/core';
 import { handleGetScanLessons } from '../../src/scan/surfaces/learning-routes';
 import { scanLessonsProvider } from '../../src/scan/surfaces/scan-lessons-provider';
@@ -56,9 +59,14 @@ async function walk(agent: TestAgent, limit: number): Promise<{ ids: string[]; c
 describe('scan lessons beyond SELF_IMPROVE_LESSONS_IN_MEMORY', () => {
   let bounded: TestAgent;
   let full: TestAgent;
+  let dir: string;
+  const startBounded = async () => {
+    bounded = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_LESSONS_IN_MEMORY: String(BOUND) } });
+  };
   const all = Array.from({ length: LESSONS }, (_, i) => lesson(i)).sort(newestEvidenceFirst);
   beforeAll(async () => {
-    bounded = await startAgent({ settings: { SELF_IMPROVE_LESSONS_IN_MEMORY: String(BOUND) } });
+    dir = await mkdtemp(path.join(tmpdir(), 'self-improve-lessons-bounded-'));
+    await startBounded();
     full = await startAgent();
     await store(bounded);
     await store(full);
@@ -66,6 +74,7 @@ describe('scan lessons beyond SELF_IMPROVE_LESSONS_IN_MEMORY', () => {
   afterAll(async () => {
     await bounded.close();
     await full.close();
+    await rm(dir, { recursive: true, force: true });
   }, BOOT_MS);
 
   test('the bounded agent holds at most the bound, the lessons with the newest evidence; the other holds all', () => {
@@ -127,4 +136,12 @@ describe('scan lessons beyond SELF_IMPROVE_LESSONS_IN_MEMORY', () => {
     expect(nearest?.similarity).toBeCloseTo(1, 6);
     expect((await bounded.service.counts()).lessons).toBe(LESSONS);
   });
+
+  test('a restart reads back the lessons with the newest evidence, up to the bound', async () => {
+    await bounded.close();
+    await startBounded();
+    expect(bounded.service.scanLessons.index.size).toBe(BOUND);
+    expect(bounded.service.listScanLessons().map((l) => l.id)).toEqual(all.slice(0, BOUND).map((l) => l.id));
+    expect((await walk(bounded, 100)).ids).toEqual(all.map((l) => l.id));
+  }, BOOT_MS);
 });

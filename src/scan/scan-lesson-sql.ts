@@ -52,6 +52,12 @@ export async function countScanLessons(db: Db, agentId: string): Promise<number>
   return Number(rows[0]?.n ?? 0);
 }
 
+/** Ids of every lesson of the agent (one column of the newest index). */
+export async function allScanLessonIds(db: Db, agentId: string): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(db, sql`SELECT id::text AS id FROM memories WHERE ${ofAgent(agentId)}`);
+  return rows.map((r) => r.id);
+}
+
 /** Ids of the lessons of one group. */
 export async function scanLessonIdsOfGroup(db: Db, agentId: string, group: string): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(db, sql`SELECT id::text AS id FROM memories WHERE ${ofAgent(agentId)} AND metadata->>'group_id' = ${group}`);

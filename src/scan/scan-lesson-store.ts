@@ -4,7 +4,7 @@ import type { Neighbour } from '../shared/similarity';
 import { agentMemory } from '../shared/agent-memory';
 import { loadConfig } from '../shared/config';
 import { chunks, dbOf } from '../shared/sql';
-import { countScanLessons, ensureScanLessonIndexes, type ScanLessonCursor, scanLessonIdsOfGroup, scanLessonIdsPage } from './scan-lesson-sql';
+import { allScanLessonIds, countScanLessons, ensureScanLessonIndexes, type ScanLessonCursor, scanLessonIdsOfGroup, scanLessonIdsPage } from './scan-lesson-sql';
 import { ScanLessonIndex } from './scan-lesson-index';
 import { ScanLessonRelevanceFloor } from '../shared/scan-lesson-relevance';
 import { type ScanLesson, type ScanLessonMetadata, SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from './scan-lesson-metadata';
@@ -53,6 +53,8 @@ export class ScanLessonStore {
   private partial = false;
   /** Groups all of whose stored lessons are held (only tracked while `partial`). */
   private readonly completeGroups = new Set<string>();
+  /** Lessons stored: counted by the database at load, then one more for each lesson this process writes. */
+  private storedCount = 0;
 
   constructor(
     private readonly runtime: IAgentRuntime,
@@ -78,6 +80,7 @@ export class ScanLessonStore {
     await ensureScanLessonIndexes(db).catch((error: unknown) => {
       this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'lesson indexes could not be created; lesson pages are read without them');
     });
+    this.storedCount = await countScanLessons(db, this.runtime.agentId);
     const newest = await scanLessonIdsPage(db, this.runtime.agentId, { limit: this.maxInMemory + 1, after: null });
     if (newest.length > this.maxInMemory) this.markPartial();
     const memories = await this.read(newest.slice(0, this.maxInMemory).map((r) => r.id as UUID));
@@ -142,9 +145,18 @@ export class ScanLessonStore {
     this.completeGroups.add(group);
   }
 
-  /** How many lessons the agent has stored (held in memory or not). */
-  count(): Promise<number> {
-    return countScanLessons(dbOf(this.runtime), this.runtime.agentId);
+  /**
+   * How many lessons the agent has stored (held in memory or not): counted by the database when the
+   * lessons were (re)loaded — at start, and before a learning pass after another process learned —
+   * plus those written since. Answered from memory: a count by the database reads every lesson's row.
+   */
+  count(): number {
+    return Math.max(this.storedCount, this.index.size);
+  }
+
+  /** The ids of every stored lesson (one indexed column). */
+  ids(): Promise<string[]> {
+    return allScanLessonIds(dbOf(this.runtime), this.runtime.agentId);
   }
 
   /**
@@ -185,6 +197,7 @@ export class ScanLessonStore {
   async create(id: UUID, text: string, metadata: ScanLessonMetadata, vector: number[], createdAt: number): Promise<ScanLesson> {
     const memory = agentMemory(this.runtime, id, text, metadata, { createdAt, unique: true, ...(this.vectorizer.source === 'model' ? { embedding: vector } : {}) });
     await this.runtime.createMemory(memory, SCAN_LESSONS_TABLE);
+    if (!this.index.has(id)) this.storedCount++;
     const lesson: ScanLesson = { id, text, metadata, createdAt };
     this.index.put(lesson, vector);
     this.trim();

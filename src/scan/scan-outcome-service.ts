@@ -282,7 +282,7 @@ export class ScanOutcomeService extends Service {
     return {
       outcomes: await this.outcomes.count(),
       pending: await this.outcomes.countPending(),
-      lessons: await this.scanLessons.count(),
+      lessons: this.scanLessons.count(),
       awaiting_labels: await this.findings.countAwaiting(),
     };
   }

@@ -85,23 +85,21 @@ export async function handleGetScanLessons(req: RouteRequest, res: RouteResponse
   const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
   const nowMs = Date.now();
   const only = ids.value.length > 0 ? { ids: ids.value } : {};
-  const [count, page] = await Promise.all([
-    service.scanLessons.count(),
-    sort.value === 'newest' ? service.scanLessons.page({ limit: limit.value, after: after.value, ...only }) : byElo(service.scanLessons, book, nowMs, limit.value, ids.value),
-  ]);
+  const page = sort.value === 'newest' ? await service.scanLessons.page({ limit: limit.value, after: after.value, ...only }) : await byElo(service.scanLessons, book, nowMs, limit.value, ids.value);
   const eloOf = book ? await book.currentElos(page.lessons.map((l) => ({ kind: SCAN_LESSON_KIND, id: l.id })), nowMs) : null;
-  res.status(200).json({ count, lessons: page.lessons.map((l) => listItem(l, eloOf)), next_after: page.last === null ? null : encodeLessonCursor(page.last) });
+  res.status(200).json({ count: service.scanLessons.count(), lessons: page.lessons.map((l) => listItem(l, eloOf)), next_after: page.last === null ? null : encodeLessonCursor(page.last) });
 }
 
-/** The `limit` lessons (of `ids`, when given) with the highest rating now, ties by id: every stored lesson's rating is read. */
+/** The `limit` lessons (of `ids`, when given) with the highest rating now, ties by id: every stored lesson's id and rating are read, then the page's lessons. */
 async function byElo(store: ScanLessonStore, book: EloBookService | null | undefined, nowMs: number, limit: number, ids: readonly string[]): Promise<{ lessons: ScanLesson[]; last: null }> {
-  const all = await store.stored();
-  const wanted = new Set(ids);
-  const listed = wanted.size === 0 ? all : all.filter((l) => wanted.has(l.id));
-  const eloOf = book ? await book.currentElos(listed.map((l) => ({ kind: SCAN_LESSON_KIND, id: l.id })), nowMs) : null;
-  const elo = (l: ScanLesson) => (eloOf ? eloOf(SCAN_LESSON_KIND, l.id) : 0);
-  const sorted = [...listed].sort((a, b) => elo(b) - elo(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { lessons: sorted.slice(0, limit), last: null };
+  const named = ids.length > 0 ? (await store.page({ limit: ids.length, after: null, ids })).lessons : null;
+  const listed = named ? named.map((l) => l.id as string) : await store.ids();
+  const eloOf = book ? await book.currentElos(listed.map((id) => ({ kind: SCAN_LESSON_KIND, id })), nowMs) : null;
+  const elo = (id: string) => (eloOf ? eloOf(SCAN_LESSON_KIND, id) : 0);
+  const top = listed.sort((a, b) => elo(b) - elo(a) || (a < b ? -1 : a > b ? 1 : 0)).slice(0, limit);
+  const lessons = named ?? (await store.page({ limit: top.length, after: null, ids: top })).lessons;
+  const byId = new Map(lessons.map((l) => [l.id as string, l]));
+  return { lessons: top.map((id) => byId.get(id)).filter((l): l is ScanLesson => l !== undefined), last: null };
 }
 
 /**
