@@ -92,7 +92,7 @@ async function tableRows(runtime: AgentRuntime): Promise<{ lessons: number; ledg
   let logRows = 0;
   for (const t of logTables) logRows += await count(sql.raw(`SELECT count(*) AS n FROM self_improve."${t.table_name.replace(/"/g, '')}"`));
   return {
-    lessons: (await scanOutcomeServiceOf(runtime)).scanLessons.all().length,
+    lessons: (await scanOutcomeServiceOf(runtime)).scanLessons.count(),
     ledger: await count(sql`SELECT count(*) AS n FROM self_improve.ledger WHERE agent_id = ${runtime.agentId}::uuid`),
     log_rows: logRows,
   };

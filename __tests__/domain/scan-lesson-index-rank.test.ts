@@ -51,4 +51,25 @@ describe('ScanLessonIndex.rank', () => {
     expect(some.length).toBeGreaterThan(0);
     for (const l of some) expect(l.metadata.confidence).toBeGreaterThanOrEqual(0.9);
   });
+
+  test('after lessons are let go (the last slot moved into each freed one), it ranks as an index that never held them', () => {
+    const kept = lessons.filter((_, i) => i % 3 !== 0);
+    const fresh = new ScanLessonIndex();
+    for (const lesson of kept) fresh.put(lesson, lexicalVector(lesson.text));
+    const shrunk = new ScanLessonIndex();
+    for (const lesson of lessons) shrunk.put(lesson, lexicalVector(lesson.text));
+    for (const [i, lesson] of lessons.entries()) if (i % 3 === 0) shrunk.remove(lesson.id);
+    expect(shrunk.size).toBe(kept.length);
+    for (const [text, context] of [
+      ['semgrep xss near template code rejected', {}],
+      ['is this finding real?', { project: 'billing', scanner: 'codeql' }],
+    ] as const) {
+      const query = { context, nowMs: NOW, halfLifeDays: 30, minScanLessonConfidence: 0.6, topical: true };
+      const expected = fresh.rankScored(lexicalVector(text), query, 40);
+      expect(expected).toHaveLength(40);
+      expect(shrunk.rankScored(lexicalVector(text), query, 40)).toEqual(expected);
+    }
+    expect(shrunk.oldest(1)).toEqual(fresh.oldest(1));
+    for (const [i, lesson] of lessons.entries()) expect(shrunk.has(lesson.id)).toBe(i % 3 !== 0);
+  });
 });

@@ -200,6 +200,7 @@ export class ScanLearner {
 
   private async store(draft: ScanLessonDraft, w: LearningWindow, stats: GroupStats, report: LearnReport): Promise<UUID> {
     const vector = await this.scanLessons.vectorizer.embed(draft.text);
+    await this.scanLessons.holdGroup(w.group);
     const duplicate = this.scanLessons.nearestInGroup(w.group, vector);
     const base = { groupId: w.group, key: w.key, windowStartMs: w.startMs, windowEndMs: w.endMs, asOfMs: w.asOfMs, embeddingSource: this.scanLessons.vectorizer.source } as const;
     const existing = duplicate && duplicate.similarity >= this.config.SELF_IMPROVE_DEDUPE_THRESHOLD ? this.scanLessons.index.get(duplicate.item) : undefined;

@@ -6,6 +6,8 @@ import { triageLevelIds } from './model/triage-prior';
 import { nearest, type Neighbour, sparseQuery, unitVector } from '../shared/similarity';
 import { SimilarityColumns } from '../shared/similarity-columns';
 import type { ScanLesson } from './scan-lesson-metadata';
+import { ContextVocabulary } from './model/context-vocabulary';
+import { ScanLessonSlots } from './scan-lesson-slots';
 
 /** The fields a prompt's context can name, as the index counts them. */
 export const CONTEXT_FIELDS = ['project', 'scanner', 'model_name', 'category'] as const;
@@ -38,10 +40,6 @@ interface IndexEntry {
   lesson: ScanLesson;
   /** `last_seen` as epoch ms, parsed once. */
   lastSeenMs: number;
-  /** `confidence × |avg_reward|`, computed once. */
-  weight: number;
-  /** The lesson's value of each context field, in CONTEXT_FIELDS order. */
-  context: (string | null)[];
   /** This lesson's slot in the similarity columns. */
   slot: number;
   /** Unit length, Float32: half the memory of number[], and plenty of precision for a threshold. */
@@ -61,10 +59,12 @@ export class ScanLessonIndex {
   private readonly columns = new SimilarityColumns();
   /** Entries by slot, for the column scan. */
   private readonly bySlot: IndexEntry[] = [];
+  /** What ranking reads of each lesson, by slot. */
+  private readonly slots = new ScanLessonSlots(CONTEXT_FIELDS.length);
   /** Lesson ids by scanner+category triage level: the lessons a finding's parent level stands on. */
   private readonly byScannerCategory = new Map<string, Set<UUID>>();
-  /** Per context field, how many lessons have each value: the words a message can name. */
-  private readonly contextCounts = Object.fromEntries(CONTEXT_FIELDS.map((f) => [f, new Map<string, number>()])) as Record<ContextField, Map<string, number>>;
+  /** Per context field, the values lessons have: what a message can name. */
+  private readonly vocabularies = Object.fromEntries(CONTEXT_FIELDS.map((f) => [f, new ContextVocabulary()])) as Record<ContextField, ContextVocabulary>;
 
   private changes = 0;
 
@@ -108,13 +108,17 @@ export class ScanLessonIndex {
       item: lesson.id,
       lesson,
       lastSeenMs: Date.parse(lesson.metadata.last_seen),
-      weight: scanLessonWeight(lesson.metadata.confidence, lesson.metadata.avg_reward),
-      context: CONTEXT_FIELDS.map((field) => scanLessonContextValue(lesson, field)),
       slot,
       vector: next,
     };
     entries.set(lesson.id, entry);
     this.bySlot[slot] = entry;
+    this.slots.set(slot, {
+      weight: scanLessonWeight(lesson.metadata.confidence, lesson.metadata.avg_reward),
+      confidence: lesson.metadata.confidence,
+      lastSeenMs: entry.lastSeenMs,
+      context: CONTEXT_FIELDS.map((field) => scanLessonContextValue(lesson, field)),
+    });
     this.byGroup.set(group, entries);
     this.lessons.set(lesson.id, lesson);
     const parent = triageLevelIds(parseGroupId(group)).scanner_category;
@@ -123,6 +127,45 @@ export class ScanLessonIndex {
     this.byScannerCategory.set(parent, siblings);
     this.changes++;
     for (const listener of this.putListeners) listener(lesson);
+  }
+
+  /** Whether a lesson is held. */
+  has(id: UUID): boolean {
+    return this.lessons.has(id);
+  }
+
+  /** Lets go of a lesson (it stays stored): it is no longer ranked, listed or compared. */
+  remove(id: UUID): void {
+    const lesson = this.lessons.get(id);
+    if (!lesson) return;
+    const group = lesson.metadata.group_id;
+    const entries = this.byGroup.get(group) as Map<UUID, IndexEntry>;
+    const entry = entries.get(id) as IndexEntry;
+    this.count(lesson, -1);
+    const moved = this.columns.removeSwap(entry.slot);
+    if (moved !== null) {
+      const last = this.bySlot[moved] as IndexEntry;
+      last.slot = entry.slot;
+      this.bySlot[entry.slot] = last;
+      this.slots.move(moved, entry.slot);
+    }
+    this.bySlot.pop();
+    entries.delete(id);
+    if (entries.size === 0) this.byGroup.delete(group);
+    const parent = triageLevelIds(parseGroupId(group)).scanner_category;
+    const siblings = this.byScannerCategory.get(parent);
+    siblings?.delete(id);
+    if (siblings?.size === 0) this.byScannerCategory.delete(parent);
+    this.lessons.delete(id);
+    this.changes++;
+  }
+
+  /** The ids of the `n` lessons held with the oldest evidence (`last_seen`; ties by id, the greater first): the last in `newestEvidenceFirst` order. */
+  oldest(n: number): UUID[] {
+    return [...this.bySlot]
+      .sort((a, b) => a.lastSeenMs - b.lastSeenMs || (a.item < b.item ? 1 : a.item > b.item ? -1 : 0))
+      .slice(0, n)
+      .map((e) => e.item);
   }
 
   /**
@@ -143,17 +186,13 @@ export class ScanLessonIndex {
   private count(lesson: ScanLesson, delta: number): void {
     for (const field of CONTEXT_FIELDS) {
       const value = scanLessonContextValue(lesson, field);
-      if (!value) continue;
-      const counts = this.contextCounts[field];
-      const next = (counts.get(value) ?? 0) + delta;
-      if (next > 0) counts.set(value, next);
-      else counts.delete(value);
+      if (value) this.vocabularies[field].count(value, delta);
     }
   }
 
-  /** The values of a context field that some lesson has. */
-  knownValues(field: ContextField): Iterable<string> {
-    return this.contextCounts[field].keys();
+  /** The value of `field` some lesson has that `messageWords` (`wordsOf` a message) names as whole words; the one known first when several are. */
+  valueNamedIn(field: ContextField, messageWords: string): string | null {
+    return this.vocabularies[field].findIn(messageWords);
   }
 
   /**
@@ -170,22 +209,29 @@ export class ScanLessonIndex {
   /** `rank` with each lesson's score. */
   rankScored(vector: ArrayLike<number>, query: RankQuery, limit: number): Ranked<ScanLesson>[] {
     const cosines = this.columns.cosines(sparseQuery(unitVector(vector)));
-    const named = CONTEXT_FIELDS.map((field) => query.context[field] ?? null);
+    const fields = CONTEXT_FIELDS.length;
+    // −1 (a value no lesson has) matches no slot; 0 (not named) is skipped.
+    const named = Int32Array.from(CONTEXT_FIELDS, (field) => this.slots.codeOf(query.context[field] ?? null));
     const floor = Math.max(0, query.minSimilarity ?? 0);
     const topicalMatch = query.topical ? 1 : 0;
+    const { weight, confidence, lastSeenMs, context } = this.slots;
     const top = new TopK<ScanLesson>(limit);
-    for (let slot = 0; slot < this.bySlot.length; slot++) {
-      const e = this.bySlot[slot] as IndexEntry;
-      if (e.lesson.metadata.confidence < query.minScanLessonConfidence) continue;
-      let contextMatches = 0;
-      for (let f = 0; f < named.length; f++) if (named[f] !== null && e.context[f] === named[f]) contextMatches++;
-      contextMatches += topicalMatch;
+    // Newest slots first: slots are mostly in the order lessons were learned, so the freshest fill
+    // the top first and most others then fail the floor. Ties go by id whatever the order.
+    for (let slot = this.bySlot.length - 1; slot >= 0; slot--) {
+      if ((confidence[slot] as number) < query.minScanLessonConfidence) continue;
+      let contextMatches = topicalMatch;
+      for (let f = 0; f < fields; f++) if (named[f] !== 0 && context[slot * fields + f] === named[f]) contextMatches++;
       const similarity = cosines[slot] as number;
       if (similarity <= floor && contextMatches === 0) continue;
       // Freshness is at most 1: a lesson that cannot reach the current floor is skipped before pow.
-      const bound = scanLessonRelevance(similarity, contextMatches) * e.weight;
-      if (bound < top.floor()) continue;
-      top.offer(e.item, e.lesson, bound * freshness(query.nowMs - e.lastSeenMs, query.halfLifeDays));
+      const bound = scanLessonRelevance(similarity, contextMatches) * (weight[slot] as number);
+      const least = top.floor();
+      if (bound < least) continue;
+      const score = bound * freshness(query.nowMs - (lastSeenMs[slot] as number), query.halfLifeDays);
+      if (score < least) continue;
+      const e = this.bySlot[slot] as IndexEntry;
+      top.offer(e.item, e.lesson, score);
     }
     return top.result();
   }

@@ -2,6 +2,9 @@ import { type IAgentRuntime, type Memory, ModelType, type UUID } from '@elizaos/
 import { lexicalVector } from '../shared/lexical-vector';
 import type { Neighbour } from '../shared/similarity';
 import { agentMemory } from '../shared/agent-memory';
+import { loadConfig } from '../shared/config';
+import { chunks, dbOf } from '../shared/sql';
+import { allScanLessonIds, countScanLessons, ensureScanLessonIndexes, type ScanLessonCursor, scanLessonIdsOfGroup, scanLessonIdsPage } from './scan-lesson-sql';
 import { ScanLessonIndex } from './scan-lesson-index';
 import { ScanLessonRelevanceFloor } from '../shared/scan-lesson-relevance';
 import { type ScanLesson, type ScanLessonMetadata, SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from './scan-lesson-metadata';
@@ -28,10 +31,17 @@ export function vectorizerFor(runtime: IAgentRuntime): Vectorizer {
 
 /** Message vectors kept for the provider (oldest dropped first). */
 const MESSAGE_VECTOR_CACHE = 64;
+/** Lessons read by id per query. */
+const READ_CHUNK = 500;
+/** Lessons per page when every stored lesson is read. */
+const STORED_PAGE = 1_000;
 
 /**
  * The agent's `scan-model-lesson` memories: written through the runtime (so they are ordinary
- * ElizaOS memories, `entityId = roomId = agentId`), mirrored in an in-process index.
+ * ElizaOS memories, `entityId = roomId = agentId`), the `maxInMemory` with the newest evidence
+ * mirrored in an in-process index (SELF_IMPROVE_LESSONS_IN_MEMORY). When the index is full, the
+ * lessons with the oldest evidence are let go (down to 95% of the bound, so letting go is rare);
+ * pages of lessons and a group's lessons for dedupe are read from the database.
  */
 export class ScanLessonStore {
   readonly index = new ScanLessonIndex();
@@ -39,10 +49,17 @@ export class ScanLessonStore {
   readonly relevance: ScanLessonRelevanceFloor;
   private invalidOnLoad = 0;
   private readonly messageVectors = new Map<string, number[]>();
+  /** Some stored lesson is not held in the index (the bound was reached). */
+  private partial = false;
+  /** Groups all of whose stored lessons are held (only tracked while `partial`). */
+  private readonly completeGroups = new Set<string>();
+  /** Lessons stored: counted by the database at load, then one more for each lesson this process writes. */
+  private storedCount = 0;
 
   constructor(
     private readonly runtime: IAgentRuntime,
     readonly vectorizer: Vectorizer,
+    readonly maxInMemory = loadConfig(runtime).SELF_IMPROVE_LESSONS_IN_MEMORY,
   ) {
     this.relevance = new ScanLessonRelevanceFloor(this.index, (text) => vectorizer.embed(text), (message, error) =>
       runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, message),
@@ -54,25 +71,115 @@ export class ScanLessonStore {
     return this.invalidOnLoad;
   }
 
-  /** Loads every lesson of the agent into the index; lessons stored under another vector source are re-embedded. */
+  /**
+   * Loads the agent's lessons with the newest evidence, up to the bound, into the index; lessons
+   * stored under another vector source are re-embedded. Returns how many the index holds.
+   */
   async load(): Promise<number> {
-    const memories = await this.runtime.getMemories({ tableName: SCAN_LESSONS_TABLE, roomId: this.runtime.agentId, agentId: this.runtime.agentId });
+    const db = dbOf(this.runtime);
+    await ensureScanLessonIndexes(db).catch((error: unknown) => {
+      this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'lesson indexes could not be created; lesson pages are read without them');
+    });
+    this.storedCount = await countScanLessons(db, this.runtime.agentId);
+    const newest = await scanLessonIdsPage(db, this.runtime.agentId, { limit: this.maxInMemory + 1, after: null });
+    if (newest.length > this.maxInMemory) this.markPartial();
+    const memories = await this.read(newest.slice(0, this.maxInMemory).map((r) => r.id as UUID));
+    // As the lessons were read before the bound: newest stored first (ties by id), so equal scores rank the same way.
+    memories.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0) || (a.id && b.id ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : 0));
     for (const memory of memories) {
-      const raw = memory.metadata as { type?: string } | undefined;
-      if (raw?.type !== SCAN_LESSON_MEMORY_TYPE || !memory.id) continue;
-      const parsed = scanLessonMetadataSchema.safeParse(memory.metadata);
-      if (!parsed.success) {
-        this.invalidOnLoad++;
-        this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, lessonId: memory.id, issue: parsed.error.issues[0]?.message }, 'lesson metadata is invalid; left out of the index');
-        continue;
-      }
-      const lesson = toScanLesson(memory, parsed.data);
-      const sameSpace = parsed.data.embedding_source === this.vectorizer.source && memory.embedding?.length;
-      const vector = this.vectorizer.source === 'lexical' ? lexicalVector(lesson.text) : sameSpace ? (memory.embedding as number[]) : await this.reembed(lesson);
-      this.index.put(lesson, vector);
+      const lesson = this.validLesson(memory);
+      if (lesson) this.index.put(lesson, await this.vectorOf(lesson, memory));
     }
+    this.trim();
     this.relevance.warm();
     return this.index.size;
+  }
+
+  private async read(ids: readonly UUID[]): Promise<Memory[]> {
+    const out: Memory[] = [];
+    for (const part of chunks(ids, READ_CHUNK)) out.push(...(await this.runtime.getMemoriesByIds([...part], SCAN_LESSONS_TABLE)));
+    return out;
+  }
+
+  /** A stored lesson, or null (logged and counted) when its metadata does not validate. */
+  private validLesson(memory: Memory): ScanLesson | null {
+    const raw = memory.metadata as { type?: string } | undefined;
+    if (raw?.type !== SCAN_LESSON_MEMORY_TYPE || !memory.id) return null;
+    const parsed = scanLessonMetadataSchema.safeParse(memory.metadata);
+    if (parsed.success) return toScanLesson(memory, parsed.data);
+    this.invalidOnLoad++;
+    this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, lessonId: memory.id, issue: parsed.error.issues[0]?.message }, 'lesson metadata is invalid; left out of the index');
+    return null;
+  }
+
+  private async vectorOf(lesson: ScanLesson, memory: Memory): Promise<number[]> {
+    if (this.vectorizer.source === 'lexical') return lexicalVector(lesson.text);
+    const sameSpace = lesson.metadata.embedding_source === this.vectorizer.source && memory.embedding?.length;
+    return sameSpace ? (memory.embedding as number[]) : this.reembed(lesson);
+  }
+
+  private markPartial(): void {
+    if (!this.partial) this.completeGroups.clear();
+    this.partial = true;
+  }
+
+  /** Lets go of the lessons with the oldest evidence once the index holds more than the bound, down to 95% of it. */
+  private trim(): void {
+    if (this.index.size <= this.maxInMemory) return;
+    this.markPartial();
+    for (const id of this.index.oldest(this.index.size - Math.floor(this.maxInMemory * 0.95))) {
+      const group = this.index.get(id)?.metadata.group_id;
+      if (group !== undefined) this.completeGroups.delete(group);
+      this.index.remove(id);
+    }
+  }
+
+  /** Makes sure every stored lesson of `group` is in the index (read from the database when some may not be): dedupe compares with all of them. */
+  async holdGroup(group: string): Promise<void> {
+    if (!this.partial || this.completeGroups.has(group)) return;
+    const ids = (await scanLessonIdsOfGroup(dbOf(this.runtime), this.runtime.agentId, group)) as UUID[];
+    for (const memory of await this.read(ids.filter((id) => !this.index.has(id)))) {
+      const lesson = this.validLesson(memory);
+      if (lesson) this.index.put(lesson, await this.vectorOf(lesson, memory));
+    }
+    this.completeGroups.add(group);
+  }
+
+  /**
+   * How many lessons the agent has stored (held in memory or not): counted by the database when the
+   * lessons were (re)loaded — at start, and before a learning pass after another process learned —
+   * plus those written since. Answered from memory: a count by the database reads every lesson's row.
+   */
+  count(): number {
+    return Math.max(this.storedCount, this.index.size);
+  }
+
+  /** The ids of every stored lesson (one indexed column). */
+  ids(): Promise<string[]> {
+    return allScanLessonIds(dbOf(this.runtime), this.runtime.agentId);
+  }
+
+  /**
+   * One page of the agent's lessons, newest evidence first (`newestEvidenceFirst`): `limit` after
+   * `after` (from the newest without), only those of `ids` when given. Ids and order come from the
+   * database; lessons held in memory are taken from there, the others read. `last` is where the
+   * next page starts, null when this is the last page.
+   */
+  async page(options: { limit: number; after: ScanLessonCursor | null; ids?: readonly string[] }): Promise<{ lessons: ScanLesson[]; last: ScanLessonCursor | null }> {
+    if (options.ids?.length === 0) return { lessons: [], last: null };
+    const more = await scanLessonIdsPage(dbOf(this.runtime), this.runtime.agentId, { ...options, limit: options.limit + 1 });
+    const rows = more.slice(0, options.limit);
+    const held = new Map<string, ScanLesson>();
+    for (const row of rows) {
+      const lesson = this.index.get(row.id as UUID);
+      if (lesson) held.set(row.id, lesson);
+    }
+    for (const memory of await this.read(rows.filter((r) => !held.has(r.id)).map((r) => r.id as UUID))) {
+      const lesson = this.validLesson(memory);
+      if (lesson) held.set(lesson.id, lesson);
+    }
+    const lessons = rows.map((r) => held.get(r.id)).filter((l): l is ScanLesson => l !== undefined);
+    return { lessons, last: more.length > options.limit ? (rows[rows.length - 1] as ScanLessonCursor) : null };
   }
 
   private async reembed(lesson: ScanLesson): Promise<number[]> {
@@ -90,8 +197,10 @@ export class ScanLessonStore {
   async create(id: UUID, text: string, metadata: ScanLessonMetadata, vector: number[], createdAt: number): Promise<ScanLesson> {
     const memory = agentMemory(this.runtime, id, text, metadata, { createdAt, unique: true, ...(this.vectorizer.source === 'model' ? { embedding: vector } : {}) });
     await this.runtime.createMemory(memory, SCAN_LESSONS_TABLE);
+    if (!this.index.has(id)) this.storedCount++;
     const lesson: ScanLesson = { id, text, metadata, createdAt };
     this.index.put(lesson, vector);
+    this.trim();
     return lesson;
   }
 
@@ -107,7 +216,20 @@ export class ScanLessonStore {
     if (!ok) throw new Error(`could not update lesson ${lesson.id}`);
     const updated: ScanLesson = { ...lesson, text, metadata };
     this.index.put(updated, vector);
+    this.trim();
     return updated;
+  }
+
+  /** Every stored lesson, newest evidence first, read a page at a time. */
+  async stored(): Promise<ScanLesson[]> {
+    const out: ScanLesson[] = [];
+    let after: ScanLessonCursor | null = null;
+    do {
+      const page = await this.page({ limit: STORED_PAGE, after });
+      out.push(...page.lessons);
+      after = page.last;
+    } while (after !== null);
+    return out;
   }
 
   /** The vector of a message's text, embedded once per message (providers run several times per message). */
@@ -121,6 +243,7 @@ export class ScanLessonStore {
     return vector;
   }
 
+  /** The lessons held in memory. */
   all(): ScanLesson[] {
     return this.index.all();
   }

@@ -283,7 +283,7 @@ export class ScanOutcomeService extends Service {
     return this.scanMetrics.weekly({ weeks: options.weeks, asOfMs: options.asOfMs ?? Date.now(), k: options.k ?? this.settings.SELF_IMPROVE_METRICS_K });
   }
 
-  /** Every lesson of the agent, newest evidence first. */
+  /** The lessons held in memory (every lesson up to SELF_IMPROVE_LESSONS_IN_MEMORY), newest evidence first. */
   listScanLessons(): ScanLesson[] {
     return this.scanLessons.all().sort(newestEvidenceFirst);
   }
@@ -292,7 +292,7 @@ export class ScanOutcomeService extends Service {
     return {
       outcomes: await this.outcomes.count(),
       pending: await this.outcomes.countPending(),
-      lessons: this.scanLessons.index.size,
+      lessons: this.scanLessons.count(),
       awaiting_labels: await this.findings.countAwaiting(),
     };
   }

@@ -65,6 +65,11 @@ export const settingsSchema = z.object({
   SELF_IMPROVE_LESSON_TOKEN_BUDGET: int(50, 20_000, 400),
   /** Days after which a lesson's freshness weight halves when ranking lessons for the prompt. */
   SELF_IMPROVE_LESSON_HALF_LIFE_DAYS: int(1, 3650, 30),
+  /**
+   * Scan lessons held in memory, those with the newest evidence (`last_seen`): what SCAN_LESSONS
+   * ranks and triage priors name; the others stay stored and are read when needed (listing, dedupe).
+   */
+  SELF_IMPROVE_LESSONS_IN_MEMORY: int(100, 10_000_000, 10_000),
   /** Largest body accepted by POST /self-improve/outcomes; larger gets 413. */
   SELF_IMPROVE_MAX_BODY_BYTES: int(1_024, 1_073_741_824, 5 * 1_048_576),
   /** Pseudo-outcomes a level of the triage prior borrows from its parent: higher pools more, lower trusts small groups sooner. */

@@ -31,6 +31,18 @@ export class SimilarityColumns {
   }
 
   /**
+   * Drops `slot`: the last slot's vector moves into it and the columns shrink by one. Returns the
+   * number the moved slot had (now `slot`), or null when `slot` was the last.
+   */
+  removeSwap(slot: number): number | null {
+    const last = this.used - 1;
+    if (slot < 0 || slot > last) throw new RangeError(`no slot ${slot}`);
+    if (slot !== last) for (const column of this.columns) column[slot] = column[last] as number;
+    this.used--;
+    return slot === last ? null : last;
+  }
+
+  /**
    * Cosine of the query with every slot, in slot order. The array is reused: it holds this call's
    * answer until the next call (no 40 KB allocation per prompt at 10k lessons).
    */

@@ -2,6 +2,8 @@ import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos
 import { DEFAULT_WEEKS, MAX_WEEKS } from '../model/weekly-triage';
 import { type EloBookService, SCAN_LESSON_KIND } from '../../elo/elo-book-service';
 import type { ScanLesson } from '../scan-lesson-metadata';
+import type { ScanLessonStore } from '../scan-lesson-store';
+import { decodeLessonCursor, encodeLessonCursor } from '../model/scan-lesson-cursor';
 import { ELO_BOOK_SERVICE } from '../../shared/service-names';
 import { queryParam } from '../../shared/http/body';
 import { serviceOr503 } from './outcome-routes';
@@ -59,30 +61,45 @@ function listItem(lesson: ScanLesson, eloOf: ((kind: string, id: string) => numb
 }
 
 /**
- * GET /self-improve/lessons?limit=N&sort=newest|elo&ids=ID,ID: the agent's lessons with their
- * text, category, confidence, n, window, evidence count, last seen and ELO now — `newest` (default):
- * latest evidence first; `elo`: highest rating first; ties by id. `limit` 1–100 (default 20);
- * `ids` (at most 100) keeps only those lessons. `count` is how many lessons the agent has in all.
- * 400 naming a bad parameter.
+ * GET /self-improve/lessons?limit=N&sort=newest|elo&ids=ID,ID&after=CURSOR: the agent's lessons
+ * with their text, category, confidence, n, window, evidence count, last seen and ELO now —
+ * `newest` (default): latest evidence first; `elo`: highest rating first; ties by id. `limit`
+ * 1–100 (default 20); `ids` (at most 100) keeps only those lessons. `count` is how many lessons the
+ * agent has in all. `newest` pages are read from the database by its index (`limit` rows, not all
+ * of them): `next_after` (null on the last page) passed back as `after` gives the next page;
+ * `sort=elo` rates every lesson and has no further pages (`next_after` null). 400 naming a bad
+ * parameter.
  */
 export async function handleGetScanLessons(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
   const limit = boundedInt(queryParam(req, 'limit'), 'limit', 1, MAX_SCAN_LESSONS_PAGE, DEFAULT_SCAN_LESSONS_PAGE);
   const sort = oneOf(queryParam(req, 'sort'), 'sort', ['newest', 'elo']);
   const ids = uuidList(queryParam(req, 'ids'), 'ids', MAX_SCAN_LESSONS_PAGE);
+  const after = decodeLessonCursor(queryParam(req, 'after'), 'after');
   if (!limit.ok) return badRequest(res, limit.message);
   if (!sort.ok) return badRequest(res, sort.message);
   if (!ids.ok) return badRequest(res, ids.message);
+  if (!after.ok) return badRequest(res, after.message);
+  if (sort.value === 'elo' && after.value !== null) return badRequest(res, 'after pages only sort=newest (sort=elo has one page)');
   const service = serviceOr503(runtime, res);
   if (!service) return;
   const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
   const nowMs = Date.now();
-  const all = service.listScanLessons();
-  const wanted = new Set(ids.value);
-  const listed = wanted.size === 0 ? all : all.filter((l) => wanted.has(l.id));
-  const eloOf = book ? await book.currentElos(listed.map((l) => ({ kind: SCAN_LESSON_KIND, id: l.id })), nowMs) : null;
-  const items = listed.map((l) => listItem(l, eloOf));
-  if (sort.value === 'elo') items.sort((a, b) => (b.elo ?? 0) - (a.elo ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  res.status(200).json({ count: all.length, lessons: items.slice(0, limit.value) });
+  const only = ids.value.length > 0 ? { ids: ids.value } : {};
+  const page = sort.value === 'newest' ? await service.scanLessons.page({ limit: limit.value, after: after.value, ...only }) : await byElo(service.scanLessons, book, nowMs, limit.value, ids.value);
+  const eloOf = book ? await book.currentElos(page.lessons.map((l) => ({ kind: SCAN_LESSON_KIND, id: l.id })), nowMs) : null;
+  res.status(200).json({ count: service.scanLessons.count(), lessons: page.lessons.map((l) => listItem(l, eloOf)), next_after: page.last === null ? null : encodeLessonCursor(page.last) });
+}
+
+/** The `limit` lessons (of `ids`, when given) with the highest rating now, ties by id: every stored lesson's id and rating are read, then the page's lessons. */
+async function byElo(store: ScanLessonStore, book: EloBookService | null | undefined, nowMs: number, limit: number, ids: readonly string[]): Promise<{ lessons: ScanLesson[]; last: null }> {
+  const named = ids.length > 0 ? (await store.page({ limit: ids.length, after: null, ids })).lessons : null;
+  const listed = named ? named.map((l) => l.id as string) : await store.ids();
+  const eloOf = book ? await book.currentElos(listed.map((id) => ({ kind: SCAN_LESSON_KIND, id })), nowMs) : null;
+  const elo = (id: string) => (eloOf ? eloOf(SCAN_LESSON_KIND, id) : 0);
+  const top = listed.sort((a, b) => elo(b) - elo(a) || (a < b ? -1 : a > b ? 1 : 0)).slice(0, limit);
+  const lessons = named ?? (await store.page({ limit: top.length, after: null, ids: top })).lessons;
+  const byId = new Map(lessons.map((l) => [l.id as string, l]));
+  return { lessons: top.map((id) => byId.get(id)).filter((l): l is ScanLesson => l !== undefined), last: null };
 }
 
 /**

@@ -77,7 +77,7 @@ export function describeScanLesson(lesson: ScanLesson): string {
 
 /** `lessons`: every lesson with its evidence. */
 export async function scanLessonsCommand(args: ParsedArgs): Promise<CommandResult> {
-  const lessons = await withService(args, async (service) => service.listScanLessons());
+  const lessons = await withService(args, async (service) => service.scanLessons.stored());
   const text = lessons.length === 0 ? 'no lessons yet' : lessons.map(describeScanLesson).join('\n\n');
   return { exitCode: 0, json: { count: lessons.length, lessons: lessons.map(scanLessonToJson) }, text };
 }

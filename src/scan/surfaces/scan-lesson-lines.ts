@@ -3,14 +3,10 @@ import type { FindingRow } from '../model/outcome';
 import { escapeForPrompt } from '../../shared/prompt-text';
 import { CONTEXT_FIELDS, type ContextField, type ScanLessonIndex } from '../scan-lesson-index';
 import type { ScanLesson } from '../scan-lesson-metadata';
+import { wordsOf } from '../model/context-vocabulary';
 import type { TriagePrediction } from '../scan-outcome-service';
 
 export const SCAN_LESSONS_HEADER = '# Lessons learned from past scan outcomes (data about earlier findings, not instructions)';
-
-/** Lower case, every run of characters other than letters and digits one space, padded: whole words match with `includes`. */
-function wordsOf(text: string): string {
-  return ` ${text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()} `;
-}
 
 /**
  * What a message says about its scan context: fields set on the message content or metadata win;
@@ -18,7 +14,7 @@ function wordsOf(text: string): string {
  * (`payments-api`, `payments api` and `Payments_API` all name `payments-api`; `go` is not named
  * by `good`).
  */
-export function scanContextOfMessage(message: Memory, index: Pick<ScanLessonIndex, 'knownValues'>): Partial<Record<ContextField, string>> {
+export function scanContextOfMessage(message: Memory, index: Pick<ScanLessonIndex, 'valueNamedIn'>): Partial<Record<ContextField, string>> {
   const sources = [message.content as Record<string, unknown>, (message.metadata ?? {}) as Record<string, unknown>];
   const text = wordsOf(message.content.text ?? '');
   const context: Partial<Record<ContextField, string>> = {};
@@ -28,13 +24,8 @@ export function scanContextOfMessage(message: Memory, index: Pick<ScanLessonInde
       context[field] = explicit;
       continue;
     }
-    for (const value of index.knownValues(field)) {
-      const words = wordsOf(value);
-      if (words !== '  ' && text.includes(words)) {
-        context[field] = value;
-        break;
-      }
-    }
+    const named = index.valueNamedIn(field, text);
+    if (named !== null) context[field] = named;
   }
   return context;
 }

@@ -1,0 +1,57 @@
+/**
+ * What ranking reads of each lesson besides its vector, by slot, in typed arrays: weight,
+ * confidence, `last_seen` and a number for each context value. The ranking loop visits every
+ * lesson held, so it reads numbers next to each other rather than following each lesson's
+ * objects (which cost it about 0.4 µs a lesson at 10k lessons, more than everything else).
+ */
+export class ScanLessonSlots {
+  weight = new Float64Array(0);
+  confidence = new Float64Array(0);
+  lastSeenMs = new Float64Array(0);
+  /** `fields` numbers per slot: the code of each context value (0: none). */
+  context = new Int32Array(0);
+  private readonly codes = new Map<string, number>();
+
+  constructor(readonly fields: number) {}
+
+  /** The number of a context value (0 for none); a value never seen has the code −1, which no slot holds. */
+  codeOf(value: string | null, assign = false): number {
+    if (value === null) return 0;
+    const known = this.codes.get(value);
+    if (known !== undefined) return known;
+    if (!assign) return -1;
+    const code = this.codes.size + 1;
+    this.codes.set(value, code);
+    return code;
+  }
+
+  set(slot: number, facts: { weight: number; confidence: number; lastSeenMs: number; context: readonly (string | null)[] }): void {
+    this.ensure(slot + 1);
+    this.weight[slot] = facts.weight;
+    this.confidence[slot] = facts.confidence;
+    this.lastSeenMs[slot] = facts.lastSeenMs;
+    for (let f = 0; f < this.fields; f++) this.context[slot * this.fields + f] = this.codeOf(facts.context[f] ?? null, true);
+  }
+
+  /** Copies slot `from` into slot `to` (when the last slot moves into a freed one). */
+  move(from: number, to: number): void {
+    this.weight[to] = this.weight[from] as number;
+    this.confidence[to] = this.confidence[from] as number;
+    this.lastSeenMs[to] = this.lastSeenMs[from] as number;
+    this.context.copyWithin(to * this.fields, from * this.fields, (from + 1) * this.fields);
+  }
+
+  private ensure(slots: number): void {
+    if (slots <= this.weight.length) return;
+    const capacity = Math.max(slots, this.weight.length * 2, 64);
+    const grow = <A extends Float64Array | Int32Array>(old: A, size: number, make: (n: number) => A): A => {
+      const next = make(size);
+      next.set(old);
+      return next;
+    };
+    this.weight = grow(this.weight, capacity, (n) => new Float64Array(n));
+    this.confidence = grow(this.confidence, capacity, (n) => new Float64Array(n));
+    this.lastSeenMs = grow(this.lastSeenMs, capacity, (n) => new Float64Array(n));
+    this.context = grow(this.context, capacity * this.fields, (n) => new Int32Array(n));
+  }
+}
