@@ -33,8 +33,8 @@ export interface LedgerAuditRecord {
   details: Record<string, unknown>;
 }
 
-/** Rows per INSERT statement; claims per lookup. */
-const INSERT_BATCH = 1_000;
+/** Rows per INSERT statement: each runs as one synchronous block in PGlite, so a smaller one is a shorter stall. */
+const INSERT_BATCH = 250;
 /** Claims per lookup statement. */
 const CLAIM_BATCH = 250;
 /** Transactions per statement when points are summed. */

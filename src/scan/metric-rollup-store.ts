@@ -27,7 +27,7 @@ const KEY_BATCH = 250;
 /** Tally rows per statement (10 parameters each). */
 const TALLY_BATCH = 4_000;
 /** Outcomes a step of the rollup takes in one transaction. */
-export const ROLLUP_CHUNK = 2_000;
+export const ROLLUP_CHUNK = 500;
 
 /** The label's lifecycle rank, in SQL (labels are the model's constants, never outside text). */
 const LABEL_RANK_SQL = sql.raw(`CASE o.label ${Object.entries(LIFECYCLE_RANK).map(([label, rank]) => `WHEN '${label}' THEN ${rank}`).join(' ')} END`);

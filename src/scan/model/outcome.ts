@@ -135,9 +135,11 @@ export interface CheckedBatch {
   rejected: RowRejection[];
 }
 
-export function checkOutcomeRows(rows: readonly unknown[]): CheckedBatch {
+/** Validates rows; `firstIndex` is the index of `rows[0]` in the caller's whole input (what rejections and valid rows are numbered by). */
+export function checkOutcomeRows(rows: readonly unknown[], firstIndex = 0): CheckedBatch {
   const batch: CheckedBatch = { valid: [], rejected: [] };
-  rows.forEach((raw, index) => {
+  rows.forEach((raw, i) => {
+    const index = firstIndex + i;
     const checked = checkOutcomeRow(raw, index);
     if (checked.ok) batch.valid.push({ index, row: checked.row });
     else batch.rejected.push(...checked.rejections);
