@@ -4,12 +4,12 @@ import { DAY_MS } from './model/grouping';
 import { LIFECYCLE_RANK } from './model/findings';
 const MODEL_SQL = sql.raw(`(o.row_json->>'model_provider') || '/' || (o.row_json->>'model_name')`);
 import { checkMetricOptions, DRIFT_DAYS, type DriftWindow, type ScanMetricsReport } from './model/metrics';
-import { ALL_SCOPE, driftWindowPlan, GRAIN, TALLY_KIND, weekScope } from './model/metric-rollup';
+import { ALL_SCOPE, dayScope, driftWindowPlan, GRAIN, TALLY_KIND, weekScope } from './model/metric-rollup';
 import { rankSlices } from './model/metric-slices';
 import { emptyCounts, medianPlan, metricSetOf, reportOf, SLICE_DIMS, type SliceCounts, sliceCounts, type SliceDim, sliceId, type SliceReads, type SliceTallyRow } from './model/metric-rollup-report';
 import { checkWeeklyOptions, pointOf, WEEK_MS, weekPoint, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
 import { metricOutcomes } from './outcome-store';
-import { type Db, queryRows } from '../shared/sql';
+import { type Db, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { findingMetrics, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
 
 /**
@@ -119,7 +119,7 @@ async function readTopK(db: Db, agentId: UUID, k: number, counts: ReadonlyMap<st
     const values = slicesOf(counts, dim);
     if (values.length === 0) continue;
     const list = sql.join(values.map((v) => sql`(${v})`), sql`, `);
-    const found = await queryRows<{ value: string; c: number; t: number }>(
+    const found = await queryRowsInIndexOrder<{ value: string; c: number; t: number }>(
       db,
       dim === 'overall'
         ? sql`SELECT '' AS value, x.c, x.t FROM (${top(sql`true`)}) x`
@@ -150,7 +150,7 @@ async function readMedians(db: Db, agentId: UUID, counts: ReadonlyMap<string, Sl
     const list = sql.join(mine.map((w) => sql`(${w.i}::int, ${w.value}, ${w.bucket}::int, ${w.offset}::int)`), sql`, `);
     const sliceCondition = dim === 'overall' ? sql`true` : sql`f.${COLUMN[dim]} = v.value`;
     found.push(
-      ...(await queryRows<{ i: number; h: number }>(
+      ...(await queryRowsInIndexOrder<{ i: number; h: number }>(
         db,
         sql`SELECT v.i, x.h FROM (VALUES ${list}) AS v(i, value, bucket, off) CROSS JOIN LATERAL (
               SELECT f.hours_to_fix AS h FROM ${findingMetrics} f WHERE f.agent_id = ${agentId}::uuid AND ${sliceCondition} AND f.fix_bucket = v.bucket
@@ -169,21 +169,34 @@ async function readMedians(db: Db, agentId: UUID, counts: ReadonlyMap<string, Sl
 async function readDrift(db: Db, agentId: UUID, asOfMs: number, throughSeq: number, shown: Shown, reads: Map<string, SliceReads>): Promise<void> {
   const plans = DRIFT_DAYS.flatMap((days) => [driftWindowPlan(asOfMs - days * DAY_MS, asOfMs), driftWindowPlan(asOfMs - 2 * days * DAY_MS, asOfMs - days * DAY_MS)]);
   const iso = (ms: number) => new Date(ms).toISOString();
-  const days = sql.join(plans.map((p, w) => sql`(${w}::int, ${p.firstDay}, ${p.lastDay})`), sql`, `);
+  // Each whole day of each window, named: the day tallies are read by key, day by day and slice by slice.
+  const windowDays: ReturnType<typeof sql>[] = [];
+  const dayScopes = new Set<string>();
+  for (const [w, p] of plans.entries()) {
+    for (let day = Date.parse(`${p.firstDay.slice(2)}T00:00:00Z`); p.lastDay >= p.firstDay && dayScope(day) <= p.lastDay; day += DAY_MS) {
+      windowDays.push(sql`(${w}::int, ${dayScope(day)})`);
+      dayScopes.add(dayScope(day));
+    }
+  }
   const edges = sql.join(plans.map((p, w) => sql`(${w}::int, ${iso(p.loMs)}::timestamptz, ${iso(p.headEndMs)}::timestamptz, ${iso(p.tailStartMs)}::timestamptz, ${iso(p.hiMs)}::timestamptz)`), sql`, `);
   const anyEdge = sql.join(
     plans.map((p) => sql`(o.ts > ${iso(p.loMs)}::timestamptz AND o.ts < ${iso(p.headEndMs)}::timestamptz) OR (o.ts >= ${iso(p.tailStartMs)}::timestamptz AND o.ts <= ${iso(p.hiMs)}::timestamptz)`),
     sql` OR `,
   );
-  const minDay = plans.reduce((m, p) => (p.firstDay < m ? p.firstDay : m), plans[0]?.firstDay ?? '');
-  const maxDay = plans.reduce((m, p) => (p.lastDay > m ? p.lastDay : m), '');
+  const dayList = sql.join([...dayScopes].map((d) => sql`${d}`), sql`, `);
+  const dayTallies =
+    dayScopes.size === 0
+      ? sql``
+      : sql`SELECT t.grain, t.project, t.scanner, t.model, v.w, t.n, CASE WHEN t.bucket = ${LIFECYCLE_RANK.rejected_fp}::int THEN t.n ELSE 0 END AS rej, t.p_sum AS reward
+          FROM (${sql.join(
+            grainSelects(shown).map((where) => sql`(SELECT t.* FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope IN (${dayList}) AND ${where} AND t.kind = ${TALLY_KIND.outcome}::smallint)`),
+            sql` UNION ALL `,
+          )}) t JOIN (VALUES ${sql.join(windowDays, sql`, `)}) AS v(w, day) ON t.scope = v.day
+          UNION ALL`;
   const rows = await queryRows<GrainRow & { w: number; n: number; rej: number; reward: number }>(
     db,
     sql`SELECT t.grain, t.project, t.scanner, t.model, t.w, sum(t.n)::float8 AS n, sum(t.rej)::float8 AS rej, sum(t.reward)::float8 AS reward FROM (
-          SELECT t.grain, t.project, t.scanner, t.model, v.w, t.n, CASE WHEN t.bucket = ${LIFECYCLE_RANK.rejected_fp}::int THEN t.n ELSE 0 END AS rej, t.p_sum AS reward
-          FROM ${metricTallies} t JOIN (VALUES ${days}) AS v(w, lo, hi) ON t.scope >= v.lo AND t.scope <= v.hi
-          WHERE t.agent_id = ${agentId}::uuid AND t.kind = ${TALLY_KIND.outcome}::smallint AND t.scope >= ${minDay} AND t.scope <= ${maxDay}
-          UNION ALL
+          ${dayTallies}
           SELECT g.grain, g.project, g.scanner, g.model, v.w, 1, CASE WHEN o.label = 'rejected_fp' THEN 1 ELSE 0 END, o.reward::text::numeric
           FROM ${outcomesTable} o JOIN (VALUES ${edges}) AS v(w, lo, he, ts, hi) ON (o.ts > v.lo AND o.ts < v.he) OR (o.ts >= v.ts AND o.ts <= v.hi)
           CROSS JOIN LATERAL (VALUES (${GRAIN.overall}::int, '', '', ''), (${GRAIN.project}::int, o.row_json->>'project', '', ''), (${GRAIN.scanner}::int, '', o.row_json->>'scanner', ''),
@@ -218,7 +231,7 @@ export async function rollupWeekly(db: Db, agentId: UUID, options: WeeklyTriageO
         WHERE agent_id = ${agentId}::uuid AND grain = ${GRAIN.overall}::int AND scope IN (SELECT v.s FROM (VALUES ${list}) AS v(s)) GROUP BY scope, kind, bucket`,
   );
   const counts = sliceCounts(rows.map((r) => ({ dim: 'overall', value: r.scope, kind: Number(r.kind), bucket: Number(r.bucket), n: Number(r.n), p: Number(r.p), gap: Number(r.gap) })));
-  const top = await queryRows<{ scope: string; c: number; t: number }>(
+  const top = await queryRowsInIndexOrder<{ scope: string; c: number; t: number }>(
     db,
     sql`SELECT v.s AS scope, x.c, x.t FROM (VALUES ${list}) AS v(s) CROSS JOIN LATERAL (
           SELECT count(*) FILTER (WHERE confirmed)::int AS c, count(*)::int AS t FROM (SELECT confirmed FROM ${weekFindingMetrics} f

@@ -1,5 +1,5 @@
 import type { IAgentRuntime } from '@elizaos/core';
-import type { SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { clipText } from './prompt-text';
 
 /**
@@ -22,6 +22,20 @@ export function dbOf(runtime: IAgentRuntime): Db {
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result = await db.execute(query);
   return result.rows as T[];
+}
+
+/**
+ * `queryRows` for a query whose LIMIT or OFFSET follows an index's order: run with sorts and
+ * bitmap scans made a last resort (SET LOCAL, in a transaction of its own), so the index is
+ * walked in order and stops after the rows asked for. PGlite never analyses a table, and without
+ * statistics the planner reads every matching row and sorts them, which costs the whole slice.
+ */
+export async function queryRowsInIndexOrder<T>(db: Db, query: SQL): Promise<T[]> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`SET LOCAL enable_sort = off`);
+    await tx.execute(sql`SET LOCAL enable_bitmapscan = off`);
+    return queryRows<T>(tx, query);
+  });
 }
 
 /** Splits a list into chunks of at most `size`. */
