@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { bucketSpan, COUNTED_BUCKET_WIDTH, DAY_MS, ratingAt } from '../../src/elo/model/bucket-span';
+import { bucketSpan, COUNTED_BUCKET_WIDTH, DAY_MS, driftOrder, ratingAt } from '../../src/elo/model/bucket-span';
 import { bucketFrom } from '../../src/elo/model/distribution';
 import { seededRandom } from '../helpers/random';
 
@@ -52,5 +52,22 @@ describe('bucketSpan: the bucket holds from the time asked until before untilMs'
     expect(bucketSpan({ elo: 1750, startElo: 1200, lastUsedMs: T0 }, T0, 0).untilMs).toBe(Number.POSITIVE_INFINITY);
     expect(bucketSpan({ elo: 1200, startElo: 1200, lastUsedMs: T0 }, T0, 0.01).untilMs).toBe(Number.POSITIVE_INFINITY);
     expect(bucketSpan({ elo: 1250, startElo: 1200, lastUsedMs: T0 }, T0, 0.01).untilMs).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('driftOrder: one order of the items of a start that holds at every time after their last uses', () => {
+  test('random items of one start, used at different times: ordered by (above, key) descending, their ratings descend at any later time', () => {
+    const next = seededRandom(11);
+    for (const rate of [0.01, 0.2, 0]) {
+      const items = Array.from({ length: 400 }, (_, i) => ({ elo: i % 13 === 0 ? 1200 : 1200 + (next() - 0.5) * 900, startElo: 1200, lastUsedMs: T0 + Math.floor(next() * 300 * DAY_MS) }));
+      const ordered = [...items].sort((a, b) => {
+        const [x, y] = [driftOrder(a, rate), driftOrder(b, rate)];
+        return Number(y.above) - Number(x.above) || y.key - x.key;
+      });
+      for (const days of [300, 301.5, 400, 2_000]) {
+        const ratings = ordered.map((item) => ratingAt(item, T0 + days * DAY_MS, rate));
+        for (let i = 1; i < ratings.length; i++) expect((ratings[i] as number) - 1e-9).toBeLessThanOrEqual(ratings[i - 1] as number);
+      }
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
-import { bucketSpan, ratingAt } from './model/bucket-span';
+import { bucketSpan, driftOrder, ratingAt } from './model/bucket-span';
+import { INITIAL_ELO_BY_TIER } from './model/tiers';
 import type { RatedItem } from './model/distribution';
 import { agentLockKey, chunks, type Db, queryRows } from '../shared/sql';
 import { eloBucketBasis, eloBucketCounts, eloItems } from './tables';
@@ -8,8 +9,15 @@ import type { EloItemState } from './elo-store';
 import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf } from './elo-item-rows';
 
 const BATCH = 500;
-/** Rows read per page while looking for the top items of a kind. */
-const TOP_PAGE = 100;
+/** Rows read in the first page of each start while looking for the top items of a kind (later pages grow four times, to 2,000). */
+const TOP_FIRST_PAGE = 16;
+/**
+ * Rating points by which the key order may disagree with the ratings computed from it (float
+ * rounding of the key and of the rating: about 1e-10 for ratings in the thousands).
+ */
+const ORDER_SLACK = 1e-6;
+/** Every starting rating an item can have. */
+const STARTS = [...new Set(Object.values(INITIAL_ELO_BY_TIER))];
 /** `pg_advisory_xact_lock(class, key)` class of the ELO book of one agent: 'SIEL'. */
 const ELO_LOCK_CLASS = 0x5349454c;
 
@@ -59,16 +67,17 @@ export class EloBucketStore {
       const values = sql.join(
         batch.map((i) => {
           const span = bucketSpan(i, i.lastUsedMs, this.driftPerDay);
+          const order = driftOrder(i, this.driftPerDay);
           counts.add(i.kind, span.bucket, 1);
           return sql`(${this.agentId}::uuid, ${i.kind}, ${i.id}, ${i.elo}, ${i.startElo}, ${i.updates}, ${timestamp(i.lastUsedMs)}::timestamptz, ${i.title ?? null}, ${i.body ?? null},
-                      ${Math.max(i.elo, i.startElo)}, ${span.bucket}, ${timestamp(i.lastUsedMs)}::timestamptz, ${timestamp(span.untilMs)}::timestamptz)`;
+                      ${order.above}, ${order.key}::float8, ${span.bucket}, ${timestamp(i.lastUsedMs)}::timestamptz, ${timestamp(span.untilMs)}::timestamptz)`;
         }),
         sql`, `,
       );
       await t.execute(
-        sql`INSERT INTO ${eloItems} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at, title, body, elo_ceiling, bucket, bucket_since, bucket_until) VALUES ${values}
+        sql`INSERT INTO ${eloItems} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at, title, body, above_start, drift_key, bucket, bucket_since, bucket_until) VALUES ${values}
             ON CONFLICT (agent_id, kind, item_id) DO UPDATE SET elo = EXCLUDED.elo, updates = EXCLUDED.updates, last_used_at = EXCLUDED.last_used_at,
-            title = EXCLUDED.title, body = EXCLUDED.body, elo_ceiling = EXCLUDED.elo_ceiling, bucket = EXCLUDED.bucket,
+            title = EXCLUDED.title, body = EXCLUDED.body, above_start = EXCLUDED.above_start, drift_key = EXCLUDED.drift_key, bucket = EXCLUDED.bucket,
             bucket_since = EXCLUDED.bucket_since, bucket_until = EXCLUDED.bucket_until`,
       );
     }
@@ -86,7 +95,7 @@ export class EloBucketStore {
       const rows = await queryRows<{ drift_per_day: number }>(t, sql`SELECT drift_per_day FROM ${eloBucketBasis} WHERE agent_id = ${this.agentId}::uuid`);
       if (rows[0] && Number(rows[0].drift_per_day) === this.driftPerDay) return false;
       await t.execute(
-        sql`UPDATE ${eloItems} SET bucket = NULL, bucket_since = NULL, bucket_until = NULL, elo_ceiling = greatest(elo, start_elo) WHERE agent_id = ${this.agentId}::uuid`,
+        sql`UPDATE ${eloItems} SET bucket = NULL, bucket_since = NULL, bucket_until = NULL, above_start = NULL, drift_key = NULL WHERE agent_id = ${this.agentId}::uuid`,
       );
       await t.execute(sql`DELETE FROM ${eloBucketCounts} WHERE agent_id = ${this.agentId}::uuid`);
       await t.execute(
@@ -115,16 +124,18 @@ export class EloBucketStore {
       const counts = new CountChanges();
       const values = sql.join(
         due.map((r) => {
-          const span = bucketSpan(itemStateOf(r), nowMs, this.driftPerDay);
+          const state = itemStateOf(r);
+          const span = bucketSpan(state, nowMs, this.driftPerDay);
+          const order = driftOrder(state, this.driftPerDay);
           if (r.bucket !== null) counts.add(r.kind, Number(r.bucket), -1);
           counts.add(r.kind, span.bucket, 1);
-          return sql`(${r.kind}, ${r.item_id}, ${span.bucket}::float8, ${now}::timestamptz, ${timestamp(span.untilMs)}::timestamptz)`;
+          return sql`(${r.kind}, ${r.item_id}, ${span.bucket}::float8, ${now}::timestamptz, ${timestamp(span.untilMs)}::timestamptz, ${order.above}::boolean, ${order.key}::float8)`;
         }),
         sql`, `,
       );
       await t.execute(
-        sql`UPDATE ${eloItems} AS e SET bucket = v.bucket, bucket_since = v.since, bucket_until = v.until, elo_ceiling = greatest(e.elo, e.start_elo)
-            FROM (VALUES ${values}) AS v(kind, item_id, bucket, since, until) WHERE e.agent_id = ${this.agentId}::uuid AND e.kind = v.kind AND e.item_id = v.item_id`,
+        sql`UPDATE ${eloItems} AS e SET bucket = v.bucket, bucket_since = v.since, bucket_until = v.until, above_start = v.above, drift_key = v.key
+            FROM (VALUES ${values}) AS v(kind, item_id, bucket, since, until, above, key) WHERE e.agent_id = ${this.agentId}::uuid AND e.kind = v.kind AND e.item_id = v.item_id`,
       );
       await counts.apply(t, this.agentId);
       return due.length;
@@ -151,32 +162,78 @@ export class EloBucketStore {
     return rows.map((r) => ({ ...itemStateOf(r), bucket: r.bucket === null ? null : Number(r.bucket) }));
   }
 
+  /** The stored states of these items (without content); items never stored are absent. One primary-key lookup per item, 2,000 items a query. */
+  async states(refs: readonly { kind: string; id: string }[]): Promise<EloItemState[]> {
+    const out: EloItemState[] = [];
+    for (const batch of chunks(refs, 2_000)) {
+      const kinds = sql.join(
+        batch.map((r) => sql`${r.kind}`),
+        sql`, `,
+      );
+      const ids = sql.join(
+        batch.map((r) => sql`${r.id}`),
+        sql`, `,
+      );
+      const rows = await queryRows<ItemStateRow>(
+        this.db,
+        sql`SELECT e.kind, e.item_id, e.elo, e.start_elo, e.updates, (extract(epoch from e.last_used_at) * 1000)::float8 AS last_used_ms, e.title
+            FROM unnest(ARRAY[${kinds}]::text[], ARRAY[${ids}]::text[]) AS r(kind, item_id)
+            JOIN ${eloItems} AS e ON e.agent_id = ${this.agentId}::uuid AND e.kind = r.kind AND e.item_id = r.item_id`,
+      );
+      out.push(...rows.map(itemStateOf));
+    }
+    return out;
+  }
+
   /**
    * The `k` items of `kind` rated highest at `nowMs` (rating descending, ties by id in code-point
-   * order), read in order of `elo_ceiling` (no rating can exceed it) until no item left can enter.
+   * order). Items used after `nowMs` rate as stored and are read apart (none, for a report of
+   * now); the others are read per start in the order of their ratings (`driftOrder`, the
+   * `elo_top_idx` index), each start until its next rating is below the k-th found: about k rows
+   * per start, whatever the size of the kind. Items tied exactly (at their start, say) are all
+   * read while the tie is at the k-th place. Needs every item counted (`drift_key` not null).
    */
   async top(kind: string, k: number, nowMs: number): Promise<RatedItem[]> {
+    const now = timestamp(nowMs);
     const best: RatedItem[] = [];
-    let after: SQL = sql``;
-    for (;;) {
-      const rows = await queryRows<ItemStateRow & { elo_ceiling: number }>(
-        this.db,
-        sql`SELECT ${ITEM_STATE_COLUMNS}, elo_ceiling FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND kind = ${kind} ${after}
-            ORDER BY elo_ceiling DESC, item_id COLLATE "C" LIMIT ${TOP_PAGE}`,
-      );
-      for (const r of rows) {
-        const ceiling = Number(r.elo_ceiling);
-        const last = best.length === k ? (best[k - 1] as RatedItem) : undefined;
-        if (last && (ceiling < last.elo || (ceiling === last.elo && r.item_id > last.id))) return best;
-        const state = itemStateOf(r);
-        best.push({ kind, id: state.id, elo: ratingAt(state, nowMs, this.driftPerDay), updates: state.updates, ...(state.title === undefined ? {} : { title: state.title }) });
-        best.sort((a, b) => b.elo - a.elo || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-        if (best.length > k) best.pop();
+    const offer = (state: EloItemState, elo: number) => {
+      best.push({ kind, id: state.id, elo, updates: state.updates, ...(state.title === undefined ? {} : { title: state.title }) });
+      best.sort((a, b) => b.elo - a.elo || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      if (best.length > k) best.pop();
+    };
+    const later = await queryRows<ItemStateRow>(
+      this.db,
+      sql`SELECT ${ITEM_STATE_COLUMNS} FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND last_used_at > ${now}::timestamptz AND kind = ${kind}`,
+    );
+    for (const r of later) offer(itemStateOf(r), Number(r.elo));
+    for (const start of STARTS) {
+      let after: SQL = sql``;
+      for (let page = Math.max(k, TOP_FIRST_PAGE); ; page = Math.min(page * 4, 2_000)) {
+        const rows = await queryRows<ItemStateRow & { above_start: boolean; drift_key: number }>(
+          this.db,
+          sql`SELECT ${ITEM_STATE_COLUMNS}, above_start, drift_key FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND kind = ${kind} AND start_elo = ${start} ${after}
+              ORDER BY above_start DESC, drift_key DESC, item_id COLLATE "C" LIMIT ${page}`,
+        );
+        if (!this.offerRows(rows, nowMs, k, best, offer) || rows.length < page) break;
+        const last = rows[rows.length - 1] as { above_start: boolean; drift_key: number; item_id: string };
+        const key = Number(last.drift_key);
+        after = sql`AND ((above_start, drift_key) < (${last.above_start}, ${key}::float8) OR ((above_start, drift_key) = (${last.above_start}, ${key}::float8) AND item_id COLLATE "C" > ${last.item_id}))`;
       }
-      const last = rows[rows.length - 1];
-      if (!last || rows.length < TOP_PAGE) return best;
-      after = sql`AND (elo_ceiling < ${Number(last.elo_ceiling)} OR (elo_ceiling = ${Number(last.elo_ceiling)} AND item_id COLLATE "C" > ${last.item_id}))`;
     }
+    return best;
+  }
+
+  /** Offers rows read in rating order; false once a row's rating is below the k-th found (the rest of its start cannot enter). */
+  private offerRows(rows: readonly ItemStateRow[], nowMs: number, k: number, best: readonly RatedItem[], offer: (state: EloItemState, elo: number) => void): boolean {
+    for (const r of rows) {
+      const state = itemStateOf(r);
+      if (state.lastUsedMs > nowMs) continue;
+      const elo = ratingAt(state, nowMs, this.driftPerDay);
+      const kth = best.length === k ? best[k - 1] : undefined;
+      if (kth && elo < kth.elo - ORDER_SLACK) return false;
+      offer(state, elo);
+    }
+    return true;
   }
 }
 

@@ -22,9 +22,10 @@ export const countable = (bucketWidth: number) => bucketWidth > 0 && Number.isSa
  * 100-point bucket, corrected for the items whose counted bucket does not hold at `nowMs` (their
  * rating computed again); the top `k` of each kind read in order of the highest rating each item
  * can have; the tiers the Success Metrics need, of the items the logs name (`refs`). Reads what is
- * written: the caller writes what is pending first.
+ * written: the caller writes what is pending first. Undefined while items are not counted yet (a
+ * recount at start-up is under way): every item is read then.
  */
-export async function countedFigures(source: CountedSource, nowMs: number, k: number, bucketWidth: number, refs: readonly ItemRef[]): Promise<ItemFigures> {
+export async function countedFigures(source: CountedSource, nowMs: number, k: number, bucketWidth: number, refs: readonly ItemRef[]): Promise<ItemFigures | undefined> {
   const byKind = new Map<string, Map<number, number>>();
   const add = (kind: string, bucket: number, n: number) => {
     const buckets = byKind.get(kind) ?? new Map<number, number>();
@@ -32,7 +33,10 @@ export async function countedFigures(source: CountedSource, nowMs: number, k: nu
     byKind.set(kind, buckets);
   };
   for (const c of await source.buckets.counts()) add(c.kind, c.bucket, c.count);
-  for (const item of await source.buckets.uncounted(nowMs)) {
+  const uncounted = await source.buckets.uncounted(nowMs);
+  // Items not counted yet (a recount after start-up is under way): their order keys are missing too.
+  if (uncounted.some((item) => item.bucket === null)) return undefined;
+  for (const item of uncounted) {
     if (item.bucket !== null) add(item.kind, item.bucket, -1);
     add(item.kind, bucketFrom(ratingAt(item, nowMs, source.driftPerDay), COUNTED_BUCKET_WIDTH), 1);
   }

@@ -114,7 +114,7 @@ export class EloItems {
     await this.flush();
     if (this.writer.dirtyItems > 0) return undefined;
     const unique = [...new Map(refs.map((r) => [ratingKey(r.kind, r.id), r])).values()];
-    return countedFigures({ buckets: this.store.buckets, states: (wanted) => this.store.loadItems(wanted, false), driftPerDay: this.driftPerDay }, nowMs, k, bucketWidth, unique);
+    return countedFigures({ buckets: this.store.buckets, states: (wanted) => this.store.buckets.states(wanted), driftPerDay: this.driftPerDay }, nowMs, k, bucketWidth, unique);
   }
 
   /** See `EloBookService.advanceBuckets`. */

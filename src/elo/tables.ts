@@ -1,11 +1,11 @@
-import { bigserial, doublePrecision, index, integer, jsonb, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, doublePrecision, index, integer, jsonb, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { pluginSchema } from '../shared/plugin-schema';
 
 /**
  * The ELO book: one row per scored item, with the content an integrator reported with it. The
- * report's columns (null in rows not yet counted): `elo_ceiling`, the highest rating the item can
- * have at any time (`max(elo, start_elo)`: drift only moves it toward its start), which orders the
- * top items; `bucket`, the 100-point bucket its rating is in from `bucket_since` until before
+ * report's columns (null in rows not yet counted): `above_start` and `drift_key`, which order the
+ * items of one start by their rating at any time after their last use (`driftOrder`), for the top
+ * items; `bucket`, the 100-point bucket its rating is in from `bucket_since` until before
  * `bucket_until` (`bucketSpan`), counted in `elo_bucket_counts`.
  */
 export const eloItems = pluginSchema.table(
@@ -20,14 +20,17 @@ export const eloItems = pluginSchema.table(
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull(),
     title: text('title'),
     body: text('body'),
-    eloCeiling: doublePrecision('elo_ceiling'),
+    aboveStart: boolean('above_start'),
+    driftKey: doublePrecision('drift_key'),
     bucket: doublePrecision('bucket'),
     bucketSince: timestamp('bucket_since', { withTimezone: true }),
     bucketUntil: timestamp('bucket_until', { withTimezone: true }),
   },
   (t) => [
     primaryKey({ columns: [t.agentId, t.kind, t.itemId] }),
-    index('elo_top_idx').on(t.agentId, t.kind, t.eloCeiling.desc()),
+    // Start before kind: a lookup by kind and id must find the primary key the better index.
+    index('elo_top_idx').on(t.agentId, t.startElo, t.kind, t.aboveStart.desc(), t.driftKey.desc()),
+    index('elo_last_used_idx').on(t.agentId, t.lastUsedAt),
     index('elo_bucket_until_idx').on(t.agentId, t.bucketUntil),
     index('elo_bucket_since_idx').on(t.agentId, t.bucketSince),
   ],

@@ -69,3 +69,20 @@ export function bucketSpan(item: StoredRating, atMs: number, driftPerDay: number
   if (!(days > 0) || !Number.isFinite(days)) return { bucket, untilMs: days > 0 ? Number.POSITIVE_INFINITY : item.lastUsedMs };
   return { bucket, untilMs: Math.floor(item.lastUsedMs + days * DAY_MS * (1 - RELATIVE_MARGIN) - ABSOLUTE_MARGIN_MS) };
 }
+
+/**
+ * A key that orders the items of one start by their rating at any time at or after their last
+ * use, the same order at every such time. Drift keeps the gap to the start as
+ * `gap(t) = (e − s)·b^((t − lastUse)/day)` with `b = 1 − rate`, so `ln|gap(t)| = K + (t/day)·ln b`
+ * with `K = ln|e − s| − (lastUse/day)·ln b`: the time term is the same for every item. Items above
+ * their start (`above`) rate higher the larger K is; items at or below it rate higher the smaller
+ * K is, so their key is −K (+∞ for an item at its start). Order by `above` then `key`, both
+ * descending, and the ratings descend (up to float rounding, which callers allow for).
+ */
+export function driftOrder(item: StoredRating, driftPerDay: number): { above: boolean; key: number } {
+  const above = item.elo > item.startElo;
+  const k = Math.log(Math.abs(item.elo - item.startElo)) - (item.lastUsedMs / DAY_MS) * Math.log(1 - driftPerDay);
+  // A drift rate of 1 leaves every rating at its start after any time: no order is needed, any key serves.
+  if (Number.isNaN(k)) return { above, key: 0 };
+  return { above, key: above ? k : -k };
+}
