@@ -162,6 +162,15 @@ export class EloBucketStore {
     return rows.map((r) => ({ ...itemStateOf(r), bucket: r.bucket === null ? null : Number(r.bucket) }));
   }
 
+  /** The items used after `nowMs` (none, for a report of now), through the index on the last use. */
+  async usedAfter(nowMs: number): Promise<EloItemState[]> {
+    const rows = await queryRows<ItemStateRow>(
+      this.db,
+      sql`SELECT ${ITEM_STATE_COLUMNS} FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND last_used_at > ${timestamp(nowMs)}::timestamptz`,
+    );
+    return rows.map(itemStateOf);
+  }
+
   /** The stored states of these items (without content); items never stored are absent. One primary-key lookup per item, 2,000 items a query. */
   async states(refs: readonly { kind: string; id: string }[]): Promise<EloItemState[]> {
     const out: EloItemState[] = [];
@@ -187,25 +196,20 @@ export class EloBucketStore {
 
   /**
    * The `k` items of `kind` rated highest at `nowMs` (rating descending, ties by id in code-point
-   * order). Items used after `nowMs` rate as stored and are read apart (none, for a report of
-   * now); the others are read per start in the order of their ratings (`driftOrder`, the
+   * order). Items used after `nowMs` rate as stored: the caller gives those of the kind
+   * (`usedAfter`, none for a report of now); the others are read per start in the order of their ratings (`driftOrder`, the
    * `elo_top_idx` index), each start until its next rating is below the k-th found: about k rows
    * per start, whatever the size of the kind. Items tied exactly (at their start, say) are all
    * read while the tie is at the k-th place. Needs every item counted (`drift_key` not null).
    */
-  async top(kind: string, k: number, nowMs: number): Promise<RatedItem[]> {
-    const now = timestamp(nowMs);
+  async top(kind: string, k: number, nowMs: number, usedAfter: readonly EloItemState[]): Promise<RatedItem[]> {
     const best: RatedItem[] = [];
     const offer = (state: EloItemState, elo: number) => {
       best.push({ kind, id: state.id, elo, updates: state.updates, ...(state.title === undefined ? {} : { title: state.title }) });
       best.sort((a, b) => b.elo - a.elo || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       if (best.length > k) best.pop();
     };
-    const later = await queryRows<ItemStateRow>(
-      this.db,
-      sql`SELECT ${ITEM_STATE_COLUMNS} FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND last_used_at > ${now}::timestamptz AND kind = ${kind}`,
-    );
-    for (const r of later) offer(itemStateOf(r), Number(r.elo));
+    for (const state of usedAfter) offer(state, state.elo);
     for (const start of STARTS) {
       let after: SQL = sql``;
       for (let page = Math.max(k, TOP_FIRST_PAGE); ; page = Math.min(page * 4, 2_000)) {

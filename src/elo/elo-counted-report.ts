@@ -48,7 +48,8 @@ export async function countedFigures(source: CountedSource, nowMs: number, k: nu
   const kinds = [...counts.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const distribution = (list: readonly { bucket: number; count: number }[]): Distribution => distributionFromCounts(list, bucketWidth, COUNTED_BUCKET_WIDTH);
   const top: ItemFigures['top'] = {};
-  for (const kind of kinds) top[kind] = topItems(await source.buckets.top(kind, k, nowMs), k);
+  const usedAfter = await source.buckets.usedAfter(nowMs);
+  for (const kind of kinds) top[kind] = topItems(await source.buckets.top(kind, k, nowMs, usedAfter.filter((i) => i.kind === kind)), k);
   const tiers = new Map<string, ReturnType<typeof tierOf>>();
   for (const state of await source.states(refs)) tiers.set(`${state.kind}\u0000${state.id}`, tierOf(ratingAt(state, nowMs, source.driftPerDay)));
   return {
