@@ -9,6 +9,8 @@ export interface Executes {
 /** The table names of the plugin's schema, as they must be in the database. */
 export const PLUGIN_TABLE_NAMES = [
   'elo',
+  'elo_bucket_basis',
+  'elo_bucket_counts',
   'elo_exposures',
   'elo_log',
   'finding_metrics',
@@ -99,7 +101,8 @@ export function declaredCatalog(tables: readonly PgTable[]): string[] {
     for (const u of config.uniqueConstraints) lines.push(`unique ${t}.${u.name} (${u.columns.map((c) => c.name).join(', ')})`);
     for (const check of config.checks) lines.push(`check ${t}.${check.name}`);
     for (const index of config.indexes) {
-      const names = index.config.columns.map((c) => ('name' in c ? c.name : String(c)));
+      // A descending column reads "name DESC" in PostgreSQL's index definition.
+      const names = index.config.columns.map((c) => ('name' in c ? `${c.name}${'indexConfig' in c && c.indexConfig?.order === 'desc' ? ' DESC' : ''}` : String(c)));
       lines.push(`${index.config.unique ? 'unique index' : 'index'} ${t}.${index.config.name} (${names.join(', ')})`);
     }
   }

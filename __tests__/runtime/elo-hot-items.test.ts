@@ -105,10 +105,19 @@ describe('the ELO book holds at most SELF_IMPROVE_ELO_HOT_ITEMS items in memory'
     expect((await smallBook.ratings(nowMs)).length).toBe(ITEMS);
   });
 
-  test('content reported with items stays a HIGH_ELO_CONTEXT candidate whether its rating is in memory or not', () => {
-    const found = (book: EloBookService) => book.searchContent('payments retries', 200).map((m) => m.item.id);
-    expect(found(smallBook)).toHaveLength(ITEMS / 3);
-    expect(found(smallBook)).toEqual(found(largeBook));
+  test('content reported with items is a HIGH_ELO_CONTEXT candidate while the item is in memory: the content index holds at most the bound', async () => {
+    const found = (book: EloBookService) => book.searchContent('payments retries', 400).map((m) => m.item.id);
+    expect(found(largeBook)).toHaveLength(ITEMS / 3);
+    const candidates = found(smallBook);
+    expect(candidates.length).toBeGreaterThan(0);
+    expect(candidates.every((id) => smallBook.rating('file', id) !== undefined)).toBe(true);
+    expect(smallBook.content.size).toBeLessThanOrEqual(BOUND);
+    // An item read back into memory brings its content back.
+    const away = Array.from({ length: ITEMS / 3 }, (_, i) => idOf(3 * i)).find((id) => smallBook.rating('file', id) === undefined) as string;
+    expect(away).toBeDefined();
+    expect(found(smallBook)).not.toContain(away);
+    await smallBook.ratingOf('file', away);
+    expect(found(smallBook)).toContain(away);
   });
 
   test('a restart reads at most the bound, and answers for every item as before', async () => {

@@ -10,6 +10,7 @@ import { EloItems } from './elo-items';
 import type { EloLogWriter } from './elo-log-writer';
 import type { EloRatings } from './elo-ratings';
 import { type EloItemState, EloStore } from './elo-store';
+import type { ItemFigures } from './model/stats';
 import { eloTables } from './tables';
 import { requireTables } from '../shared/plugin-schema';
 import { eventsOf } from '../shared/events';
@@ -65,12 +66,14 @@ export class EloBookService extends Service {
     service.sessions = new SessionAudits(runtime.agentId);
     const db = dbOf(runtime);
     await requireTables(db, Object.values(eloTables));
-    const store = new EloStore(db, runtime.agentId, new LogRetention(runtime.agentId, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS));
-    service.items = await EloItems.open(runtime, service.settings, store, service.exposures);
+    const store = new EloStore(db, runtime.agentId, service.settings.driftPerDay, new LogRetention(runtime.agentId, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS));
+    const recount = await store.buckets.ensureBasis();
+    service.items = await EloItems.open(runtime, service.settings, store, service.exposures, service.content);
     const nowMs = Date.now();
     for (const stored of await store.loadExposures(nowMs - EXPOSURE_HORIZON_MS)) service.exposures.restore(stored.context, stored.atMs, stored.items, nowMs);
-    await store.eachContent((item) => service.content.put(item));
     service.unsubscribe = subscribeEloBook(service, eventsOf(runtime));
+    // Items of a database from before the counts, or counted at another drift rate, are counted in the background.
+    if (recount) service.advanceBuckets(Date.now(), Number.POSITIVE_INFINITY);
     service.timer = setInterval(() => service.tick(Date.now()), FLUSH_INTERVAL_MS);
     service.timer.unref?.();
     return service;
@@ -79,6 +82,7 @@ export class EloBookService extends Service {
   override async stop(): Promise<void> {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
+    await this.items.stopAdvancing();
     await this.items.settled();
     this.writer.log('sessions', ...this.sessions.endIdle(Date.now(), true));
     await this.flush();
@@ -118,6 +122,24 @@ export class EloBookService extends Service {
    */
   ratings(nowMs = Date.now()): Promise<EloItemState[]> {
     return this.items.ratings(nowMs);
+  }
+
+  /**
+   * The report's figures over every item at `nowMs` without reading every item (`countedFigures`),
+   * after writing what is pending; undefined when they must come from `ratings` instead.
+   */
+  countedFigures(nowMs: number, k: number, bucketWidth: number, refs: readonly ItemRef[]): Promise<ItemFigures | undefined> {
+    return this.items.countedFigures(nowMs, k, bucketWidth, refs);
+  }
+
+  /**
+   * Moves the counted buckets that no longer hold at `nowMs` to where the ratings are then, at most
+   * `batches` batches of 500 (until none is due), in the background after what is queued; the report
+   * reads such items one by one until they are moved. Resolves when done; never rejects (a failure
+   * is logged, and the next tick tries again).
+   */
+  advanceBuckets(nowMs: number, batches = 1): Promise<void> {
+    return this.items.advanceBuckets(nowMs, batches);
   }
 
   /** Items held in memory now: at most SELF_IMPROVE_ELO_HOT_ITEMS, plus those changed since the last write while that write is due. */
@@ -287,10 +309,10 @@ export class EloBookService extends Service {
     return this.items.rated;
   }
 
-  /** Sessions idle too long end, and what is pending is written. */
+  /** Sessions idle too long end, what is pending is written, and counted buckets that are due move. */
   private tick(nowMs: number): void {
     this.writer.log('sessions', ...this.sessions.endIdle(nowMs));
-    void this.flush();
+    void this.flush().then(() => this.advanceBuckets(nowMs));
   }
 }
 

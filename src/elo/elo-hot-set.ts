@@ -3,6 +3,12 @@ import type { EloItemState } from './elo-store';
 
 export const ratingKey = (kind: string, id: string) => `${kind}\u0000${id}`;
 
+/** Told when an item comes into memory or leaves it (the book keeps the content of what is in memory searchable). */
+export interface HotSetListener {
+  admitted(item: EloItemState): void;
+  evicted(item: EloItemState): void;
+}
+
 /** Where items not in memory are read from: the ELO store. */
 export interface EloItemSource {
   loadItems(refs: readonly ItemRef[]): Promise<EloItemState[]>;
@@ -32,6 +38,7 @@ export class EloHotSet {
     private complete: boolean,
     /** Called when an operation failed (it never throws out of `run`). */
     private readonly onError: (error: unknown) => void,
+    private readonly listener?: HotSetListener,
   ) {}
 
   /** Items in memory now. */
@@ -57,6 +64,7 @@ export class EloHotSet {
   set(key: string, item: EloItemState): void {
     this.items.delete(key);
     this.items.set(key, item);
+    this.listener?.admitted(item);
   }
 
   values(): IterableIterator<EloItemState> {
@@ -151,8 +159,10 @@ export class EloHotSet {
     for (const [key] of this.items) {
       if (this.items.size <= this.bound) break;
       if (this.pinned(key)) continue;
+      const item = this.items.get(key) as EloItemState;
       this.items.delete(key);
       this.complete = false;
+      this.listener?.evicted(item);
     }
   }
 

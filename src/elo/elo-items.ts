@@ -1,10 +1,16 @@
 import type { IAgentRuntime } from '@elizaos/core';
+import type { ContextIndex } from './model/context-index';
 import type { Exposures, ItemRef } from './model/exposures';
 import type { EloBookSettings } from './elo-book-settings';
 import { EloHotSet, ratingKey } from './elo-hot-set';
 import { EloLogWriter } from './elo-log-writer';
 import { EloRatings } from './elo-ratings';
 import type { EloItemState, EloStore } from './elo-store';
+import { countable, countedFigures } from './elo-counted-report';
+import type { ItemFigures } from './model/stats';
+
+/** Counted buckets moved per transaction. */
+const ADVANCE_BATCH = 500;
 import type { EloLogName } from './tables';
 
 /**
@@ -19,18 +25,39 @@ export class EloItems {
     private readonly hot: EloHotSet,
     readonly writer: EloLogWriter,
     readonly rated: EloRatings,
+    private readonly driftPerDay: number,
+    private readonly warn: (error: unknown, message: string) => void,
   ) {}
 
-  static async open(runtime: IAgentRuntime, settings: EloBookSettings, store: EloStore, exposures: Exposures): Promise<EloItems> {
+  /** The background moves of counted buckets (`advanceBuckets`), one after another. */
+  private advancing: Promise<void> = Promise.resolve();
+  private stopping = false;
+
+  /** `content` holds the content of the items in memory: put as they come in, removed as they leave. */
+  static async open(runtime: IAgentRuntime, settings: EloBookSettings, store: EloStore, exposures: Exposures, content: ContextIndex): Promise<EloItems> {
+    const warn = (error: unknown, message: string) =>
+      runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, message);
     const bound = settings.hotItems;
     const recent = await store.loadRecent(bound);
     let writer: EloLogWriter | undefined;
-    const hot = new EloHotSet(bound, store, (key) => writer?.isPinned(key) ?? false, recent.length < bound, (error) =>
-      runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items not read; the update that needed them is dropped'),
+    const hot = new EloHotSet(
+      bound,
+      store,
+      (key) => writer?.isPinned(key) ?? false,
+      recent.length < bound,
+      (error) => warn(error, 'ELO items not read; the update that needed them is dropped'),
+      {
+        admitted: (item) => {
+          if (item.body !== undefined) content.put({ kind: item.kind, id: item.id, title: item.title ?? item.id, text: item.body });
+        },
+        evicted: (item) => {
+          if (item.body !== undefined) content.remove(item.kind, item.id);
+        },
+      },
     );
     for (const row of recent.reverse()) hot.set(ratingKey(row.kind, row.id), row);
     writer = new EloLogWriter(runtime, store, hot, exposures, bound, () => hot.evict());
-    return new EloItems(store, hot, writer, new EloRatings(hot, settings, writer));
+    return new EloItems(store, hot, writer, new EloRatings(hot, settings, writer), settings.driftPerDay, warn);
   }
 
   /** Items held in memory now. */
@@ -74,6 +101,38 @@ export class EloItems {
     await this.store.eachItem((item) => all.set(ratingKey(item.kind, item.id), item));
     for (const item of this.hot.values()) all.set(ratingKey(item.kind, item.id), item);
     return [...all.values()].map((item) => this.rated.at(item, nowMs));
+  }
+
+  /**
+   * The report's figures over every item at `nowMs` from the counted buckets (`countedFigures`),
+   * after writing what is pending; undefined when they cannot give them: a histogram width that
+   * is not a multiple of the counted one, or changes a failed write left only in memory (the
+   * caller reads `ratings` then).
+   */
+  async countedFigures(nowMs: number, k: number, bucketWidth: number, refs: readonly ItemRef[]): Promise<ItemFigures | undefined> {
+    if (!countable(bucketWidth)) return undefined;
+    await this.flush();
+    if (this.writer.dirtyItems > 0) return undefined;
+    const unique = [...new Map(refs.map((r) => [ratingKey(r.kind, r.id), r])).values()];
+    return countedFigures({ buckets: this.store.buckets, states: (wanted) => this.store.buckets.states(wanted), driftPerDay: this.driftPerDay }, nowMs, k, bucketWidth, unique);
+  }
+
+  /** See `EloBookService.advanceBuckets`. */
+  advanceBuckets(nowMs: number, batches: number): Promise<void> {
+    this.advancing = this.advancing.then(async () => {
+      try {
+        for (let i = 0; i < batches && !this.stopping; i++) if ((await this.store.buckets.advance(nowMs, ADVANCE_BATCH)) < ADVANCE_BATCH) return;
+      } catch (error) {
+        this.warn(error, 'ELO report buckets not moved; the next tick tries again');
+      }
+    });
+    return this.advancing;
+  }
+
+  /** Stops the moves of buckets and waits for the one under way. */
+  async stopAdvancing(): Promise<void> {
+    this.stopping = true;
+    await this.advancing;
   }
 
   /** Applies the updates waiting for items to be read, then writes every pending change (`EloLogWriter.flush`; never rejects). */

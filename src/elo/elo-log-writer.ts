@@ -46,6 +46,11 @@ export class EloLogWriter {
     return this.entriesQueued;
   }
 
+  /** Items changed and not yet written (nor being written). */
+  get dirtyItems(): number {
+    return this.dirty.size;
+  }
+
   /** Changes not yet written to the database. */
   get pendingChanges(): number {
     return this.logs.updates.length + this.logs.searches.length + this.logs.sessions.length;

@@ -1,12 +1,11 @@
 import { DRIFT_REASON } from './model/convergence';
-import { driftTowardStart, INITIAL_ELO_BY_TIER, updateElo } from './model/elo';
+import { ratingAt } from './model/bucket-span';
+import { INITIAL_ELO_BY_TIER, updateElo } from './model/elo';
 import { initialTierFor } from './model/tier-map';
 import type { EloBookSettings } from './elo-book-settings';
 import type { EloLogWriter } from './elo-log-writer';
 import { type EloHotSet, ratingKey } from './elo-hot-set';
 import type { EloItemState } from './elo-store';
-
-const DAY_MS = 86_400_000;
 
 /**
  * The ratings themselves: each item's stored state, its starting rating (by tier), the drift
@@ -72,7 +71,6 @@ export class EloRatings {
   }
 
   private drifted(item: EloItemState, nowMs: number): number {
-    const days = Math.max(0, nowMs - item.lastUsedMs) / DAY_MS;
-    return days === 0 || this.settings.driftPerDay === 0 ? item.elo : driftTowardStart(item.elo, item.startElo, days, this.settings.driftPerDay);
+    return ratingAt(item, nowMs, this.settings.driftPerDay);
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseEloLogs, type SkippedEntries } from './model/log-entries';
-import { eloStats, type EloStatsReport } from './model/stats';
+import { DEFAULT_BUCKET_WIDTH, eloStats, eloStatsOf, type EloStatsReport } from './model/stats';
+import { metricItems } from './model/success-metrics';
 import type { EloBookService } from './elo-book-service';
 
 /** Newest entries read from each ELO log when none is given: the sample the log figures use. */
@@ -40,8 +41,12 @@ export interface EloReport extends EloStatsReport {
 }
 
 /**
- * The ELO book's report at `nowMs`: every item's rating then (drift applied) and the newest
- * `logLimit` entries of the update, search and session logs, checked with zod, through `eloStats`.
+ * The ELO book's report at `nowMs`: `eloStats` of every item's rating then (drift applied) and the
+ * newest `logLimit` entries of the update, search and session logs, checked with zod. The figures
+ * over every item come from the counted buckets and an index (`countedFigures`), not from reading
+ * every item: the same figures, at a cost that does not grow with the book. Only when they cannot
+ * (a histogram width not a multiple of 100, or a failed write that left changes only in memory)
+ * is every item read.
  */
 export async function eloReport(book: EloBookService, options: EloReportOptions = {}): Promise<EloReport> {
   const key = `${book.version}:${options.k ?? DEFAULT_TOP_K}:${options.logLimit ?? DEFAULT_LOG_LIMIT}:${options.bucketWidth ?? ''}`;
@@ -66,6 +71,8 @@ async function buildReport(book: EloBookService, options: EloReportOptions): Pro
   if (!Number.isSafeInteger(logLimit) || logLimit < 1) throw new RangeError(`logLimit must be an integer >= 1, got ${logLimit}`);
   const [updates, searches, sessions] = [await book.updateLogEntries(logLimit), await book.searchLogEntries(logLimit), await book.sessionLogEntries(logLimit)];
   const { logs, skipped } = parseEloLogs({ updates, searches, sessions });
-  const stats = eloStats({ items: await book.ratings(nowMs), ...logs, k: options.k ?? DEFAULT_TOP_K, nowMs, ...(options.bucketWidth === undefined ? {} : { bucketWidth: options.bucketWidth }) });
+  const input = { ...logs, k: options.k ?? DEFAULT_TOP_K, nowMs, ...(options.bucketWidth === undefined ? {} : { bucketWidth: options.bucketWidth }) };
+  const figures = await book.countedFigures(nowMs, input.k, options.bucketWidth ?? DEFAULT_BUCKET_WIDTH, metricItems(logs.searches, logs.sessions));
+  const stats = figures ? eloStatsOf(figures, input) : eloStats({ items: await book.ratings(nowMs), ...input });
   return { ...stats, skipped };
 }

@@ -4,6 +4,8 @@ import type { ExposedItem, ExposureChange } from './model/exposures';
 import { chunks, type Db, queryRows } from '../shared/sql';
 import { ELO_LOGS, eloExposures, eloItems, type EloLogName } from './tables';
 import type { LogRetention } from '../shared/log-retention';
+import { EloBucketStore } from './elo-bucket-store';
+import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf } from './elo-item-rows';
 
 const BATCH = 500;
 
@@ -22,12 +24,19 @@ export interface EloItemState {
 
 /** The ELO book of one agent in the runtime's database: item states and the two append-only logs. */
 export class EloStore {
+  /** Each item's counted bucket and the counts, kept by `write`: what the report reads. */
+  readonly buckets: EloBucketStore;
+
   constructor(
     private readonly db: Db,
     readonly agentId: UUID,
+    /** The book's drift rate (the counted buckets follow the ratings drifted at it). */
+    driftPerDay: number,
     /** Keeps each log to its newest rows; none: logs grow without bound. */
     private readonly retention?: LogRetention,
-  ) {}
+  ) {
+    this.buckets = new EloBucketStore(db, agentId, driftPerDay);
+  }
 
   /**
    * The `limit` items used most recently (newest first): what the book holds in memory at start-up.
@@ -37,7 +46,7 @@ export class EloStore {
   }
 
   /** The stored states of these items (by kind and id), in one query per 500; items never stored are absent. */
-  async loadItems(refs: readonly { kind: string; id: string }[]): Promise<EloItemState[]> {
+  async loadItems(refs: readonly { kind: string; id: string }[], withBody = true): Promise<EloItemState[]> {
     const out: EloItemState[] = [];
     for (const batch of chunks(refs, BATCH)) {
       // One equality pair per item, OR-ed: each is a primary-key lookup (a row-value IN list is not, in PGlite).
@@ -45,7 +54,7 @@ export class EloStore {
         batch.map((r) => sql`(kind = ${r.kind} AND item_id = ${r.id})`),
         sql` OR `,
       );
-      out.push(...(await this.states(sql`AND (${pairs})`)));
+      out.push(...(await this.states(sql`AND (${pairs})`, withBody)));
     }
     return out;
   }
@@ -61,38 +70,12 @@ export class EloStore {
     }
   }
 
-  /** The content stored with items (title and body), read `BATCH` rows at a time; `visit` sees each once. */
-  async eachContent(visit: (item: { kind: string; id: string; title: string; text: string }) => void): Promise<void> {
-    let after: { kind: string; id: string } | undefined;
-    for (;;) {
-      const rows = await queryRows<{ kind: string; item_id: string; title: string | null; body: string }>(
-        this.db,
-        sql`SELECT kind, item_id, title, body FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND body IS NOT NULL
-            ${after ? sql`AND (kind, item_id) > (${after.kind}, ${after.id})` : sql``} ORDER BY kind, item_id LIMIT ${BATCH}`,
-      );
-      for (const r of rows) visit({ kind: r.kind, id: r.item_id, title: r.title ?? r.item_id, text: r.body });
-      if (rows.length < BATCH) return;
-      const last = rows[rows.length - 1] as { kind: string; item_id: string };
-      after = { kind: last.kind, id: last.item_id };
-    }
-  }
-
   private async states(rest: SQL, withBody = true): Promise<EloItemState[]> {
-    const rows = await queryRows<{ kind: string; item_id: string; elo: number; start_elo: number; updates: number; last_used_ms: number; title: string | null; body: string | null }>(
+    const rows = await queryRows<ItemStateRow>(
       this.db,
-      sql`SELECT kind, item_id, elo, start_elo, updates, (extract(epoch from last_used_at) * 1000)::float8 AS last_used_ms, title, ${withBody ? sql`body` : sql`NULL::text AS body`}
-          FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid ${rest}`,
+      sql`SELECT ${ITEM_STATE_COLUMNS}, ${withBody ? sql`body` : sql`NULL::text AS body`} FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid ${rest}`,
     );
-    return rows.map((r) => ({
-      kind: r.kind,
-      id: r.item_id,
-      elo: Number(r.elo),
-      startElo: Number(r.start_elo),
-      updates: Number(r.updates),
-      lastUsedMs: Number(r.last_used_ms),
-      ...(r.title === null ? {} : { title: r.title }),
-      ...(r.body === null ? {} : { body: r.body }),
-    }));
+    return rows.map(itemStateOf);
   }
 
   /** Exposures stored since `sinceMs` (older ones are deleted), grouped by context. */
@@ -114,11 +97,12 @@ export class EloStore {
   }
 
   /**
-   * Writes item states, log entries and changed exposures in one database transaction: a crash
-   * loses the batch, never half of it.
+   * Writes item states (with their counted buckets), log entries and changed exposures in one
+   * database transaction, under the agent's ELO lock: a crash loses the batch, never half of it.
    */
   async write(items: readonly EloItemState[], logs: Readonly<Record<EloLogName, readonly object[]>>, exposures: readonly ExposureChange[] = []): Promise<void> {
     await this.db.transaction(async (t) => {
+      await this.buckets.lock(t);
       for (const batch of chunks(exposures, BATCH)) {
         const contexts = sql.join(
           batch.map((c) => sql`${c.context}`),
@@ -134,17 +118,7 @@ export class EloStore {
           await t.execute(sql`INSERT INTO ${eloExposures} (agent_id, context, kind, item_id, boost, exposed_at) VALUES ${values}`);
         }
       }
-      for (const batch of chunks(items, BATCH)) {
-        const values = sql.join(
-          batch.map((i) => sql`(${this.agentId}::uuid, ${i.kind}, ${i.id}, ${i.elo}, ${i.startElo}, ${i.updates}, ${new Date(i.lastUsedMs).toISOString()}::timestamptz, ${i.title ?? null}, ${i.body ?? null})`),
-          sql`, `,
-        );
-        await t.execute(
-          sql`INSERT INTO ${eloItems} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at, title, body) VALUES ${values}
-              ON CONFLICT (agent_id, kind, item_id) DO UPDATE SET elo = EXCLUDED.elo, updates = EXCLUDED.updates, last_used_at = EXCLUDED.last_used_at,
-              title = EXCLUDED.title, body = EXCLUDED.body`,
-        );
-      }
+      await this.buckets.writeItems(t, items);
       for (const [name, entries] of Object.entries(logs) as [EloLogName, readonly object[]][]) {
         for (const batch of chunks(entries, BATCH)) {
           const values = sql.join(

@@ -1,7 +1,13 @@
-import { bigserial, doublePrecision, integer, jsonb, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, doublePrecision, index, integer, jsonb, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { pluginSchema } from '../shared/plugin-schema';
 
-/** The ELO book: one row per scored item, with the content an integrator reported with it. */
+/**
+ * The ELO book: one row per scored item, with the content an integrator reported with it. The
+ * report's columns (null in rows not yet counted): `above_start` and `drift_key`, which order the
+ * items of one start by their rating at any time after their last use (`driftOrder`), for the top
+ * items; `bucket`, the 100-point bucket its rating is in from `bucket_since` until before
+ * `bucket_until` (`bucketSpan`), counted in `elo_bucket_counts`.
+ */
 export const eloItems = pluginSchema.table(
   'elo',
   {
@@ -14,9 +20,39 @@ export const eloItems = pluginSchema.table(
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull(),
     title: text('title'),
     body: text('body'),
+    aboveStart: boolean('above_start'),
+    driftKey: doublePrecision('drift_key'),
+    bucket: doublePrecision('bucket'),
+    bucketSince: timestamp('bucket_since', { withTimezone: true }),
+    bucketUntil: timestamp('bucket_until', { withTimezone: true }),
   },
-  (t) => [primaryKey({ columns: [t.agentId, t.kind, t.itemId] })],
+  (t) => [
+    primaryKey({ columns: [t.agentId, t.kind, t.itemId] }),
+    // Start before kind: a lookup by kind and id must find the primary key the better index.
+    index('elo_top_idx').on(t.agentId, t.startElo, t.kind, t.aboveStart.desc(), t.driftKey.desc()),
+    index('elo_last_used_idx').on(t.agentId, t.lastUsedAt),
+    index('elo_bucket_until_idx').on(t.agentId, t.bucketUntil),
+    index('elo_bucket_since_idx').on(t.agentId, t.bucketSince),
+  ],
 );
+
+/** Items per kind and 100-point bucket, as `elo.bucket` says: the report's distribution without reading the items. */
+export const eloBucketCounts = pluginSchema.table(
+  'elo_bucket_counts',
+  {
+    agentId: uuid('agent_id').notNull(),
+    kind: text('kind').notNull(),
+    bucket: doublePrecision('bucket').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.kind, t.bucket] })],
+);
+
+/** The drift rate the counted buckets were computed with: another rate makes them count again. */
+export const eloBucketBasis = pluginSchema.table('elo_bucket_basis', {
+  agentId: uuid('agent_id').primaryKey(),
+  driftPerDay: doublePrecision('drift_per_day').notNull(),
+});
 
 /** An append-only log of one agent: seed 002's wire entries as jsonb, in order. */
 function appendOnlyLog<N extends string>(name: N) {
@@ -56,4 +92,4 @@ export const eloExposures = pluginSchema.table(
 export const ELO_LOGS = { updates: eloLog, searches: searchLog, sessions: sessionLog } as const;
 export type EloLogName = keyof typeof ELO_LOGS;
 
-export const eloTables = { eloItems, eloLog, searchLog, eloExposures, sessionLog };
+export const eloTables = { eloItems, eloLog, searchLog, eloExposures, sessionLog, eloBucketCounts, eloBucketBasis };

@@ -3,7 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { LedgerTransaction } from './model/chain';
 import { type ClaimKey, claimKeyOf } from './model/claims';
 import type { StoredFold } from './model/totals';
-import { chunks, type Db, queryRows } from '../shared/sql';
+import { agentLockKey, chunks, type Db, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead } from './tables';
 import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges';
@@ -22,10 +22,6 @@ export function inRefRange(column: SQL, range: RefRange, as: 'text' | 'uuid' = '
 /** `pg_advisory_xact_lock(class, key)` class of the ledger of one agent: 'SILG'. */
 const LEDGER_LOCK_CLASS = 0x53494c47;
 
-/** The lock key of an agent's ledger: the first 32 bits of its id, as a signed int4 (a collision only serialises two ledgers). */
-export function ledgerLockKey(agentId: string): number {
-  return Number.parseInt(agentId.replace(/-/g, '').slice(0, 8), 16) | 0;
-}
 
 export interface LedgerAuditRecord {
   at: string;
@@ -69,7 +65,7 @@ export class LedgerStore {
    * reconciliation of this ledger, from any process on the database, runs one at a time.
    */
   async lock(t: Db): Promise<void> {
-    await t.execute(sql`SELECT pg_advisory_xact_lock(${LEDGER_LOCK_CLASS}, ${ledgerLockKey(this.agentId)})`);
+    await t.execute(sql`SELECT pg_advisory_xact_lock(${LEDGER_LOCK_CLASS}, ${agentLockKey(this.agentId)})`);
   }
 
   /** Appends transactions (consecutive, oldest first) and moves the head (signed by `sign`), inside `t` (which holds the lock). */

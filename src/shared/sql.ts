@@ -38,6 +38,11 @@ export async function queryRowsInIndexOrder<T>(db: Db, query: SQL): Promise<T[]>
   });
 }
 
+/** The key of an agent's advisory locks: the first 32 bits of its id, as a signed int4 (a collision only serialises two agents). */
+export function agentLockKey(agentId: string): number {
+  return Number.parseInt(agentId.replace(/-/g, '').slice(0, 8), 16) | 0;
+}
+
 /** Splits a list into chunks of at most `size`. */
 export function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];

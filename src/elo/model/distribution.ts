@@ -44,7 +44,7 @@ function zeroTiers(): Record<EloTier, number> {
 }
 
 /** `floor(elo / w) · w`, stepped by one bucket where float rounding put `elo` outside `[from, from + w)`. */
-function bucketFrom(elo: number, w: number): number {
+export function bucketFrom(elo: number, w: number): number {
   const from = Math.floor(elo / w) * w;
   if (elo < from) return from - w;
   return elo >= from + w ? from + w : from;
@@ -67,6 +67,27 @@ export function distributionOf(items: readonly Pick<RatedItem, 'elo'>[], bucketW
   }
   const histogram = [...buckets].sort(([a], [b]) => a - b).map(([from, n]) => ({ from, to: from + bucketWidthPoints, count: n }));
   return { count: items.length, tiers, histogram };
+}
+
+/**
+ * The same figures from counts of items per `countedWidth`-wide bucket (`from` a multiple of it):
+ * each count goes to the `bucketWidthPoints`-wide bucket holding its `from`, and its tier is the
+ * tier of `from` (tier floors are multiples of the counted width, so every rating of a counted
+ * bucket is in one tier). `bucketWidthPoints` must be a multiple of `countedWidth`.
+ */
+export function distributionFromCounts(counts: readonly { bucket: number; count: number }[], bucketWidthPoints: number, countedWidth: number): Distribution {
+  if (!(Number.isSafeInteger(bucketWidthPoints / countedWidth) && bucketWidthPoints > 0)) throw new RangeError(`bucketWidth must be a multiple of ${countedWidth}, got ${bucketWidthPoints}`);
+  const tiers = zeroTiers();
+  const buckets = new Map<number, number>();
+  let total = 0;
+  for (const { bucket, count } of counts) {
+    tiers[tierOf(bucket)] += count;
+    const from = bucketFrom(bucket, bucketWidthPoints);
+    buckets.set(from, (buckets.get(from) ?? 0) + count);
+    total += count;
+  }
+  const histogram = [...buckets].sort(([a], [b]) => a - b).map(([from, n]) => ({ from, to: from + bucketWidthPoints, count: n }));
+  return { count: total, tiers, histogram };
 }
 
 /** Items grouped by kind, kinds in code-point order. */

@@ -2,7 +2,7 @@ import { type Convergence, convergenceOf } from './convergence';
 import { byKind, type Distribution, distributionOf, type RatedItem, type TopItem, topItems } from './distribution';
 import type { EloUpdateEntry, SearchLogEntry } from './log-entries';
 import type { SessionAuditEntry } from './sessions';
-import { type SuccessMetrics, successMetrics } from './success-metrics';
+import { type SuccessMetrics, successMetrics, type TierNow } from './success-metrics';
 import { tierOf } from './tiers';
 
 export type { Convergence } from './convergence';
@@ -39,6 +39,13 @@ export interface EloStatsReport {
   sample: { updates: number; searches: number; sessions: number };
 }
 
+/** The figures of the report that are over every item: what a book too large to read whole computes apart (`elo-counted-report`). */
+export interface ItemFigures {
+  distribution: { overall: Distribution; by_kind: Record<string, Distribution> };
+  top: Record<string, TopItem[]>;
+  tierNow: TierNow;
+}
+
 /**
  * The report: tier counts and a histogram overall and per kind (`distributionOf`), the top `k`
  * items per kind (`topItems`), convergence of the update log (`convergenceOf`) and seed 002's
@@ -51,26 +58,36 @@ export function eloStats(input: EloStatsInput): EloStatsReport {
   if (!Number.isFinite(input.nowMs)) throw new RangeError(`nowMs must be a finite number, got ${input.nowMs}`);
   const kinds = byKind(input.items);
   const eloByKey = new Map(input.items.map((i) => [`${i.kind}\u0000${i.id}`, i.elo]));
+  return eloStatsOf(
+    {
+      distribution: {
+        overall: distributionOf(input.items, bucketWidth),
+        by_kind: Object.fromEntries(kinds.map(([kind, items]) => [kind, distributionOf(items, bucketWidth)])),
+      },
+      top: Object.fromEntries(kinds.map(([kind, items]) => [kind, topItems(items, input.k)])),
+      tierNow: (ref) => {
+        const elo = eloByKey.get(`${ref.kind}\u0000${ref.id}`);
+        return elo === undefined ? undefined : tierOf(elo);
+      },
+    },
+    input,
+  );
+}
+
+/** The report from the figures over every item (as `eloStats` computes them from the items) and the logs. */
+export function eloStatsOf(figures: ItemFigures, input: Omit<EloStatsInput, 'items'>): EloStatsReport {
+  const bucketWidth = input.bucketWidth ?? DEFAULT_BUCKET_WIDTH;
+  if (!Number.isSafeInteger(input.k) || input.k < 1) throw new RangeError(`k must be an integer >= 1, got ${input.k}`);
+  if (!Number.isFinite(input.nowMs)) throw new RangeError(`nowMs must be a finite number, got ${input.nowMs}`);
   const convergence = convergenceOf(input.updates, input.sessions);
   return {
     as_of: new Date(input.nowMs).toISOString(),
     k: input.k,
     bucket_width: bucketWidth,
-    distribution: {
-      overall: distributionOf(input.items, bucketWidth),
-      by_kind: Object.fromEntries(kinds.map(([kind, items]) => [kind, distributionOf(items, bucketWidth)])),
-    },
-    top: Object.fromEntries(kinds.map(([kind, items]) => [kind, topItems(items, input.k)])),
+    distribution: figures.distribution,
+    top: figures.top,
     convergence,
-    success_metrics: successMetrics(
-      input.searches,
-      input.sessions,
-      (ref) => {
-        const elo = eloByKey.get(`${ref.kind}\u0000${ref.id}`);
-        return elo === undefined ? undefined : tierOf(elo);
-      },
-      convergence,
-    ),
+    success_metrics: successMetrics(input.searches, input.sessions, figures.tierNow, convergence),
     sample: { updates: input.updates.length, searches: input.searches.length, sessions: input.sessions.length },
   };
 }

@@ -54,6 +54,13 @@ export function sessionItems(session: SessionAuditEntry): ItemRef[] {
   });
 }
 
+/** The items whose tier now the Success Metrics need: the top-5 results of the searches and the items the sessions used. */
+export function metricItems(searches: readonly SearchLogEntry[], sessions: readonly SessionAuditEntry[]): ItemRef[] {
+  const refs: ItemRef[] = searches.flatMap((s) => s.results.filter((r) => r.rank <= TOP_RESULTS).map((r) => ({ kind: r.entity_type, id: r.hash })));
+  for (const session of sessions) refs.push(...sessionItems(session));
+  return refs;
+}
+
 /**
  * Seed 002's Success Metrics, each against the tiers items are in NOW (not when they were used):
  * - search_efficiency: of the results at rank <= 5 in the search log, the share whose item is HIGH

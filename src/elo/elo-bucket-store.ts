@@ -1,0 +1,270 @@
+import type { UUID } from '@elizaos/core';
+import { type SQL, sql } from 'drizzle-orm';
+import { bucketSpan, driftOrder, ratingAt } from './model/bucket-span';
+import { INITIAL_ELO_BY_TIER } from './model/tiers';
+import type { RatedItem } from './model/distribution';
+import { agentLockKey, chunks, type Db, queryRows } from '../shared/sql';
+import { eloBucketBasis, eloBucketCounts, eloItems } from './tables';
+import type { EloItemState } from './elo-store';
+import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf } from './elo-item-rows';
+
+const BATCH = 500;
+/** Rows read in the first page of each start while looking for the top items of a kind (later pages grow four times, to 2,000). */
+const TOP_FIRST_PAGE = 16;
+/**
+ * Rating points by which the key order may disagree with the ratings computed from it (float
+ * rounding of the key and of the rating: about 1e-10 for ratings in the thousands).
+ */
+const ORDER_SLACK = 1e-6;
+/** Every starting rating an item can have. */
+const STARTS = [...new Set(Object.values(INITIAL_ELO_BY_TIER))];
+/** `pg_advisory_xact_lock(class, key)` class of the ELO book of one agent: 'SIEL'. */
+const ELO_LOCK_CLASS = 0x5349454c;
+
+const timestamp = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : ms > 0 ? 'infinity' : '-infinity');
+
+/** Items of one kind in one 100-point bucket. */
+export interface BucketCount {
+  kind: string;
+  bucket: number;
+  count: number;
+}
+
+/** An item whose counted bucket does not hold at a time: `bucket` is where it is counted (null: not counted). */
+export interface UncountedItem extends EloItemState {
+  bucket: number | null;
+}
+
+/**
+ * What the ELO report reads instead of every item: each item's 100-point bucket and until when it
+ * holds (`bucketSpan`, kept in `elo.bucket`, `bucket_since`, `bucket_until`), the items counted per
+ * kind and bucket (`elo_bucket_counts`), and `elo_ceiling` to find the top items through an index.
+ * Every write of items and every move of a bucket changes the counts in the same transaction,
+ * under the agent's ELO lock (so two processes writing one book keep them right).
+ */
+export class EloBucketStore {
+  constructor(
+    private readonly db: Db,
+    private readonly agentId: UUID,
+    private readonly driftPerDay: number,
+  ) {}
+
+  /** Takes the agent's ELO lock until the end of `t`'s transaction. */
+  async lock(t: Db): Promise<void> {
+    await t.execute(sql`SELECT pg_advisory_xact_lock(${ELO_LOCK_CLASS}, ${agentLockKey(this.agentId)})`);
+  }
+
+  /** Inside `t`, which holds the lock: upserts the items with their buckets and moves the counts. */
+  async writeItems(t: Db, items: readonly EloItemState[]): Promise<void> {
+    const counts = new CountChanges();
+    for (const batch of chunks(items, BATCH)) {
+      const pairs = sql.join(
+        batch.map((r) => sql`(kind = ${r.kind} AND item_id = ${r.id})`),
+        sql` OR `,
+      );
+      const old = await queryRows<{ kind: string; bucket: number | null }>(t, sql`SELECT kind, bucket FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND (${pairs})`);
+      for (const r of old) if (r.bucket !== null) counts.add(r.kind, Number(r.bucket), -1);
+      const values = sql.join(
+        batch.map((i) => {
+          const span = bucketSpan(i, i.lastUsedMs, this.driftPerDay);
+          const order = driftOrder(i, this.driftPerDay);
+          counts.add(i.kind, span.bucket, 1);
+          return sql`(${this.agentId}::uuid, ${i.kind}, ${i.id}, ${i.elo}, ${i.startElo}, ${i.updates}, ${timestamp(i.lastUsedMs)}::timestamptz, ${i.title ?? null}, ${i.body ?? null},
+                      ${order.above}, ${order.key}::float8, ${span.bucket}, ${timestamp(i.lastUsedMs)}::timestamptz, ${timestamp(span.untilMs)}::timestamptz)`;
+        }),
+        sql`, `,
+      );
+      await t.execute(
+        sql`INSERT INTO ${eloItems} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at, title, body, above_start, drift_key, bucket, bucket_since, bucket_until) VALUES ${values}
+            ON CONFLICT (agent_id, kind, item_id) DO UPDATE SET elo = EXCLUDED.elo, updates = EXCLUDED.updates, last_used_at = EXCLUDED.last_used_at,
+            title = EXCLUDED.title, body = EXCLUDED.body, above_start = EXCLUDED.above_start, drift_key = EXCLUDED.drift_key, bucket = EXCLUDED.bucket,
+            bucket_since = EXCLUDED.bucket_since, bucket_until = EXCLUDED.bucket_until`,
+      );
+    }
+    await counts.apply(t, this.agentId);
+  }
+
+  /**
+   * Makes the counts follow this drift rate: when they were computed with another one (or never,
+   * in a database from before the counts), every item is uncounted (`bucket` null) and `advance`
+   * counts them again. Returns whether it did.
+   */
+  async ensureBasis(): Promise<boolean> {
+    return this.db.transaction(async (t) => {
+      await this.lock(t);
+      const rows = await queryRows<{ drift_per_day: number }>(t, sql`SELECT drift_per_day FROM ${eloBucketBasis} WHERE agent_id = ${this.agentId}::uuid`);
+      if (rows[0] && Number(rows[0].drift_per_day) === this.driftPerDay) return false;
+      await t.execute(
+        sql`UPDATE ${eloItems} SET bucket = NULL, bucket_since = NULL, bucket_until = NULL, above_start = NULL, drift_key = NULL WHERE agent_id = ${this.agentId}::uuid`,
+      );
+      await t.execute(sql`DELETE FROM ${eloBucketCounts} WHERE agent_id = ${this.agentId}::uuid`);
+      await t.execute(
+        sql`INSERT INTO ${eloBucketBasis} (agent_id, drift_per_day) VALUES (${this.agentId}::uuid, ${this.driftPerDay})
+            ON CONFLICT (agent_id) DO UPDATE SET drift_per_day = EXCLUDED.drift_per_day`,
+      );
+      return true;
+    });
+  }
+
+  /**
+   * Counts up to `limit` items whose bucket no longer holds at `nowMs` (or was never counted) in
+   * their bucket then, in one transaction. Returns how many it moved: fewer than `limit` when no
+   * more were due (an item moved at `nowMs` is not taken again at the same `nowMs`).
+   */
+  async advance(nowMs: number, limit = BATCH): Promise<number> {
+    const now = timestamp(nowMs);
+    return this.db.transaction(async (t) => {
+      await this.lock(t);
+      const due = await queryRows<ItemStateRow & { bucket: number | null }>(
+        t,
+        sql`SELECT ${ITEM_STATE_COLUMNS}, bucket FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid
+            AND (bucket_until IS NULL OR bucket_until <= ${now}::timestamptz) AND (bucket_since IS NULL OR bucket_since < ${now}::timestamptz) LIMIT ${limit}`,
+      );
+      if (due.length === 0) return 0;
+      const counts = new CountChanges();
+      const values = sql.join(
+        due.map((r) => {
+          const state = itemStateOf(r);
+          const span = bucketSpan(state, nowMs, this.driftPerDay);
+          const order = driftOrder(state, this.driftPerDay);
+          if (r.bucket !== null) counts.add(r.kind, Number(r.bucket), -1);
+          counts.add(r.kind, span.bucket, 1);
+          return sql`(${r.kind}, ${r.item_id}, ${span.bucket}::float8, ${now}::timestamptz, ${timestamp(span.untilMs)}::timestamptz, ${order.above}::boolean, ${order.key}::float8)`;
+        }),
+        sql`, `,
+      );
+      await t.execute(
+        sql`UPDATE ${eloItems} AS e SET bucket = v.bucket, bucket_since = v.since, bucket_until = v.until, above_start = v.above, drift_key = v.key
+            FROM (VALUES ${values}) AS v(kind, item_id, bucket, since, until, above, key) WHERE e.agent_id = ${this.agentId}::uuid AND e.kind = v.kind AND e.item_id = v.item_id`,
+      );
+      await counts.apply(t, this.agentId);
+      return due.length;
+    });
+  }
+
+  /** The counts, kinds and buckets with at least one item. */
+  async counts(): Promise<BucketCount[]> {
+    const rows = await queryRows<{ kind: string; bucket: number; count: number }>(
+      this.db,
+      sql`SELECT kind, bucket, count FROM ${eloBucketCounts} WHERE agent_id = ${this.agentId}::uuid AND count <> 0`,
+    );
+    return rows.map((r) => ({ kind: r.kind, bucket: Number(r.bucket), count: Number(r.count) }));
+  }
+
+  /** The items whose counted bucket does not hold at `nowMs`: never counted, due to move, or counted from after `nowMs`. */
+  async uncounted(nowMs: number): Promise<UncountedItem[]> {
+    const now = timestamp(nowMs);
+    const rows = await queryRows<ItemStateRow & { bucket: number | null }>(
+      this.db,
+      sql`SELECT ${ITEM_STATE_COLUMNS}, bucket FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid
+          AND (bucket_until IS NULL OR bucket_until <= ${now}::timestamptz OR bucket_since > ${now}::timestamptz)`,
+    );
+    return rows.map((r) => ({ ...itemStateOf(r), bucket: r.bucket === null ? null : Number(r.bucket) }));
+  }
+
+  /** The items used after `nowMs` (none, for a report of now), through the index on the last use. */
+  async usedAfter(nowMs: number): Promise<EloItemState[]> {
+    const rows = await queryRows<ItemStateRow>(
+      this.db,
+      sql`SELECT ${ITEM_STATE_COLUMNS} FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND last_used_at > ${timestamp(nowMs)}::timestamptz`,
+    );
+    return rows.map(itemStateOf);
+  }
+
+  /** The stored states of these items (without content); items never stored are absent. One primary-key lookup per item, 2,000 items a query. */
+  async states(refs: readonly { kind: string; id: string }[]): Promise<EloItemState[]> {
+    const out: EloItemState[] = [];
+    for (const batch of chunks(refs, 2_000)) {
+      const kinds = sql.join(
+        batch.map((r) => sql`${r.kind}`),
+        sql`, `,
+      );
+      const ids = sql.join(
+        batch.map((r) => sql`${r.id}`),
+        sql`, `,
+      );
+      const rows = await queryRows<ItemStateRow>(
+        this.db,
+        sql`SELECT e.kind, e.item_id, e.elo, e.start_elo, e.updates, (extract(epoch from e.last_used_at) * 1000)::float8 AS last_used_ms, e.title
+            FROM unnest(ARRAY[${kinds}]::text[], ARRAY[${ids}]::text[]) AS r(kind, item_id)
+            JOIN ${eloItems} AS e ON e.agent_id = ${this.agentId}::uuid AND e.kind = r.kind AND e.item_id = r.item_id`,
+      );
+      out.push(...rows.map(itemStateOf));
+    }
+    return out;
+  }
+
+  /**
+   * The `k` items of `kind` rated highest at `nowMs` (rating descending, ties by id in code-point
+   * order). Items used after `nowMs` rate as stored: the caller gives those of the kind
+   * (`usedAfter`, none for a report of now); the others are read per start in the order of their ratings (`driftOrder`, the
+   * `elo_top_idx` index), each start until its next rating is below the k-th found: about k rows
+   * per start, whatever the size of the kind. Items tied exactly (at their start, say) are all
+   * read while the tie is at the k-th place. Needs every item counted (`drift_key` not null).
+   */
+  async top(kind: string, k: number, nowMs: number, usedAfter: readonly EloItemState[]): Promise<RatedItem[]> {
+    const best: RatedItem[] = [];
+    const offer = (state: EloItemState, elo: number) => {
+      best.push({ kind, id: state.id, elo, updates: state.updates, ...(state.title === undefined ? {} : { title: state.title }) });
+      best.sort((a, b) => b.elo - a.elo || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      if (best.length > k) best.pop();
+    };
+    for (const state of usedAfter) offer(state, state.elo);
+    for (const start of STARTS) {
+      let after: SQL = sql``;
+      for (let page = Math.max(k, TOP_FIRST_PAGE); ; page = Math.min(page * 4, 2_000)) {
+        const rows = await queryRows<ItemStateRow & { above_start: boolean; drift_key: number }>(
+          this.db,
+          sql`SELECT ${ITEM_STATE_COLUMNS}, above_start, drift_key FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND kind = ${kind} AND start_elo = ${start} ${after}
+              ORDER BY above_start DESC, drift_key DESC, item_id COLLATE "C" LIMIT ${page}`,
+        );
+        if (!this.offerRows(rows, nowMs, k, best, offer) || rows.length < page) break;
+        const last = rows[rows.length - 1] as { above_start: boolean; drift_key: number; item_id: string };
+        const key = Number(last.drift_key);
+        after = sql`AND ((above_start, drift_key) < (${last.above_start}, ${key}::float8) OR ((above_start, drift_key) = (${last.above_start}, ${key}::float8) AND item_id COLLATE "C" > ${last.item_id}))`;
+      }
+    }
+    return best;
+  }
+
+  /** Offers rows read in rating order; false once a row's rating is below the k-th found (the rest of its start cannot enter). */
+  private offerRows(rows: readonly ItemStateRow[], nowMs: number, k: number, best: readonly RatedItem[], offer: (state: EloItemState, elo: number) => void): boolean {
+    for (const r of rows) {
+      const state = itemStateOf(r);
+      if (state.lastUsedMs > nowMs) continue;
+      const elo = ratingAt(state, nowMs, this.driftPerDay);
+      const kth = best.length === k ? best[k - 1] : undefined;
+      if (kth && elo < kth.elo - ORDER_SLACK) return false;
+      offer(state, elo);
+    }
+    return true;
+  }
+}
+
+/** Changes to the counts, summed per kind and bucket, applied in one statement. */
+class CountChanges {
+  private readonly byKey = new Map<string, BucketCount>();
+
+  add(kind: string, bucket: number, n: number): void {
+    const key = `${kind}\u0000${bucket}`;
+    const entry = this.byKey.get(key);
+    if (entry) entry.count += n;
+    else this.byKey.set(key, { kind, bucket, count: n });
+  }
+
+  async apply(t: Db, agentId: UUID): Promise<void> {
+    const changes = [...this.byKey.values()].filter((c) => c.count !== 0);
+    if (changes.length === 0) return;
+    for (const batch of chunks(changes, BATCH)) {
+      const values = sql.join(
+        batch.map((c) => sql`(${agentId}::uuid, ${c.kind}, ${c.bucket}, ${c.count})`),
+        sql`, `,
+      );
+      await t.execute(
+        sql`INSERT INTO ${eloBucketCounts} AS c (agent_id, kind, bucket, count) VALUES ${values}
+            ON CONFLICT (agent_id, kind, bucket) DO UPDATE SET count = c.count + EXCLUDED.count`,
+      );
+    }
+    await t.execute(sql`DELETE FROM ${eloBucketCounts} WHERE agent_id = ${agentId}::uuid AND count = 0`);
+  }
+}
