@@ -4,7 +4,7 @@ import { DAY_MS } from './model/grouping';
 import { LIFECYCLE_RANK } from './model/findings';
 const MODEL_SQL = sql.raw(`(o.row_json->>'model_provider') || '/' || (o.row_json->>'model_name')`);
 import { checkMetricOptions, DRIFT_DAYS, type DriftWindow, type ScanMetricsReport } from './model/metrics';
-import { ALL_SCOPE, dayScope, driftWindowPlan, GRAIN, TALLY_KIND, weekScope } from './model/metric-rollup';
+import { ALL_SCOPE, driftWindowPlan, GRAIN, TALLY_KIND, weekScope } from './model/metric-rollup';
 import { rankSlices } from './model/metric-slices';
 import { emptyCounts, medianPlan, metricSetOf, reportOf, SLICE_DIMS, type SliceCounts, sliceCounts, type SliceDim, sliceId, type SliceReads, type SliceTallyRow } from './model/metric-rollup-report';
 import { checkWeeklyOptions, pointOf, WEEK_MS, weekPoint, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
@@ -165,17 +165,17 @@ async function readMedians(db: Db, agentId: UUID, counts: ReadonlyMap<string, Sl
   }
 }
 
-/** Drift windows (d7 recent, d7 previous, d28 recent, d28 previous) of every shown slice: whole days from day tallies, the rest from outcome rows. */
+/** Drift windows (d7 recent, d7 previous, d28 recent, d28 previous) of every shown slice: whole days and hours from their tallies, the rest (under an hour at each end) from outcome rows. */
 async function readDrift(db: Db, agentId: UUID, asOfMs: number, throughSeq: number, shown: Shown, reads: Map<string, SliceReads>): Promise<void> {
   const plans = DRIFT_DAYS.flatMap((days) => [driftWindowPlan(asOfMs - days * DAY_MS, asOfMs), driftWindowPlan(asOfMs - 2 * days * DAY_MS, asOfMs - days * DAY_MS)]);
   const iso = (ms: number) => new Date(ms).toISOString();
-  // Each whole day of each window, named: the day tallies are read by key, day by day and slice by slice.
+  // The whole days and hours of each window, named: their tallies are read by key, scope by scope and slice by slice.
   const windowDays: ReturnType<typeof sql>[] = [];
   const dayScopes = new Set<string>();
   for (const [w, p] of plans.entries()) {
-    for (let day = Date.parse(`${p.firstDay.slice(2)}T00:00:00Z`); p.lastDay >= p.firstDay && dayScope(day) <= p.lastDay; day += DAY_MS) {
-      windowDays.push(sql`(${w}::int, ${dayScope(day)})`);
-      dayScopes.add(dayScope(day));
+    for (const scope of p.scopes) {
+      windowDays.push(sql`(${w}::int, ${scope})`);
+      dayScopes.add(scope);
     }
   }
   const edges = sql.join(plans.map((p, w) => sql`(${w}::int, ${iso(p.loMs)}::timestamptz, ${iso(p.headEndMs)}::timestamptz, ${iso(p.tailStartMs)}::timestamptz, ${iso(p.hiMs)}::timestamptz)`), sql`, `);

@@ -67,7 +67,7 @@ export class MetricRollup {
 
   /**
    * Counts the outcomes `where` selects (alias `o`) in the tallies — all-time at every grain
-   * (with each slice's size), per UTC day down to the model grain, per UTC week overall — then
+   * (with each slice's size), per UTC day and hour down to the model grain, per UTC week overall — then
    * refreshes their findings.
    */
   private async rollUpOutcomes(tx: Db, where: SQL, throughSeq: number): Promise<void> {
@@ -80,6 +80,7 @@ export class MetricRollup {
             FROM (SELECT o.agent_id, o.ts, o.reward, ${LABEL_RANK_SQL} AS rank, o.row_json->>'project' AS project, o.row_json->>'scanner' AS scanner, ${MODEL_SQL} AS model
                   FROM ${outcomesTable} o WHERE ${where}) o
             CROSS JOIN LATERAL (VALUES (${ALL_SCOPE}, ${GRAIN.triple}::int), ('d:' || to_char(o.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD'), ${GRAIN.model}::int),
+                 ('h:' || to_char(o.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24'), ${GRAIN.model}::int),
                  ('w:' || to_char(date_trunc('week', o.ts AT TIME ZONE 'UTC'), 'YYYY-MM-DD'), ${GRAIN.overall}::int)) s(scope, finest)
             CROSS JOIN LATERAL (VALUES (${GRAIN.overall}::int, '', '', ''), (${GRAIN.project}::int, o.project, '', ''), (${GRAIN.scanner}::int, '', o.scanner, ''),
                  (${GRAIN.model}::int, '', '', o.model), (${GRAIN.triple}::int, o.project, o.scanner, o.model)) g(grain, project, scanner, model)

@@ -135,7 +135,7 @@ export const weekFindingMetrics = pluginSchema.table(
  * week's Monday), `grain` (`GRAIN`: every finding, one project, scanner or model, or one triple;
  * the slice columns the grain does not use are '') and `kind` (`TALLY_KIND`) with its bucket: a
  * count `n`, an exact sum `p_sum` (rewards, confidences) and `y_sum` (confirmed findings). Day
- * scopes hold outcome counts down to the model grain, week scopes every finding only. Outcome
+ * and hour ('h:' + UTC hour) scopes hold outcome counts down to the model grain, week scopes every finding only. Outcome
  * counts only grow; finding counts move when a finding's latest outcome changes.
  */
 export const metricTallies = pluginSchema.table(
