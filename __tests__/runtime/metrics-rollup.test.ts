@@ -188,7 +188,7 @@ describe('the metrics rollup on a real runtime', () => {
     const { pending_outcomes: weeklyPending, ...weekly } = await reader.weekly({ weeks: 9, asOfMs, k: 7 });
     expect(weeklyPending).toBe(pending);
     expect(rounded(weekly)).toEqual(rounded(weeklyTriage(rolledUp, { weeks: 9, asOfMs, k: 7 })));
-    // The service's own reads roll up at most 10,000 waiting outcomes themselves: these are few enough.
+    // The service's own reads roll up at most 2,000 waiting outcomes themselves: these are few enough.
     await expectRollupEqualsRows(agent);
   });
 });

@@ -9,7 +9,7 @@ import type { Db } from '../shared/sql';
 /** The follower waits until no outcome has been written for this long and no write or other background work is under way: a bulk ingest keeps the database to itself. */
 export const FOLLOW_QUIET_MS = 500;
 /** A metrics read rolls up at most this many waiting outcomes itself before it answers; beyond that it answers from the rollup as it is. */
-export const READ_CATCH_UP_MAX = 10_000;
+export const READ_CATCH_UP_MAX = 2_000;
 /** Slices per dimension a metrics report shows when the caller names no number, and the most it may name. */
 export const DEFAULT_METRIC_SLICES = 50;
 export const MAX_METRIC_SLICES = 1_000;
@@ -24,8 +24,8 @@ export interface RollupLag {
  * The scan metrics of one agent, read from the metrics rollup (`MetricRollup`), whose cost does
  * not grow with the outcomes stored. The rollup follows the outcomes off the ingest path: once no
  * outcome write or learning pass is under way and none has been written for `FOLLOW_QUIET_MS`, it
- * rolls up the new outcomes a chunk per transaction, yielding the event loop between chunks (outcomes stored before the rollup existed
- * are rolled up the same way from start-up). A read first rolls up what is still waiting when that
+ * rolls up the new outcomes a chunk per transaction, yielding the event loop between chunks
+ * (outcomes stored before the rollup existed are rolled up the same way from start-up). A read first rolls up what is still waiting when that
  * is at most `READ_CATCH_UP_MAX` outcomes, so its figures count every stored outcome; with more
  * waiting it answers from the rollup as it is and says how many outcomes are left out.
  */

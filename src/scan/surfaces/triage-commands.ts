@@ -60,7 +60,11 @@ export async function metricsCommand(args: ParsedArgs): Promise<CommandResult> {
   const k = positiveIntFlag(args, 'k');
   const slices = positiveIntFlag(args, 'slices');
   if (slices !== undefined && slices > MAX_METRIC_SLICES) throw new UsageError(`--slices must be an integer from 1 to ${MAX_METRIC_SLICES} (got ${slices})`);
-  const report = await withService(args, (service) => service.metrics({ asOfMs, ...(k === undefined ? {} : { k }), ...(slices === undefined ? {} : { slices }) }));
+  // A command asked once waits for the rollup to count every stored outcome (an agent's request answers at once instead).
+  const report = await withService(args, async (service) => {
+    await service.metricsCaughtUp();
+    return service.metrics({ asOfMs, ...(k === undefined ? {} : { k }), ...(slices === undefined ? {} : { slices }) });
+  });
   return { exitCode: 0, json: report, text: describeMetrics(report) };
 }
 
