@@ -13,7 +13,7 @@ import { checkEntry, type LedgerTransaction, nextTransaction } from '../src/ledg
 import { rewardLedgerOf } from '../src/ledger/reward-ledger-service';
 import { recordingResponse } from '../__tests__/helpers/route-response';
 import { generateOutcomes } from '../examples/generate-outcomes';
-import { note, percentile, report, round, timeMs, withStallMeter, withTempDir } from './lib';
+import { note, percentile, report, round, StatementTimer, timeMs, withStallMeter, withTempDir } from './lib';
 
 /**
  * Where the event loop stalls in the ledger's work, and what the first ledger read after many
@@ -33,46 +33,6 @@ const OUTCOMES = Number(process.argv[2] ?? 100_000);
 const CHUNK = 10_000;
 const BATCH = 2_000;
 const SETTINGS = { SELF_IMPROVE_LEDGER_SECRET: 'scale-benchmark-ledger-secret-0123456789' };
-
-/** The longest PGlite statements run while it is on: each runs synchronously, so each is a stall of at least its length. */
-class StatementTimer {
-  private lastSql = '';
-  private worst: { ms: number; sql: string }[] = [];
-  totalMs = 0;
-
-  install(): void {
-    const singletons = (globalThis as Record<symbol, { pgLiteClientManager?: { client: Record<string, unknown> } } | undefined>)[Symbol.for('@elizaos/plugin-sql/global-singletons')];
-    const client = singletons?.pgLiteClientManager?.client;
-    if (!client) throw new Error('no PGlite client found: this bench needs plugin-sql on PGlite');
-    const original = (client.execProtocolRawSync as (m: Uint8Array) => Uint8Array).bind(client);
-    client.execProtocolRawSync = (message: Uint8Array) => {
-      // Parse ('P') and simple query ('Q') messages carry the SQL; Execute does the work.
-      if (message[0] === 0x50 || message[0] === 0x51) this.lastSql = new TextDecoder().decode(message.subarray(5, 205)).replace(/\0/g, ' ').replace(/\s+/g, ' ');
-      const start = performance.now();
-      try {
-        return original(message);
-      } finally {
-        const ms = performance.now() - start;
-        this.totalMs += ms;
-        if (ms > 5) this.note(ms);
-      }
-    };
-  }
-
-  private note(ms: number): void {
-    this.worst.push({ ms: round(ms, 1), sql: this.lastSql.slice(0, 120) });
-    this.worst.sort((a, b) => b.ms - a.ms);
-    this.worst.length = Math.min(this.worst.length, 3);
-  }
-
-  /** The longest statements since the last call, and the time spent in statements; then starts over. */
-  take(): { longest_statements: { ms: number; sql: string }[]; statements_ms: number } {
-    const out = { longest_statements: this.worst, statements_ms: Math.round(this.totalMs) };
-    this.worst = [];
-    this.totalMs = 0;
-    return out;
-  }
-}
 
 function chunkRows(chunk: number) {
   return generateOutcomes(CHUNK, 1_000 + chunk).map((r, i) => ({ ...r, finding_key: `c${chunk}-${r.finding_key}`, project: `${r.project}-${Math.floor((chunk * CHUNK + i) / 200)}` }));
