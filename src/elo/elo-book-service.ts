@@ -312,7 +312,9 @@ export class EloBookService extends Service {
   /** Sessions idle too long end, what is pending is written, and counted buckets that are due move. */
   private tick(nowMs: number): void {
     this.writer.log('sessions', ...this.sessions.endIdle(nowMs));
-    void this.flush().then(() => this.advanceBuckets(nowMs));
+    this.flush()
+      .then(() => this.advanceBuckets(nowMs))
+      .catch((error: unknown) => this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'moving counted ELO buckets failed; the next tick tries again'));
   }
 }
 
