@@ -58,6 +58,8 @@ export async function withStallMeter<T>(work: () => Promise<T>): Promise<{ value
 export class StatementTimer {
   private lastSql = '';
   private worst: { ms: number; sql: string }[] = [];
+  /** Time per statement text (its first 80 characters), to see where a long piece of work goes. */
+  private byText = new Map<string, { ms: number; n: number }>();
   totalMs = 0;
 
   install(): void {
@@ -74,6 +76,11 @@ export class StatementTimer {
       } finally {
         const ms = performance.now() - start;
         this.totalMs += ms;
+        const text = this.lastSql.slice(0, 80);
+        const seen = this.byText.get(text) ?? { ms: 0, n: 0 };
+        seen.ms += ms;
+        seen.n += 1;
+        this.byText.set(text, seen);
         if (ms > 5) this.note(ms);
       }
     };
@@ -90,6 +97,16 @@ export class StatementTimer {
     const out = { longest_statements: this.worst, statements_ms: Math.round(this.totalMs) };
     this.worst = [];
     this.totalMs = 0;
+    this.byText.clear();
     return out;
+  }
+
+  /** Like `take`, with the `top` statement texts that took the most time in all (PGlite protocol messages: a statement's parse, bind and execute each count). */
+  takeWithHeaviest(top = 6): ReturnType<StatementTimer['take']> & { heaviest_statements: { ms: number; calls: number; sql: string }[] } {
+    const heaviest = [...this.byText.entries()]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .slice(0, top)
+      .map(([text, t]) => ({ ms: Math.round(t.ms), calls: t.n, sql: text }));
+    return { ...this.take(), heaviest_statements: heaviest };
   }
 }

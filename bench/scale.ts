@@ -26,6 +26,9 @@ import { note, percentile, report, round, timeMs, withStallMeter, withTempDir } 
  * Rows come from the example generator, 10,000 at a time with their own seed, key prefix and
  * project names (a new project name every 200 rows, so the number of lesson groups grows with
  * the data as it would over a year of scans).
+ *
+ * With SCALE_DATA_DIR set, the database is grown in that (new or empty) directory and kept, so the
+ * largest step's database can be examined afterwards (start-up, a single slow statement).
  */
 const MAX = Number(process.argv[2] ?? 100_000);
 const FIRST = Number(process.argv[3] ?? 10_000);
@@ -100,7 +103,8 @@ async function tableRows(runtime: AgentRuntime): Promise<{ lessons: number; ledg
 
 routeConsoleToStderr();
 const steps: Record<string, unknown>[] = [];
-await withTempDir('self-improve-bench-scale-', async (dataDir) => {
+const inDataDir = <T>(work: (dir: string) => Promise<T>) => (process.env.SCALE_DATA_DIR ? work(process.env.SCALE_DATA_DIR) : withTempDir('self-improve-bench-scale-', work));
+await inDataDir(async (dataDir) => {
   let booted = await bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS });
   let chunk = 0;
   try {

@@ -59,10 +59,11 @@ export function nowFlag(args: ParsedArgs): number {
 }
 
 /** `--NAME N` as a positive integer, or undefined when absent. */
-export function positiveIntFlag(args: ParsedArgs, name: string): number | undefined {
+export function positiveIntFlag(args: ParsedArgs, name: string, max?: number): number | undefined {
   const raw = args.flags.get(name);
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(value) || value < 1) throw new UsageError(`--${name} must be a positive integer (got ${JSON.stringify(raw)})`);
+  const ok = typeof raw === 'string' && /^[0-9]+$/.test(raw.trim()) && Number.isSafeInteger(value) && value >= 1 && (max === undefined || value <= max);
+  if (!ok) throw new UsageError(max === undefined ? `--${name} must be a positive integer (got ${JSON.stringify(raw)})` : `--${name} must be an integer from 1 to ${max} (got ${JSON.stringify(raw)})`);
   return value;
 }

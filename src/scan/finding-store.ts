@@ -4,7 +4,7 @@ import { groupId, groupKeyOf } from './model/grouping';
 import type { FindingRow, OutcomeLabel } from './model/outcome';
 import { isStorableText } from '../shared/wire-text';
 import type { OutcomeFollower } from './metric-rollup-store';
-import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
+import { chunks, type Db, eachKey, queryRows, writeIsolatingRefusals } from '../shared/sql';
 import { findingsTable, outcomesTable } from './tables';
 
 const INSERT_BATCH = 1_000;
@@ -80,14 +80,12 @@ export class FindingStore {
   async lookup(keys: readonly string[]): Promise<Map<string, KnownFinding>> {
     const found = new Map<string, KnownFinding>();
     for (const batch of chunks([...new Set(keys)].filter(isStorableText), LOOKUP_BATCH)) {
-      const list = sql.join(
-        batch.map((k) => sql`${k}`),
-        sql`, `,
-      );
       const outcomes = await queryRows<{ finding_key: string; label: OutcomeLabel; ts: string; row_json: Record<string, unknown> | string }>(
         this.db,
-        sql`SELECT finding_key, label, row_json->>'ts' AS ts, row_json FROM ${outcomesTable}
-            WHERE agent_id = ${this.agentId}::uuid AND finding_key IN (${list}) ORDER BY finding_key, ts, seq`,
+        sql`SELECT x.finding_key, x.label, x.ts, x.row_json FROM ${eachKey(
+          batch,
+          (key) => sql`SELECT finding_key, label, row_json->>'ts' AS ts, row_json, ts AS at, seq FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid AND finding_key = ${key}`,
+        )} ORDER BY x.finding_key, x.at, x.seq`,
       );
       for (const o of outcomes) {
         const labels = [...(found.get(o.finding_key)?.labels ?? []), o.label];
@@ -95,7 +93,7 @@ export class FindingStore {
       }
       const awaiting = await queryRows<{ finding_key: string; row_json: Record<string, unknown> | string }>(
         this.db,
-        sql`SELECT finding_key, row_json FROM ${findingsTable} WHERE agent_id = ${this.agentId}::uuid AND finding_key IN (${list})`,
+        sql`SELECT x.* FROM ${eachKey(batch, (key) => sql`SELECT finding_key, row_json FROM ${findingsTable} WHERE agent_id = ${this.agentId}::uuid AND finding_key = ${key}`)}`,
       );
       for (const f of awaiting) {
         if (!found.has(f.finding_key)) found.set(f.finding_key, { row: findingOf(parseJson(f.row_json)), labels: [], lastLabelTs: null });

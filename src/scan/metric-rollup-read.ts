@@ -45,13 +45,17 @@ function ofShown(shown: Shown): SQL {
     OR (t.grain = ${GRAIN.triple}::int AND ${among(shown.project, COLUMN.project)}))`;
 }
 
-/** The shown slices' rows as one key-prefix condition per grain (each reads its rows through the primary key, never the whole scope). */
-function grainSelects(shown: Shown): SQL[] {
+/**
+ * The shown slices' rows as one key-prefix condition per grain (each reads its rows through the
+ * primary key, never the whole scope); the triples of the shown projects unless `triples` is false
+ * (day and hour scopes hold none).
+ */
+function grainSelects(shown: Shown, triples = true): SQL[] {
   const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`), sql`, `);
   const selects = [sql`t.grain = ${GRAIN.overall}::int`];
   if (shown.project.length > 0) {
     selects.push(sql`t.grain = ${GRAIN.project}::int AND t.project IN (${list(shown.project)})`);
-    selects.push(sql`t.grain = ${GRAIN.triple}::int AND t.project IN (${list(shown.project)})`);
+    if (triples) selects.push(sql`t.grain = ${GRAIN.triple}::int AND t.project IN (${list(shown.project)})`);
   }
   if (shown.scanner.length > 0) selects.push(sql`t.grain = ${GRAIN.scanner}::int AND t.project = '' AND t.scanner IN (${list(shown.scanner)})`);
   if (shown.model.length > 0) selects.push(sql`t.grain = ${GRAIN.model}::int AND t.project = '' AND t.scanner = '' AND t.model IN (${list(shown.model)})`);
@@ -169,29 +173,26 @@ async function readMedians(db: Db, agentId: UUID, counts: ReadonlyMap<string, Sl
 async function readDrift(db: Db, agentId: UUID, asOfMs: number, throughSeq: number, shown: Shown, reads: Map<string, SliceReads>): Promise<void> {
   const plans = DRIFT_DAYS.flatMap((days) => [driftWindowPlan(asOfMs - days * DAY_MS, asOfMs), driftWindowPlan(asOfMs - 2 * days * DAY_MS, asOfMs - days * DAY_MS)]);
   const iso = (ms: number) => new Date(ms).toISOString();
-  // The whole days and hours of each window, named: their tallies are read by key, scope by scope and slice by slice.
-  const windowDays: ReturnType<typeof sql>[] = [];
-  const dayScopes = new Set<string>();
-  for (const [w, p] of plans.entries()) {
-    for (const scope of p.scopes) {
-      windowDays.push(sql`(${w}::int, ${scope})`);
-      dayScopes.add(scope);
-    }
-  }
+  // The whole days and hours of each window by scope: a tally row is looked up in this map (jsonb,
+  // by key) for the windows it counts in. A join with the list of (window, scope) pairs instead is
+  // planned, without statistics, as a nested loop of every row against every pair.
+  const windowsOfScope: Record<string, number[]> = {};
+  for (const [w, p] of plans.entries()) for (const scope of p.scopes) (windowsOfScope[scope] ??= []).push(w);
+  const dayScopes = Object.keys(windowsOfScope);
   const edges = sql.join(plans.map((p, w) => sql`(${w}::int, ${iso(p.loMs)}::timestamptz, ${iso(p.headEndMs)}::timestamptz, ${iso(p.tailStartMs)}::timestamptz, ${iso(p.hiMs)}::timestamptz)`), sql`, `);
   const anyEdge = sql.join(
     plans.map((p) => sql`(o.ts > ${iso(p.loMs)}::timestamptz AND o.ts < ${iso(p.headEndMs)}::timestamptz) OR (o.ts >= ${iso(p.tailStartMs)}::timestamptz AND o.ts <= ${iso(p.hiMs)}::timestamptz)`),
     sql` OR `,
   );
-  const dayList = sql.join([...dayScopes].map((d) => sql`${d}`), sql`, `);
+  const dayList = sql.join(dayScopes.map((d) => sql`${d}`), sql`, `);
   const dayTallies =
-    dayScopes.size === 0
+    dayScopes.length === 0
       ? sql``
       : sql`SELECT t.grain, t.project, t.scanner, t.model, v.w, t.n, CASE WHEN t.bucket = ${LIFECYCLE_RANK.rejected_fp}::int THEN t.n ELSE 0 END AS rej, t.p_sum AS reward
           FROM (${sql.join(
-            grainSelects(shown).map((where) => sql`(SELECT t.* FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope IN (${dayList}) AND ${where} AND t.kind = ${TALLY_KIND.outcome}::smallint)`),
+            grainSelects(shown, false).map((where) => sql`(SELECT t.* FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope IN (${dayList}) AND ${where} AND t.kind = ${TALLY_KIND.outcome}::smallint)`),
             sql` UNION ALL `,
-          )}) t JOIN (VALUES ${sql.join(windowDays, sql`, `)}) AS v(w, day) ON t.scope = v.day
+          )}) t CROSS JOIN LATERAL (SELECT w::int FROM jsonb_array_elements_text(${JSON.stringify(windowsOfScope)}::jsonb -> t.scope) AS v(w)) v
           UNION ALL`;
   const rows = await queryRows<GrainRow & { w: number; n: number; rej: number; reward: number }>(
     db,

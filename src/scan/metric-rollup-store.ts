@@ -17,9 +17,9 @@ import {
   type WeekFindingState,
   weekFindingTallies,
 } from './model/metric-rollup';
-import { metricOutcomes, newestOutcomeSeq, nextOutcomeSeqRange } from './outcome-store';
+import { metricOutcomesOfKeys, newestOutcomeSeq, nextOutcomeSeqRange } from './outcome-store';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { chunks, type Db, queryRows } from '../shared/sql';
+import { chunks, type Db, eachKey, queryRows } from '../shared/sql';
 import { findingMetrics, findingsTable, metricRollupState, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
 
 /** Findings refreshed per query. */
@@ -104,13 +104,14 @@ export class MetricRollup {
    */
   private async refreshFindings(tx: Db, keys: readonly string[], throughSeq: number): Promise<void> {
     for (const batch of chunks([...new Set(keys)], KEY_BATCH)) {
-      const list = sql.join(batch.map((k) => sql`${k}`), sql`, `);
-      const mine = sql`agent_id = ${this.agentId}::uuid AND finding_key IN (${list})`;
-      const outcomes = await metricOutcomes(tx, sql`${mine} AND seq <= ${throughSeq}`);
-      const seen = await queryRows<{ finding_key: string; ts_ms: number }>(tx, sql`SELECT finding_key, (extract(epoch from first_seen) * 1000)::float8 AS ts_ms FROM ${findingsTable} WHERE ${mine}`);
+      const outcomes = await metricOutcomesOfKeys(tx, this.agentId, batch, throughSeq);
+      const seen = await queryRows<{ finding_key: string; ts_ms: number }>(
+        tx,
+        sql`SELECT x.* FROM ${eachKey(batch, (key) => sql`SELECT finding_key, (extract(epoch from first_seen) * 1000)::float8 AS ts_ms FROM ${findingsTable} WHERE agent_id = ${this.agentId}::uuid AND finding_key = ${key}`)}`,
+      );
       const firstSeen = new Map(seen.map((r) => [r.finding_key, Number(r.ts_ms)]));
       await yieldToEventLoop();
-      const old = await this.oldStates(tx, mine);
+      const old = await this.oldStates(tx, batch);
       const byKey = new Map<string, MetricOutcome[]>();
       for (const o of outcomes) byKey.set(o.findingKey, [...(byKey.get(o.findingKey) ?? []), o]);
       const tallies: Tally[] = [];
@@ -140,14 +141,14 @@ export class MetricRollup {
     }
   }
 
-  private async oldStates(tx: Db, mine: SQL): Promise<{ findings: Map<string, FindingMetricState>; weeks: Map<string, WeekFindingState> }> {
+  private async oldStates(tx: Db, keys: readonly string[]): Promise<{ findings: Map<string, FindingMetricState>; weeks: Map<string, WeekFindingState> }> {
     const rows = await queryRows<{ finding_key: string; project: string; scanner: string; model: string; final_rank: number; confirmed: boolean; flags: number; neg_confidence: number | null; hours_to_fix: number | null }>(
       tx,
-      sql`SELECT finding_key, project, scanner, model, final_rank, confirmed, flags, neg_confidence, hours_to_fix FROM ${findingMetrics} WHERE ${mine}`,
+      sql`SELECT x.* FROM ${eachKey(keys, (key) => sql`SELECT finding_key, project, scanner, model, final_rank, confirmed, flags, neg_confidence, hours_to_fix FROM ${findingMetrics} WHERE agent_id = ${this.agentId}::uuid AND finding_key = ${key}`)}`,
     );
     const weekRows = await queryRows<{ week: string; finding_key: string; final_rank: number; confirmed: boolean; neg_confidence: number | null }>(
       tx,
-      sql`SELECT week, finding_key, final_rank, confirmed, neg_confidence FROM ${weekFindingMetrics} WHERE ${mine}`,
+      sql`SELECT x.* FROM ${eachKey(keys, (key) => sql`SELECT week, finding_key, final_rank, confirmed, neg_confidence FROM ${weekFindingMetrics} WHERE agent_id = ${this.agentId}::uuid AND finding_key = ${key}`)}`,
     );
     const confidenceOf = (neg: number | null) => (neg === null ? null : -Number(neg));
     return {

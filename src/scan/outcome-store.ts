@@ -6,7 +6,7 @@ import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import type { OutcomeFollower } from './metric-rollup-store';
-import { chunks, type Db, queryRows, writeIsolatingRefusals } from '../shared/sql';
+import { chunks, type Db, eachKey, queryRows, writeIsolatingRefusals } from '../shared/sql';
 import { addGroupLabelCounts, type GroupLabelCount, groupLabelCountsOf } from './group-label-counts';
 import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
 import { yieldToEventLoop } from '../shared/event-loop';
@@ -201,16 +201,13 @@ export class OutcomeStore {
   async pendingTimes(groups: readonly string[], asOfMs: number, maxSeq: number): Promise<Map<string, number[]>> {
     const times = new Map<string, number[]>(groups.map((g) => [g, []]));
     if (groups.length === 0) return times;
-    const list = sql.join(
-      groups.map((g) => sql`${g}`),
-      sql`, `,
-    );
-    const rows = await queryRows<{ group_id: string; ts_ms: number }>(
-      this.db,
-      sql`SELECT o.group_id, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms FROM ${outcomesTable} o
-          WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id IN (${list}) AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz
+    const perGroup = eachKey(
+      groups,
+      (group) => sql`SELECT o.group_id, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms FROM ${outcomesTable} o
+          WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id = ${group} AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz
             AND o.seq <= ${maxSeq} AND ${NOT_LEARNED}`,
     );
+    const rows = await queryRows<{ group_id: string; ts_ms: number }>(this.db, sql`SELECT x.group_id, x.ts_ms FROM ${perGroup}`);
     for (const r of rows) times.get(r.group_id)?.push(Number(r.ts_ms));
     return times;
   }
@@ -324,15 +321,23 @@ export async function nextOutcomeSeqRange(db: Db, agentId: UUID, after: number, 
   return { after: first - 1, through: Math.min(first - 1 + width, top) };
 }
 
+const METRIC_OUTCOME_COLUMNS = sql`finding_key, label, (extract(epoch from ts) * 1000)::float8 AS ts_ms, ts, seq, reward,
+  row_json->>'project' AS project, row_json->>'scanner' AS scanner,
+  (row_json->>'model_provider') || '/' || (row_json->>'model_name') AS model, row_json->>'confidence' AS confidence`;
+
 /** The outcomes `where` selects, with the fields the metrics use, oldest first. */
 export async function metricOutcomes(db: Db, where: SQL): Promise<MetricOutcome[]> {
-  const rows = await queryRows<{ finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null }>(
-    db,
-    sql`SELECT finding_key, label, (extract(epoch from ts) * 1000)::float8 AS ts_ms, reward,
-          row_json->>'project' AS project, row_json->>'scanner' AS scanner,
-          (row_json->>'model_provider') || '/' || (row_json->>'model_name') AS model, row_json->>'confidence' AS confidence
-        FROM ${outcomesTable} WHERE ${where} ORDER BY ts, seq`,
-  );
+  return metricOutcomeRows(db, sql`SELECT ${METRIC_OUTCOME_COLUMNS} FROM ${outcomesTable} WHERE ${where} ORDER BY ts, seq`);
+}
+
+/** The agent's outcomes of these findings with seq ≤ `throughSeq`, with the fields the metrics use, oldest first: an index probe per key (`eachKey`). */
+export async function metricOutcomesOfKeys(db: Db, agentId: UUID, keys: readonly string[], throughSeq: number): Promise<MetricOutcome[]> {
+  const perKey = eachKey(keys, (key) => sql`SELECT ${METRIC_OUTCOME_COLUMNS} FROM ${outcomesTable} WHERE agent_id = ${agentId}::uuid AND finding_key = ${key} AND seq <= ${throughSeq}`);
+  return metricOutcomeRows(db, sql`SELECT x.* FROM ${perKey} ORDER BY x.ts, x.seq`);
+}
+
+async function metricOutcomeRows(db: Db, query: SQL): Promise<MetricOutcome[]> {
+  const rows = await queryRows<{ finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null }>(db, query);
   return rows.map((r) => ({
     findingKey: r.finding_key,
     label: r.label,

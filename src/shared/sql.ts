@@ -25,6 +25,18 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
 }
 
 /**
+ * A FROM clause that runs `subquery` once for each of `keys` (given to it as the SQL `k.key`, a
+ * text), so each key is one index probe, with the subquery's columns under the alias `x`. PGlite
+ * never analyses a table, and without statistics `column IN (250 keys)` is planned as a read of
+ * every row of the agent, filtered: a cost that grows with everything stored. The lateral
+ * subquery's OFFSET 0 keeps the planner from flattening it back into that join.
+ */
+export function eachKey(keys: readonly string[], subquery: (key: SQL) => SQL): SQL {
+  const values = keys.length === 0 ? sql`SELECT NULL::text WHERE false` : sql`VALUES ${sql.join(keys.map((k) => sql`(${k}::text)`), sql`, `)}`;
+  return sql`(${values}) AS k(key) CROSS JOIN LATERAL (${subquery(sql`k.key`)} OFFSET 0) AS x`;
+}
+
+/**
  * `queryRows` for a query whose LIMIT or OFFSET follows an index's order: run with sorts and
  * bitmap scans made a last resort (SET LOCAL, in a transaction of its own), so the index is
  * walked in order and stops after the rows asked for. PGlite never analyses a table, and without
