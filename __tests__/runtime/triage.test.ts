@@ -122,7 +122,17 @@ describe('triage prior on a real runtime', () => {
 
     const badK = recordingResponse();
     await handleGetMetrics({ query: { k: '0' } }, badK.res, agent.runtime);
-    expect(badK.sent).toEqual({ status: 400, body: { error: 'k must be a positive integer (got "0")' } });
+    expect(badK.sent).toEqual({ status: 400, body: { error: 'k must be an integer from 1 to 100000 (got "0")' } });
+    // Beyond the range, or not written as a plain integer: once a 500 (a LIMIT past bigint) or a k the caller did not write.
+    for (const k of ['100001', '99999999999999999999', '0x10', '1e3', '1.0', ' 3']) {
+      const refused = recordingResponse();
+      await handleGetMetrics({ query: { k } }, refused.res, agent.runtime);
+      expect(refused.sent).toEqual({ status: 400, body: { error: `k must be an integer from 1 to 100000 (got ${JSON.stringify(k)})` } });
+    }
+    const largest = recordingResponse();
+    await handleGetMetrics({ query: { k: '100000', slices: '1' } }, largest.res, agent.runtime);
+    expect(largest.sent.status).toBe(200);
+    expect(largest.sent.body).toMatchObject({ k: 100_000, slice_limit: 1, overall: { findings: 100 } });
     const badNow = recordingResponse();
     await handleGetMetrics({ query: { now: 'soon' } }, badNow.res, agent.runtime);
     expect(badNow.sent.status).toBe(400);

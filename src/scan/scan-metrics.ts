@@ -13,6 +13,8 @@ export const READ_CATCH_UP_MAX = 2_000;
 /** Slices per dimension a metrics report shows when the caller names no number, and the most it may name. */
 export const DEFAULT_METRIC_SLICES = 50;
 export const MAX_METRIC_SLICES = 1_000;
+/** The largest k of precision@k a metrics request may name (as `SELF_IMPROVE_METRICS_K` may). */
+export const MAX_METRICS_K = 100_000;
 
 /** What a metrics read says of the outcomes its figures leave out. */
 export interface RollupLag {

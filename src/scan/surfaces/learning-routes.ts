@@ -6,7 +6,8 @@ import type { ScanLessonStore } from '../scan-lesson-store';
 import { decodeLessonCursor, encodeLessonCursor } from '../model/scan-lesson-cursor';
 import { ELO_BOOK_SERVICE } from '../../shared/service-names';
 import { queryParam } from '../../shared/http/body';
-import { serviceOr503 } from './outcome-routes';
+import { badRequest, serviceOr503 } from './outcome-routes';
+import { MAX_METRICS_K } from '../scan-metrics';
 import { boundedInt, oneOf, timeParam, uuidList } from '../../shared/http/query-params';
 
 /** Lessons one page of GET /self-improve/lessons holds at most, and by default. */
@@ -32,10 +33,6 @@ export interface ScanLessonListItem {
   finding_category: string | null;
   /** Its rating in the ELO book now (its starting rating when never rated); null when the ELO book is not running. */
   elo: number | null;
-}
-
-function badRequest(res: RouteResponse, message: string): void {
-  res.status(400).json({ error: message });
 }
 
 function listItem(lesson: ScanLesson, eloOf: ((kind: string, id: string) => number) | null): ScanLessonListItem {
@@ -110,7 +107,7 @@ async function byElo(store: ScanLessonStore, book: EloBookService | null | undef
  */
 export async function handleGetWeeklyMetrics(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
   const weeks = boundedInt(queryParam(req, 'weeks'), 'weeks', 1, MAX_WEEKS, DEFAULT_WEEKS);
-  const k = boundedInt(queryParam(req, 'k'), 'k', 1, 100_000, 0);
+  const k = boundedInt(queryParam(req, 'k'), 'k', 1, MAX_METRICS_K, 0);
   const now = timeParam(queryParam(req, 'now'), 'now');
   if (!weeks.ok) return badRequest(res, weeks.message);
   if (!k.ok) return badRequest(res, k.message);

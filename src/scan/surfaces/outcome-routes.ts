@@ -12,6 +12,11 @@ export function serviceOr503(runtime: IAgentRuntime, res: RouteResponse): ScanOu
   return service;
 }
 
+/** Answers 400 with `message` as the error. */
+export function badRequest(res: RouteResponse, message: string): void {
+  res.status(400).json({ error: message });
+}
+
 async function handleSarif(req: RouteRequest, res: RouteResponse, service: ScanOutcomeService): Promise<void> {
   const body = await readRequestBody(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a SARIF 2.1.0 log');
   if (body === null) return;

@@ -1,8 +1,9 @@
-import { MAX_METRIC_SLICES } from '../scan-metrics';
+import { DEFAULT_METRIC_SLICES, MAX_METRIC_SLICES, MAX_METRICS_K } from '../scan-metrics';
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { predictText } from '../predict-text';
 import { queryParam, readRequestBody } from '../../shared/http/body';
-import { serviceOr503 } from './outcome-routes';
+import { badRequest, serviceOr503 } from './outcome-routes';
+import { boundedInt, timeParam } from '../../shared/http/query-params';
 
 /**
  * POST /self-improve/triage: findings (JSON array, one object, or JSONL; a label, if present, is
@@ -18,27 +19,21 @@ export async function handlePostTriage(req: RouteRequest, res: RouteResponse, ru
   res.status(rejected.length === 0 ? 200 : 400).json({ predictions, rejected });
 }
 
-/** GET /self-improve/metrics?now=ISO&k=N&slices=S: the quality metrics of the agent's findings (definitions in the README). */
+/**
+ * GET /self-improve/metrics?now=ISO&k=N&slices=S: the quality metrics of the agent's findings
+ * (definitions in the README); `k` 1–100000 (default SELF_IMPROVE_METRICS_K), `slices` 1–1000
+ * (default 50). 400 naming a bad parameter.
+ */
 export async function handleGetMetrics(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
   const service = serviceOr503(runtime, res);
   if (!service) return;
-  const now = queryParam(req, 'now');
-  const k = queryParam(req, 'k');
-  const asOfMs = now === undefined ? Date.now() : Date.parse(now);
-  if (Number.isNaN(asOfMs)) {
-    res.status(400).json({ error: `now must be an ISO-8601 time, e.g. 2026-11-21T18:00:00Z (got ${JSON.stringify(now)})` });
-    return;
-  }
-  if (k !== undefined && !(Number.isInteger(Number(k)) && Number(k) >= 1)) {
-    res.status(400).json({ error: `k must be a positive integer (got ${JSON.stringify(k)})` });
-    return;
-  }
-  const slices = queryParam(req, 'slices');
-  if (slices !== undefined && !(/^[0-9]+$/.test(slices) && Number(slices) >= 1 && Number(slices) <= MAX_METRIC_SLICES)) {
-    res.status(400).json({ error: `slices must be an integer from 1 to ${MAX_METRIC_SLICES} (got ${JSON.stringify(slices)})` });
-    return;
-  }
-  res.status(200).json(await service.metrics({ asOfMs, ...(k === undefined ? {} : { k: Number(k) }), ...(slices === undefined ? {} : { slices: Number(slices) }) }));
+  const now = timeParam(queryParam(req, 'now'), 'now');
+  const k = boundedInt(queryParam(req, 'k'), 'k', 1, MAX_METRICS_K, service.settings.SELF_IMPROVE_METRICS_K);
+  const slices = boundedInt(queryParam(req, 'slices'), 'slices', 1, MAX_METRIC_SLICES, DEFAULT_METRIC_SLICES);
+  if (!now.ok) return badRequest(res, now.message);
+  if (!k.ok) return badRequest(res, k.message);
+  if (!slices.ok) return badRequest(res, slices.message);
+  res.status(200).json(await service.metrics({ asOfMs: now.value, k: k.value, slices: slices.value }));
 }
 
 export const triageRoute: Route = { type: 'POST', path: '/triage', name: 'self-improve-triage', handler: handlePostTriage };
