@@ -90,7 +90,11 @@ test('triage, metrics and replay: one JSON document each, with the exit codes of
   expect(report).toMatchObject({ as_of: '2026-11-13T00:00:00.000Z', k: 5, overall: { findings: 40, outcomes: 40, false_positive_rate: 0.75 } });
   const badK = await run('metrics', '--db', db, '--k', 'five');
   expect(badK.code).toBe(1);
-  expect(badK.stderr).toContain('--k must be a positive integer');
+  expect(badK.stderr).toContain('--k must be an integer from 1 to 100000 (got "five")');
+  // Too large for a LIMIT: refused by the CLI, never sent to the database.
+  const hugeK = await run('metrics', '--db', db, '--k', '99999999999999999999');
+  expect(hugeK.code).toBe(1);
+  expect(hugeK.stderr).toContain('--k must be an integer from 1 to 100000 (got "99999999999999999999")');
 
   // the 40 outcomes recorded 30 penalties of -70 and 10 rewards of +100 in the reward ledger
   const verify = await run('ledger', 'verify', '--db', db, '--json');

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { MetricSet, ScanMetricsReport } from '../model/metrics';
-import { MAX_METRIC_SLICES, type RollupLag } from '../scan-metrics';
+import { MAX_METRIC_SLICES, MAX_METRICS_K, type RollupLag } from '../scan-metrics';
 import { predictText } from '../predict-text';
 import { replayOutcomes } from '../replay';
 import type { TriagePrediction } from '../scan-outcome-service';
@@ -57,9 +57,8 @@ export function describeMetrics(report: ScanMetricsReport & Partial<RollupLag>):
 /** `metrics [--now ISO] [--k N] [--slices S]`: quality metrics of the agent's findings. */
 export async function metricsCommand(args: ParsedArgs): Promise<CommandResult> {
   const asOfMs = nowFlag(args);
-  const k = positiveIntFlag(args, 'k');
-  const slices = positiveIntFlag(args, 'slices');
-  if (slices !== undefined && slices > MAX_METRIC_SLICES) throw new UsageError(`--slices must be an integer from 1 to ${MAX_METRIC_SLICES} (got ${slices})`);
+  const k = positiveIntFlag(args, 'k', MAX_METRICS_K);
+  const slices = positiveIntFlag(args, 'slices', MAX_METRIC_SLICES);
   // A command asked once waits for the rollup to count every stored outcome (an agent's request answers at once instead).
   const report = await withService(args, async (service) => {
     await service.metricsCaughtUp();
