@@ -35,27 +35,21 @@ const valueOf = (dim: SliceDim | 'triple', r: GrainRow): string => (dim === 'pro
 /** The slices a report shows, per dimension. */
 type Shown = Record<Exclude<SliceDim, 'overall'>, string[]>;
 
-/** Tally rows (alias `t`) of the shown slices: every finding's, the shown projects', scanners' and models', and the triples of the shown projects. */
+/** Rows (alias `t`) of the shown slices: every finding's, the shown projects', scanners' and models'. */
 function ofShown(shown: Shown): SQL {
   const among = (values: readonly string[], column: SQL) => (values.length === 0 ? sql`false` : sql`t.${column} IN (${sql.join(values.map((v) => sql`${v}`), sql`, `)})`);
   return sql`(t.grain = ${GRAIN.overall}::int
     OR (t.grain = ${GRAIN.project}::int AND ${among(shown.project, COLUMN.project)})
     OR (t.grain = ${GRAIN.scanner}::int AND t.project = '' AND ${among(shown.scanner, COLUMN.scanner)})
-    OR (t.grain = ${GRAIN.model}::int AND t.project = '' AND t.scanner = '' AND ${among(shown.model, COLUMN.model)})
-    OR (t.grain = ${GRAIN.triple}::int AND ${among(shown.project, COLUMN.project)}))`;
+    OR (t.grain = ${GRAIN.model}::int AND t.project = '' AND t.scanner = '' AND ${among(shown.model, COLUMN.model)}))`;
 }
 
-/**
- * The shown slices' rows as one key-prefix condition per grain (each reads its rows through the
- * primary key, never the whole scope); the triples of the shown projects unless `triples` is false
- * (day and hour scopes hold none).
- */
-function grainSelects(shown: Shown, triples = true): SQL[] {
+/** The shown slices' rows, triples aside, as one key-prefix condition per grain (each reads its rows through the primary key, never the whole scope). */
+function grainSelects(shown: Shown): SQL[] {
   const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`), sql`, `);
   const selects = [sql`t.grain = ${GRAIN.overall}::int`];
   if (shown.project.length > 0) {
     selects.push(sql`t.grain = ${GRAIN.project}::int AND t.project IN (${list(shown.project)})`);
-    if (triples) selects.push(sql`t.grain = ${GRAIN.triple}::int AND t.project IN (${list(shown.project)})`);
   }
   if (shown.scanner.length > 0) selects.push(sql`t.grain = ${GRAIN.scanner}::int AND t.project = '' AND t.scanner IN (${list(shown.scanner)})`);
   if (shown.model.length > 0) selects.push(sql`t.grain = ${GRAIN.model}::int AND t.project = '' AND t.scanner = '' AND t.model IN (${list(shown.model)})`);
@@ -88,16 +82,23 @@ export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: nu
   const { asOfMs, k, throughSeq } = options;
   checkMetricOptions(options);
   const { shown, totals } = await pickShown(db, agentId, options.slices);
-  const rows = await queryRows<GrainRow & { kind: number; bucket: number; n: number; p: number; gap: number }>(
-    db,
-    sql.join(
-      grainSelects(shown).map(
-        (where) => sql`(SELECT t.grain, t.project, t.scanner, t.model, t.kind, t.bucket, t.n::float8 AS n, t.p_sum::float8 AS p, (t.p_sum - t.y_sum)::float8 AS gap
-          FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope = ${ALL_SCOPE} AND ${where} AND t.kind <> ${TALLY_KIND.size}::smallint)`,
-      ),
-      sql` UNION ALL `,
-    ),
+  const slices = grainSelects(shown).map(
+    (where) => sql`(SELECT t.grain, t.project, t.scanner, t.model, t.kind, t.bucket, t.n::float8 AS n, t.p_sum::float8 AS p, (t.p_sum - t.y_sum)::float8 AS gap
+      FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope = ${ALL_SCOPE} AND ${where} AND t.kind <> ${TALLY_KIND.size}::smallint)`,
   );
+  // The shown projects' triples, for the model deltas: their outcome counts and reward sums, and their findings, false positives apart (-1: any other bucket).
+  const rejected = sql`${LIFECYCLE_RANK.rejected_fp}::int`;
+  const triples =
+    shown.project.length === 0
+      ? []
+      : [
+          sql`(SELECT t.grain, t.project, t.scanner, t.model, t.kind, CASE WHEN t.kind = ${TALLY_KIND.label}::smallint AND t.bucket = ${rejected} THEN ${rejected} ELSE -1 END AS bucket,
+                 sum(t.n)::float8 AS n, sum(t.p_sum)::float8 AS p, 0::float8 AS gap
+               FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope = ${ALL_SCOPE} AND t.grain = ${GRAIN.triple}::int
+                 AND t.project IN (${sql.join(shown.project.map((v) => sql`${v}`), sql`, `)}) AND t.kind IN (${TALLY_KIND.outcome}::smallint, ${TALLY_KIND.label}::smallint)
+               GROUP BY t.grain, t.project, t.scanner, t.model, t.kind, 6)`,
+        ];
+  const rows = await queryRows<GrainRow & { kind: number; bucket: number; n: number; p: number; gap: number }>(db, sql.join([...slices, ...triples], sql` UNION ALL `));
   const tallies: SliceTallyRow[] = rows.map((r) => {
     const dim = dimOf(r);
     return { dim, value: valueOf(dim, r), project: r.project, scanner: r.scanner, model: r.model, kind: Number(r.kind), bucket: Number(r.bucket), n: Number(r.n), p: Number(r.p), gap: Number(r.gap) };
@@ -190,7 +191,7 @@ async function readDrift(db: Db, agentId: UUID, asOfMs: number, throughSeq: numb
       ? sql``
       : sql`SELECT t.grain, t.project, t.scanner, t.model, v.w, t.n, CASE WHEN t.bucket = ${LIFECYCLE_RANK.rejected_fp}::int THEN t.n ELSE 0 END AS rej, t.p_sum AS reward
           FROM (${sql.join(
-            grainSelects(shown, false).map((where) => sql`(SELECT t.* FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope IN (${dayList}) AND ${where} AND t.kind = ${TALLY_KIND.outcome}::smallint)`),
+            grainSelects(shown).map((where) => sql`(SELECT t.* FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope IN (${dayList}) AND ${where} AND t.kind = ${TALLY_KIND.outcome}::smallint)`),
             sql` UNION ALL `,
           )}) t CROSS JOIN LATERAL (SELECT w::int FROM jsonb_array_elements_text(${JSON.stringify(windowsOfScope)}::jsonb -> t.scope) AS v(w)) v
           UNION ALL`;
