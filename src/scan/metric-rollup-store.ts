@@ -25,9 +25,9 @@ import { findingMetrics, findingsTable, metricRollupState, metricTallies, outcom
 /** Findings refreshed per query. */
 const KEY_BATCH = 250;
 /** Tally rows per statement (10 parameters each). */
-const TALLY_BATCH = 4_000;
+const TALLY_BATCH = 500;
 /** Outcomes a step of the rollup takes in one transaction. */
-export const ROLLUP_CHUNK = 500;
+export const ROLLUP_CHUNK = 250;
 
 /** The label's lifecycle rank, in SQL (labels are the model's constants, never outside text). */
 const LABEL_RANK_SQL = sql.raw(`CASE o.label ${Object.entries(LIFECYCLE_RANK).map(([label, rank]) => `WHEN '${label}' THEN ${rank}`).join(' ')} END`);
@@ -90,6 +90,7 @@ export class MetricRollup {
             ON CONFLICT (agent_id, scope, grain, project, scanner, model, kind, bucket) DO UPDATE SET n = t.n + excluded.n, p_sum = t.p_sum + excluded.p_sum
           ) SELECT DISTINCT o.finding_key FROM ${outcomesTable} o WHERE ${where}`,
     );
+    await yieldToEventLoop();
     await this.refreshFindings(
       tx,
       keys.map((k) => k.finding_key),
@@ -134,6 +135,7 @@ export class MetricRollup {
           weeks.push([key, week]);
         }
       }
+      await yieldToEventLoop();
       await this.writeFindings(tx, findings, weeks);
       await yieldToEventLoop();
       await this.writeTallies(tx, tallies);

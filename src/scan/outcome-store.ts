@@ -45,7 +45,7 @@ export function toStoredOutcome(agentId: UUID, row: OutcomeRow): StoredOutcome {
 }
 
 /** Outcome seqs `pendingGroups` looks at per statement. */
-export const PENDING_SCAN_PAGE = 20_000;
+export const PENDING_SCAN_PAGE = 5_000;
 
 /** Durable outcomes of one agent, in the runtime's database. */
 export class OutcomeStore {

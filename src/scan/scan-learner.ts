@@ -61,7 +61,7 @@ const scored = (outcomes: readonly EvidenceOutcome[]) => outcomes.map((o) => ({ 
  * fails (whatever the cause) is logged with its id and named in `failed_groups`; the pass goes on.
  */
 /** Pending outcomes read per query while learning (whole groups; a larger group is read alone). */
-export const PENDING_PAGE = 5_000;
+export const PENDING_PAGE = 2_000;
 
 /** The groups from `groups[at]` on whose pending outcomes add up to about PENDING_PAGE (at least one group). */
 export function pageOfGroups(groups: readonly string[], at: number, counts: ReadonlyMap<string, number>): string[] {

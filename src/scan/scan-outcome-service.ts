@@ -15,7 +15,7 @@ import { type LearnProgress, type LearnReport, ScanLearner } from './scan-learne
 import { eventsOf, type RecordedOutcome } from '../shared/events';
 import { serviceOf } from '../shared/service-of';
 import { SCAN_OUTCOME_SERVICE } from '../shared/service-names';
-import { dbOf } from '../shared/sql';
+import { chunks, dbOf } from '../shared/sql';
 import { ensureLearnTask } from './surfaces/learn-pending-task';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { requireTables } from '../shared/plugin-schema';
@@ -140,7 +140,11 @@ export class ScanOutcomeService extends Service {
       checked.rejected.push(...part.rejected);
       if (at + VALIDATE_SLICE < rows.length) await yieldToEventLoop();
     }
-    const stored = checked.valid.map(({ index, row }) => ({ index, outcome: toStoredOutcome(this.runtime.agentId, row) }));
+    const stored: { index: number; outcome: StoredOutcome }[] = [];
+    for (const [n, slice] of chunks(checked.valid, VALIDATE_SLICE).entries()) {
+      if (n > 0) await yieldToEventLoop();
+      for (const { index, row } of slice) stored.push({ index, outcome: toStoredOutcome(this.runtime.agentId, row) });
+    }
     const { inserted, refused } = await this.outcomes.insert(
       stored.map((s) => s.outcome),
       (tx, fresh) => eventsOf(this.runtime).emit('outcomesRecorded', { tx, outcomes: stored.filter((s) => fresh.has(s.outcome.id)).map((s) => recordedOutcome(s.outcome)) }),

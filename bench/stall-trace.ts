@@ -1,0 +1,126 @@
+import '../src/cli/quiet';
+import { routeConsoleToStderr } from '../src/cli/output';
+import selfImprovePlugin from '../src/index';
+import { bootRuntime } from '../src/cli/boot';
+import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
+import { rewardLedgerOf } from '../src/ledger/reward-ledger-service';
+import { ingestText } from '../src/shared/ingest-text';
+import { generateOutcomes } from '../examples/generate-outcomes';
+import { note, report, round, withTempDir } from './lib';
+
+/**
+ * What fills each event-loop stall (issue 16): grows a PGlite database to `outcomes` (default
+ * 30,000) by 10,000-row JSONL ingests, then learns, waits for the metrics rollup and reconciles
+ * the ledger, and prints one JSON line per stall longer than `threshold` ms (default 60): its
+ * phase, length, and the PGlite statements run in it, each with the JS time before it. A stall
+ * with no statement is JS alone. The bench's own row generation runs between phases of its own
+ * and is never reported.
+ *
+ *   bun run bench/stall-trace.ts [outcomes] [threshold]
+ */
+const OUTCOMES = Number(process.argv[2] ?? 30_000);
+const THRESHOLD = Number(process.argv[3] ?? 60);
+const CHUNK = 10_000;
+
+function chunkText(chunk: number): string {
+  return generateOutcomes(CHUNK, 1_000 + chunk)
+    .map((r, i) => JSON.stringify({ ...r, finding_key: `c${chunk}-${r.finding_key}`, project: `${r.project}-${Math.floor((chunk * CHUNK + i) / 200)}` }))
+    .join('\n');
+}
+
+/** Statements between two turns of the event loop, and where the time between them went. */
+class StallTracer {
+  phase = 'boot';
+  private steps: { js_ms: number; sql_ms: number; sql: string }[] = [];
+  private lastTurn = performance.now();
+  private lastStep = performance.now();
+  private inStatement = 0;
+  private text = '';
+  private timer: ReturnType<typeof setInterval> | undefined;
+  stalls = 0;
+
+  install(): void {
+    const singletons = (globalThis as Record<symbol, { pgLiteClientManager?: { client: Record<string, unknown> } } | undefined>)[Symbol.for('@elizaos/plugin-sql/global-singletons')];
+    const client = singletons?.pgLiteClientManager?.client;
+    if (!client) throw new Error('no PGlite client found: this bench needs plugin-sql on PGlite');
+    const original = (client.execProtocolRawSync as (m: Uint8Array) => Uint8Array).bind(client);
+    client.execProtocolRawSync = (message: Uint8Array) => {
+      // Parse ('P') and simple query ('Q') messages carry the SQL; Execute ('E') or 'Q' ends a statement.
+      if (message[0] === 0x50 || message[0] === 0x51) this.text = new TextDecoder().decode(message.subarray(5, 105)).replace(/\0/g, ' ').replace(/\s+/g, ' ').trim();
+      const start = performance.now();
+      try {
+        return original(message);
+      } finally {
+        const end = performance.now();
+        this.inStatement += end - start;
+        if (message[0] === 0x45 || message[0] === 0x51) {
+          this.steps.push({ js_ms: round(end - this.lastStep - this.inStatement, 1), sql_ms: round(this.inStatement, 1), sql: this.text });
+          this.lastStep = end;
+          this.inStatement = 0;
+        }
+      }
+    };
+    this.timer = setInterval(() => this.turn(), 2);
+  }
+
+  /** A turn of the event loop: reports the stretch since the last one when it was a stall. */
+  turn(): void {
+    const now = performance.now();
+    const ms = now - this.lastTurn;
+    if (ms > THRESHOLD) {
+      this.stalls++;
+      report({ bench: 'stall-trace', phase: this.phase, stall_ms: round(ms, 1), tail_js_ms: round(now - this.lastStep, 1), statements: this.steps });
+    }
+    this.lastTurn = now;
+    this.lastStep = now;
+    this.inStatement = 0;
+    this.steps = [];
+  }
+
+  /** Bench work outside the plugin: not traced. */
+  untraced<T>(work: () => T): T {
+    this.turn();
+    try {
+      return work();
+    } finally {
+      this.lastTurn = performance.now();
+      this.lastStep = this.lastTurn;
+      this.steps = [];
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+routeConsoleToStderr();
+await withTempDir('self-improve-bench-stalls-', async (dataDir) => {
+  const { runtime, close } = await bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: { SELF_IMPROVE_LEDGER_SECRET: 'scale-benchmark-ledger-secret-0123456789' } });
+  const tracer = new StallTracer();
+  try {
+    const service = await scanOutcomeServiceOf(runtime);
+    await service.scanLessonsReady();
+    tracer.install();
+    tracer.phase = 'ingest';
+    for (let chunk = 0; chunk < OUTCOMES / CHUNK; chunk++) {
+      const text = tracer.untraced(() => chunkText(chunk));
+      await ingestText(service, text);
+      note(`ingested ${(chunk + 1) * CHUNK}`);
+    }
+    tracer.phase = 'learn';
+    await service.learnPending({ asOf: Date.parse('2027-01-01T00:00:00Z') });
+    tracer.phase = 'metrics-rollup';
+    await service.metricsCaughtUp();
+    const ledger = await rewardLedgerOf(runtime);
+    tracer.phase = 'reconcile-incremental';
+    await ledger.reconcile('incremental');
+    tracer.phase = 'reconcile-full';
+    await ledger.reconcile('full');
+    tracer.turn();
+    report({ bench: 'stall-trace', outcomes: OUTCOMES, threshold_ms: THRESHOLD, stalls: tracer.stalls });
+  } finally {
+    tracer.stop();
+    await close();
+  }
+});
