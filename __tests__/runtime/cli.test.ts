@@ -88,6 +88,14 @@ test('triage, metrics and replay: one JSON document each, with the exit codes of
   expect(metrics.code).toBe(0);
   const report = JSON.parse(metrics.stdout);
   expect(report).toMatchObject({ as_of: '2026-11-13T00:00:00.000Z', k: 5, overall: { findings: 40, outcomes: 40, false_positive_rate: 0.75 } });
+  // --slices takes a value: of the examples' two projects, the one with the most outcomes.
+  const examples = path.join(dir, 'db-examples');
+  expect((await run('ingest', path.join(import.meta.dir, '..', '..', 'examples', 'outcomes.jsonl'), '--db', examples, '--json')).code).toBe(0);
+  const capped = await run('metrics', '--db', examples, '--json', '--slices', '1');
+  expect(capped.code).toBe(0);
+  const cappedReport = JSON.parse(capped.stdout);
+  expect(cappedReport).toMatchObject({ slice_limit: 1, slice_totals: { project: 2 }, pending_outcomes: 0 });
+  expect(Object.keys(cappedReport.by_project)).toEqual([Object.entries(JSON.parse((await run('metrics', '--db', examples, '--json')).stdout).by_project as Record<string, { outcomes: number }>).sort((a, b) => b[1].outcomes - a[1].outcomes)[0]?.[0]]);
   const badK = await run('metrics', '--db', db, '--k', 'five');
   expect(badK.code).toBe(1);
   expect(badK.stderr).toContain('--k must be an integer from 1 to 100000 (got "five")');

@@ -6,7 +6,8 @@ import { sql } from 'drizzle-orm';
 import { DAY_MS } from '../../src/scan/model/grouping';
 import { computeScanMetrics } from '../../src/scan/model/metrics';
 import { weeklyTriage } from '../../src/scan/model/weekly-triage';
-import { MetricRollup } from '../../src/scan/metric-rollup-store';
+import { MetricRollup, ROLLUP_FORMAT } from '../../src/scan/metric-rollup-store';
+import { ALL_SCOPE, SIZE_SCOPE, TALLY_KIND } from '../../src/scan/model/metric-rollup';
 import { metricOutcomes, OutcomeStore, toStoredOutcome } from '../../src/scan/outcome-store';
 import { checkOutcomeRows } from '../../src/scan/model/outcome';
 import { ScanMetrics } from '../../src/scan/scan-metrics';
@@ -142,6 +143,25 @@ describe('the metrics rollup on a real runtime', () => {
     agent = await startAgent({ dataDir: dir });
     await agent.service.metricsCaughtUp();
     expect(await pendingOutcomes(agent)).toBe(0);
+    await expectRollupEqualsRows(agent);
+  });
+
+  test('a rollup in format 1 (slice sizes in the all-time scope) is brought up to date at start-up, once, and gives the same figures', async () => {
+    const db = dbOf(agent.runtime);
+    const sizes = sql`SELECT count(*)::int AS n FROM ${metricTallies} WHERE kind = ${TALLY_KIND.size}::smallint AND scope = ${SIZE_SCOPE}`;
+    const sizeRows = Number((await db.execute(sizes)).rows[0]?.n);
+    const totals = (await agent.service.metrics({ asOfMs: AS_OFS[0] as number, k: 5 })).slice_totals;
+    expect(totals.project).toBe(PROJECTS.length);
+    expect(sizeRows).toBe(totals.project + totals.scanner + totals.model);
+    // As the previous format left it.
+    await db.execute(sql`UPDATE ${metricTallies} SET scope = ${ALL_SCOPE} WHERE kind = ${TALLY_KIND.size}::smallint`);
+    await db.execute(sql`UPDATE ${metricRollupState} SET format = 1`);
+    await agent.close();
+    agent = await startAgent({ dataDir: dir });
+    await agent.service.metricsCaughtUp();
+    const upgraded = dbOf(agent.runtime);
+    expect(Number((await upgraded.execute(sizes)).rows[0]?.n)).toBe(sizeRows);
+    expect((await upgraded.execute(sql`SELECT format FROM ${metricRollupState}`)).rows).toEqual([{ format: ROLLUP_FORMAT }]);
     await expectRollupEqualsRows(agent);
   });
 

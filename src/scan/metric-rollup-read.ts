@@ -4,7 +4,7 @@ import { DAY_MS } from './model/grouping';
 import { LIFECYCLE_RANK } from './model/findings';
 const MODEL_SQL = sql.raw(`(o.row_json->>'model_provider') || '/' || (o.row_json->>'model_name')`);
 import { checkMetricOptions, DRIFT_DAYS, type DriftWindow, type ScanMetricsReport } from './model/metrics';
-import { ALL_SCOPE, driftWindowPlan, GRAIN, TALLY_KIND, weekScope } from './model/metric-rollup';
+import { ALL_SCOPE, driftWindowPlan, GRAIN, SIZE_SCOPE, TALLY_KIND, weekScope } from './model/metric-rollup';
 import { rankSlices } from './model/metric-slices';
 import { emptyCounts, medianPlan, metricSetOf, reportOf, SLICE_DIMS, type SliceCounts, sliceCounts, type SliceDim, sliceId, type SliceReads, type SliceTallyRow } from './model/metric-rollup-report';
 import { checkWeeklyOptions, pointOf, WEEK_MS, weekPoint, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
@@ -61,7 +61,7 @@ async function pickShown(db: Db, agentId: UUID, limit: number): Promise<{ shown:
   const rows = await queryRows<GrainRow & { n: number }>(
     db,
     sql`SELECT grain, project, scanner, model, n::float8 AS n FROM ${metricTallies}
-        WHERE agent_id = ${agentId}::uuid AND scope = ${ALL_SCOPE} AND kind = ${TALLY_KIND.size}::smallint AND n > 0`,
+        WHERE agent_id = ${agentId}::uuid AND scope = ${SIZE_SCOPE} AND kind = ${TALLY_KIND.size}::smallint AND n > 0`,
   );
   const sizes = { project: new Map<string, number>(), scanner: new Map<string, number>(), model: new Map<string, number>() };
   for (const r of rows) {
@@ -84,7 +84,7 @@ export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: nu
   const { shown, totals } = await pickShown(db, agentId, options.slices);
   const slices = grainSelects(shown).map(
     (where) => sql`(SELECT t.grain, t.project, t.scanner, t.model, t.kind, t.bucket, t.n::float8 AS n, t.p_sum::float8 AS p, (t.p_sum - t.y_sum)::float8 AS gap
-      FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope = ${ALL_SCOPE} AND ${where} AND t.kind <> ${TALLY_KIND.size}::smallint)`,
+      FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope = ${ALL_SCOPE} AND ${where})`,
   );
   // The shown projects' triples, for the model deltas: their outcome counts and reward sums, and their findings, false positives apart (-1: any other bucket).
   const rejected = sql`${LIFECYCLE_RANK.rejected_fp}::int`;

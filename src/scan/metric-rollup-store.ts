@@ -14,6 +14,7 @@ import {
   type Tally,
   TALLY_KIND,
   ALL_SCOPE,
+  SIZE_SCOPE,
   type WeekFindingState,
   weekFindingTallies,
 } from './model/metric-rollup';
@@ -26,6 +27,11 @@ import { findingMetrics, findingsTable, metricRollupState, metricTallies, outcom
 const KEY_BATCH = 250;
 /** Tally rows per statement (10 parameters each). */
 const TALLY_BATCH = 500;
+/**
+ * The layout of the tallies this code writes: 2 keeps the slices' sizes in SIZE_SCOPE (1 kept them
+ * in ALL_SCOPE).
+ */
+export const ROLLUP_FORMAT = 2;
 /** Outcomes a step of the rollup takes in one transaction. */
 export const ROLLUP_CHUNK = 250;
 
@@ -75,7 +81,7 @@ export class MetricRollup {
       tx,
       sql`WITH counted AS (
             INSERT INTO ${metricTallies} AS t (agent_id, scope, grain, project, scanner, model, kind, bucket, n, p_sum, y_sum)
-            SELECT o.agent_id, s.scope, g.grain::smallint, g.project, g.scanner, g.model, k.kind::smallint, k.bucket,
+            SELECT o.agent_id, CASE WHEN k.kind = ${TALLY_KIND.size}::int THEN ${SIZE_SCOPE} ELSE s.scope END, g.grain::smallint, g.project, g.scanner, g.model, k.kind::smallint, k.bucket,
                    count(*), sum(CASE WHEN k.kind = ${TALLY_KIND.outcome}::int THEN o.reward::text::numeric ELSE 0 END), 0
             FROM (SELECT o.agent_id, o.ts, o.reward, ${LABEL_RANK_SQL} AS rank, o.row_json->>'project' AS project, o.row_json->>'scanner' AS scanner, ${MODEL_SQL} AS model
                   FROM ${outcomesTable} o WHERE ${where}) o
@@ -245,10 +251,30 @@ export class MetricRollup {
       const through = range.through;
       await this.rollUpOutcomes(tx, inRange, through);
       await tx.execute(
-        sql`INSERT INTO ${metricRollupState} (agent_id, done_seq) VALUES (${this.agentId}::uuid, ${through})
+        sql`INSERT INTO ${metricRollupState} (agent_id, done_seq, format) VALUES (${this.agentId}::uuid, ${through}, ${ROLLUP_FORMAT}::smallint)
             ON CONFLICT (agent_id) DO UPDATE SET done_seq = excluded.done_seq`,
       );
       return Number(counted?.n ?? 0);
+    });
+  }
+
+  /**
+   * Brings a rollup written in an older format (`ROLLUP_FORMAT`) up to date, once: format 1's
+   * slice sizes move to SIZE_SCOPE. A rollup in the current format (or none yet) costs one read.
+   */
+  async upgrade(): Promise<void> {
+    const [state] = await queryRows<{ format: number }>(this.db, sql`SELECT format FROM ${metricRollupState} WHERE agent_id = ${this.agentId}::uuid`);
+    if (!state || Number(state.format) >= ROLLUP_FORMAT) return;
+    await this.db.transaction(async (tx) => {
+      await this.lock(tx);
+      for (const grain of [GRAIN.project, GRAIN.scanner, GRAIN.model]) {
+        await tx.execute(
+          sql`UPDATE ${metricTallies} SET scope = ${SIZE_SCOPE}
+              WHERE agent_id = ${this.agentId}::uuid AND scope = ${ALL_SCOPE} AND grain = ${grain}::smallint AND kind = ${TALLY_KIND.size}::smallint`,
+        );
+        await yieldToEventLoop();
+      }
+      await tx.execute(sql`UPDATE ${metricRollupState} SET format = ${ROLLUP_FORMAT}::smallint WHERE agent_id = ${this.agentId}::uuid`);
     });
   }
 

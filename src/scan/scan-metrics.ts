@@ -39,6 +39,7 @@ export class ScanMetrics implements OutcomeFollower {
   /** Set by every write; the follower stops only after a step that began after the last one found nothing. */
   private dirty = false;
   private stopping = false;
+  private upgrading: Promise<void> | null = null;
 
   constructor(
     private readonly runtime: IAgentRuntime,
@@ -94,9 +95,19 @@ export class ScanMetrics implements OutcomeFollower {
     });
   }
 
+  /** The rollup in the current format (`MetricRollup.upgrade`) before anything reads or extends it, once per process; a failure is left for the next caller to retry. */
+  private upgraded(): Promise<void> {
+    this.upgrading ??= this.rollup.upgrade().catch((error: unknown) => {
+      this.upgrading = null;
+      throw error;
+    });
+    return this.upgrading;
+  }
+
   /** A failure is logged; the next write or read goes on from where the rollup stands. */
   private async follow(): Promise<void> {
     try {
+      await this.upgraded();
       while (!this.stopping) {
         const quietFor = this.writes > 0 || this.otherWork() ? FOLLOW_QUIET_MS : this.lastWriteMs + FOLLOW_QUIET_MS - Date.now();
         if (quietFor > 0) {
@@ -118,6 +129,7 @@ export class ScanMetrics implements OutcomeFollower {
 
   /** Rolls up what is waiting when that is at most `READ_CATCH_UP_MAX` outcomes; returns the seq the rollup then holds and what is still waiting. */
   private async catchUp(): Promise<{ doneSeq: number; pending: number }> {
+    await this.upgraded();
     let lag = await this.rollup.lag();
     if (lag.pending > this.readCatchUpMax) return lag;
     while (lag.pending > 0) {

@@ -156,10 +156,15 @@ export const metricTallies = pluginSchema.table(
   (t) => [primaryKey({ columns: [t.agentId, t.scope, t.grain, t.project, t.scanner, t.model, t.kind, t.bucket] })],
 );
 
-/** How far the metrics rollup of an agent has followed its outcomes: every outcome with seq ≤ `done_seq` is rolled up (`MetricRollup.step`). */
+/**
+ * How far the metrics rollup of an agent has followed its outcomes: every outcome with seq ≤
+ * `done_seq` is rolled up (`MetricRollup.step`). `format`: the layout its tallies are in
+ * (`ROLLUP_FORMAT`); a rollup in an older one is brought up to date when its follower starts.
+ */
 export const metricRollupState = pluginSchema.table('metric_rollup_state', {
   agentId: uuid('agent_id').primaryKey(),
   doneSeq: bigint('done_seq', { mode: 'number' }).notNull(),
+  format: smallint('format').notNull().default(1),
 });
 
 /**

@@ -45,6 +45,11 @@ export function grainsOf(t: Tally): GrainTally[] {
 export const ECE_BINS = 10;
 /** The all-time scope of a tally. */
 export const ALL_SCOPE = 'all';
+/**
+ * The scope of the slices' sizes (kind `size`, all-time outcome counts of each project, scanner and
+ * model): apart from ALL_SCOPE, so choosing the slices a report shows reads one row per slice.
+ */
+export const SIZE_SCOPE = 'size';
 
 /** Labels by `LIFECYCLE_RANK`. */
 export const LABEL_BY_RANK = Object.entries(LIFECYCLE_RANK)
