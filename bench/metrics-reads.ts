@@ -41,6 +41,7 @@ await withTempDir('self-improve-bench-metrics-', async (dataDir) => {
       const figures: Record<string, unknown> = { bench: 'metrics-reads', outcomes: size, rollup_wait_s: round(rollup.ms / 1000, 2), rollup: timer.takeWithHeaviest() };
       const calls: [string, () => Promise<unknown>][] = [
         ['metrics', () => service.metrics()],
+        ['metrics_20_slices', () => service.metrics({ slices: 20 })],
         ['weekly', () => service.weeklyTriage({ weeks: 12 })],
       ];
       for (const [name, call] of calls) {

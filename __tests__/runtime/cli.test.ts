@@ -95,7 +95,7 @@ test('triage, metrics and replay: one JSON document each, with the exit codes of
   expect(capped.code).toBe(0);
   const cappedReport = JSON.parse(capped.stdout);
   expect(cappedReport).toMatchObject({ slice_limit: 1, slice_totals: { project: 2 }, pending_outcomes: 0 });
-  expect(Object.keys(cappedReport.by_project)).toEqual([Object.entries(JSON.parse((await run('metrics', '--db', examples, '--json')).stdout).by_project as Record<string, { outcomes: number }>).sort((a, b) => b[1].outcomes - a[1].outcomes)[0]?.[0]]);
+  expect(Object.keys(cappedReport.by_project)).toEqual([Object.entries(JSON.parse((await run('metrics', '--db', examples, '--json')).stdout).by_project as Record<string, { outcomes: number }>).sort((a, b) => b[1].outcomes - a[1].outcomes)[0]?.[0] as string]);
   const badK = await run('metrics', '--db', db, '--k', 'five');
   expect(badK.code).toBe(1);
   expect(badK.stderr).toContain('--k must be an integer from 1 to 100000 (got "five")');

@@ -9,7 +9,7 @@ import { rankSlices } from './model/metric-slices';
 import { emptyCounts, medianPlan, metricSetOf, reportOf, SLICE_DIMS, type SliceCounts, sliceCounts, type SliceDim, sliceId, type SliceReads, type SliceTallyRow } from './model/metric-rollup-report';
 import { checkWeeklyOptions, pointOf, WEEK_MS, weekPoint, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
 import { metricOutcomes } from './outcome-store';
-import { type Db, queryRows, queryRowsInIndexOrder } from '../shared/sql';
+import { type Db, queryJsonRows, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { findingMetrics, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
 
 /**
@@ -58,7 +58,7 @@ function grainSelects(shown: Shown): SQL[] {
 
 /** Per dimension, the `limit` slices with the most outcomes (ties by name, `rankSlices`) and how many there are, from the slices' size tallies. */
 async function pickShown(db: Db, agentId: UUID, limit: number): Promise<{ shown: Shown; totals: ScanMetricsReport['slice_totals'] }> {
-  const rows = await queryRows<GrainRow & { n: number }>(
+  const rows = await queryJsonRows<GrainRow & { n: number }>(
     db,
     sql`SELECT grain, project, scanner, model, n::float8 AS n FROM ${metricTallies}
         WHERE agent_id = ${agentId}::uuid AND scope = ${SIZE_SCOPE} AND kind = ${TALLY_KIND.size}::smallint AND n > 0`,
@@ -98,7 +98,7 @@ export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: nu
                  AND t.project IN (${sql.join(shown.project.map((v) => sql`${v}`), sql`, `)}) AND t.kind IN (${TALLY_KIND.outcome}::smallint, ${TALLY_KIND.label}::smallint)
                GROUP BY t.grain, t.project, t.scanner, t.model, t.kind, 6)`,
         ];
-  const rows = await queryRows<GrainRow & { kind: number; bucket: number; n: number; p: number; gap: number }>(db, sql.join([...slices, ...triples], sql` UNION ALL `));
+  const rows = await queryJsonRows<GrainRow & { kind: number; bucket: number; n: number; p: number; gap: number }>(db, sql.join([...slices, ...triples], sql` UNION ALL `));
   const tallies: SliceTallyRow[] = rows.map((r) => {
     const dim = dimOf(r);
     return { dim, value: valueOf(dim, r), project: r.project, scanner: r.scanner, model: r.model, kind: Number(r.kind), bucket: Number(r.bucket), n: Number(r.n), p: Number(r.p), gap: Number(r.gap) };
@@ -195,7 +195,7 @@ async function readDrift(db: Db, agentId: UUID, asOfMs: number, throughSeq: numb
             sql` UNION ALL `,
           )}) t CROSS JOIN LATERAL (SELECT w::int FROM jsonb_array_elements_text(${JSON.stringify(windowsOfScope)}::jsonb -> t.scope) AS v(w)) v
           UNION ALL`;
-  const rows = await queryRows<GrainRow & { w: number; n: number; rej: number; reward: number }>(
+  const rows = await queryJsonRows<GrainRow & { w: number; n: number; rej: number; reward: number }>(
     db,
     sql`SELECT t.grain, t.project, t.scanner, t.model, t.w, sum(t.n)::float8 AS n, sum(t.rej)::float8 AS rej, sum(t.reward)::float8 AS reward FROM (
           ${dayTallies}
