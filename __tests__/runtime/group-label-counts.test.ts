@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
-import type { GroupLabelCount } from '../../src/scan/group-label-counts';
+import { type GroupLabelCount, groupLabelCountsOf } from '../../src/scan/group-label-counts';
 import { dbOf, queryRows } from '../../src/shared/sql';
 import { groupLabelCounts, groupLabelCountsReady, outcomesTable } from '../../src/scan/tables';
 import { startAgent, type TestAgent } from '../helpers/runtime';
@@ -57,5 +57,13 @@ describe("the triage prior's counts per group and label", () => {
     await agent.service.ingest(rows('d', 30));
     expect(await agent.service.outcomes.labelCountsByGroup()).toEqual(await countedFromRows(agent));
     expect((await countedFromRows(agent)).reduce((n, c) => n + c.n, 0)).toBe(225);
+  });
+
+  test('read a few at a time (as a year of counts is), in key order, every count once', async () => {
+    const all = await countedFromRows(agent);
+    expect(all.length).toBeGreaterThan(7);
+    for (const page of [1, 2, 7, all.length, all.length + 1]) {
+      expect(await groupLabelCountsOf(dbOf(agent.runtime), agent.runtime.agentId, async () => {}, page)).toEqual(all);
+    }
   });
 });

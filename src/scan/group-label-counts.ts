@@ -1,11 +1,13 @@
 import type { UUID } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import type { OutcomeRow } from './model/outcome';
-import { chunks, type Db, queryRows } from '../shared/sql';
+import { chunks, type Db, queryJsonRowsInIndexOrder, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 
 /** Counts upserted per statement. */
 const COUNT_BATCH = 250;
+/** Counts read per statement at start-up. */
+const COUNT_PAGE = 10_000;
 import { groupLabelCounts, groupLabelCountsReady, outcomesTable } from './tables';
 
 /** Outcomes of one group with one label. */
@@ -45,7 +47,7 @@ export async function addGroupLabelCounts(tx: Db, agentId: UUID, stored: readonl
  * the outcome rows, in a transaction that holds `lock` (the lock every outcome insert takes), so
  * no insert is counted twice or missed.
  */
-export async function groupLabelCountsOf(db: Db, agentId: UUID, lock: (tx: Db) => Promise<void>): Promise<GroupLabelCount[]> {
+export async function groupLabelCountsOf(db: Db, agentId: UUID, lock: (tx: Db) => Promise<void>, page = COUNT_PAGE): Promise<GroupLabelCount[]> {
   const [ready] = await queryRows<{ one: number }>(db, sql`SELECT 1 AS one FROM ${groupLabelCountsReady} WHERE agent_id = ${agentId}::uuid`);
   if (!ready) {
     await db.transaction(async (tx) => {
@@ -60,9 +62,18 @@ export async function groupLabelCountsOf(db: Db, agentId: UUID, lock: (tx: Db) =
       await tx.execute(sql`INSERT INTO ${groupLabelCountsReady} (agent_id) VALUES (${agentId}::uuid)`);
     });
   }
-  const rows = await queryRows<{ group_id: string; label: OutcomeRow['label']; n: number | string }>(
-    db,
-    sql`SELECT group_id, label, n FROM ${groupLabelCounts} WHERE agent_id = ${agentId}::uuid AND n > 0 ORDER BY group_id, label`,
-  );
-  return rows.map((r) => ({ groupId: r.group_id, label: r.label, n: Number(r.n) }));
+  // A page at a time in key order, the event loop free between pages: a year of data holds
+  // hundreds of thousands of (group, label) counts, one statement over them a stall of seconds.
+  const counts: GroupLabelCount[] = [];
+  for (let after: { group_id: string; label: string } | undefined; ; ) {
+    const from = after ? sql`AND (group_id, label) > (${after.group_id}, ${after.label})` : sql.empty();
+    const rows = await queryJsonRowsInIndexOrder<{ group_id: string; label: OutcomeRow['label']; n: number }>(
+      db,
+      sql`SELECT group_id, label, n FROM ${groupLabelCounts} WHERE agent_id = ${agentId}::uuid ${from} ORDER BY group_id, label LIMIT ${page}`,
+    );
+    for (const r of rows) if (Number(r.n) > 0) counts.push({ groupId: r.group_id, label: r.label, n: Number(r.n) });
+    if (rows.length < page) return counts;
+    after = rows[rows.length - 1];
+    await yieldToEventLoop();
+  }
 }

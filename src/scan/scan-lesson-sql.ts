@@ -33,17 +33,19 @@ export type { ScanLessonCursor };
  * only those of `ids` when given. ISO-8601 texts of one format sort as their times.
  */
 export async function scanLessonIdsPage(db: Db, agentId: string, options: { limit: number; after: ScanLessonCursor | null; ids?: readonly string[] }): Promise<ScanLessonCursor[]> {
+  const rows = await queryRows<{ id: string; last_seen: string }>(db, scanLessonIdsPageQuery(agentId, options));
+  return rows.map((r) => ({ id: r.id, lastSeen: r.last_seen }));
+}
+
+/** The statement of `scanLessonIdsPage`. Its ORDER BY names the columns of the newest index (not the text output `id`), so a page is read in index order and stops at `limit`. */
+export function scanLessonIdsPageQuery(agentId: string, options: { limit: number; after: ScanLessonCursor | null; ids?: readonly string[] }): SQL {
   const after =
     options.after === null
       ? sql.empty()
       : sql`AND (metadata->>'last_seen' < ${options.after.lastSeen} OR (metadata->>'last_seen' = ${options.after.lastSeen} AND id > ${options.after.id}::uuid))`;
   const only = options.ids === undefined ? sql.empty() : sql`AND id IN (${sql.join(options.ids.map((id) => sql`${id}::uuid`), sql`, `)})`;
-  const rows = await queryRows<{ id: string; last_seen: string }>(
-    db,
-    sql`SELECT id::text AS id, metadata->>'last_seen' AS last_seen FROM memories WHERE ${ofAgent(agentId)} ${after} ${only}
-        ORDER BY metadata->>'last_seen' DESC, id ASC LIMIT ${options.limit}`,
-  );
-  return rows.map((r) => ({ id: r.id, lastSeen: r.last_seen }));
+  return sql`SELECT id::text AS id, metadata->>'last_seen' AS last_seen FROM memories WHERE ${ofAgent(agentId)} ${after} ${only}
+      ORDER BY metadata->>'last_seen' DESC, memories.id ASC LIMIT ${options.limit}`;
 }
 
 /** How many lessons the agent has. */

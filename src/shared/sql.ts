@@ -54,10 +54,19 @@ export function eachKey(keys: readonly string[], subquery: (key: SQL) => SQL): S
  * statistics the planner reads every matching row and sorts them, which costs the whole slice.
  */
 export async function queryRowsInIndexOrder<T>(db: Db, query: SQL): Promise<T[]> {
+  return inIndexOrder(db, (tx) => queryRows<T>(tx, query));
+}
+
+/** `queryRowsInIndexOrder` with the rows as one JSON document (`queryJsonRows`): for pages of many small rows. */
+export async function queryJsonRowsInIndexOrder<T>(db: Db, query: SQL): Promise<T[]> {
+  return inIndexOrder(db, (tx) => queryJsonRows<T>(tx, query));
+}
+
+async function inIndexOrder<T>(db: Db, read: (tx: Db) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`SET LOCAL enable_sort = off`);
     await tx.execute(sql`SET LOCAL enable_bitmapscan = off`);
-    return queryRows<T>(tx, query);
+    return read(tx);
   });
 }
 

@@ -49,19 +49,21 @@ export async function ensureTrajectoriesIndex(db: Db): Promise<void> {
 
 /** One page of an agent's trajectories, newest first by (created_at, id): `limit` rows before `before` (the newest without). */
 export async function trajectoryPage(db: Db, agentId: string, options: { limit: number; before: PageCursor | null; acceptedOnly?: boolean }): Promise<TrajectoryRow[]> {
-  const before = options.before === null ? sql.empty() : sql`AND (created_at, id) < (${options.before.createdAt}::timestamp, ${options.before.id}::uuid)`;
-  const rows = await queryRows<{ id: string; created_at: string; text: string | null; metadata: unknown }>(
-    db,
-    sql`SELECT id, created_at::text AS created_at, content->>'text' AS text, metadata FROM memories
-        WHERE ${ofAgent(agentId)} ${before} ${options.acceptedOnly ? sql`AND ${ACCEPTED}` : sql.empty()}
-        ORDER BY created_at DESC, id DESC LIMIT ${options.limit}`,
-  );
+  const rows = await queryRows<{ id: string; created_at: string; text: string | null; metadata: unknown }>(db, trajectoryPageQuery(agentId, options));
   return rows.map((r) => ({
     id: r.id,
     createdAt: r.created_at,
     text: r.text ?? '',
     metadata: (typeof r.metadata === 'string' ? JSON.parse(r.metadata) : (r.metadata ?? {})) as Record<string, unknown>,
   }));
+}
+
+/** The statement of `trajectoryPage`. Its ORDER BY names the indexed columns (not the text output `created_at`), so a page is read in index order and stops at `limit`. */
+export function trajectoryPageQuery(agentId: string, options: { limit: number; before: PageCursor | null; acceptedOnly?: boolean }): SQL {
+  const before = options.before === null ? sql.empty() : sql`AND (created_at, id) < (${options.before.createdAt}::timestamp, ${options.before.id}::uuid)`;
+  return sql`SELECT id, created_at::text AS created_at, content->>'text' AS text, metadata FROM memories
+      WHERE ${ofAgent(agentId)} ${before} ${options.acceptedOnly ? sql`AND ${ACCEPTED}` : sql.empty()}
+      ORDER BY memories.created_at DESC, memories.id DESC LIMIT ${options.limit}`;
 }
 
 /** Counts and sums over all of an agent's stored trajectories, in one aggregate. */

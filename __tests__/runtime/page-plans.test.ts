@@ -1,0 +1,62 @@
+// A page of lessons or trajectories reads its rows in index order and stops at the page's size,
+// however many rows tie on the first sort key (PGlite never analyses a table, so the planner
+// only takes that plan when the ORDER BY names the index's own columns).
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { type SQL, sql } from 'drizzle-orm';
+import { scanLessonIdsPageQuery } from '../../src/scan/scan-lesson-sql';
+import { type TrajectoryService, trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
+import { trajectoryPageQuery } from '../../src/trajectories/trajectory-store';
+import { dbOf, queryRows } from '../../src/shared/sql';
+import { lexicalVector } from '../../src/shared/lexical-vector';
+import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
+import { startAgent, type TestAgent } from '../helpers/runtime';
+
+const LESSONS = 400;
+const TRAJECTORIES = 120;
+const SAME_TIME = '2026-11-01T00:00:00.000Z';
+
+/** The plan of `query`, with how many rows each node returned. */
+async function plan(agent: TestAgent, query: SQL): Promise<string> {
+  const rows = await queryRows<{ 'QUERY PLAN': string }>(dbOf(agent.runtime), sql`EXPLAIN ANALYZE ${query}`);
+  return rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+
+/** The largest row count any node of the plan returned. */
+const mostRows = (text: string) => Math.max(...[...text.matchAll(/rows=(\d+) loops/g)].map((m) => Number(m[1])));
+
+describe('page plans', () => {
+  let agent: TestAgent;
+  let trajectories: TrajectoryService;
+  beforeAll(async () => {
+    agent = await startAgent();
+    for (let i = 0; i < LESSONS; i++) {
+      const l = syntheticScanLesson(i);
+      const metadata = { ...l.metadata, last_seen: SAME_TIME };
+      await agent.service.scanLessons.create(l.id, l.text, metadata, lexicalVector(l.text), Date.parse(SAME_TIME));
+    }
+    trajectories = await trajectoryServiceOf(agent.runtime);
+    const ids: string[] = [];
+    for (let i = 0; i < TRAJECTORIES; i++) ids.push((await trajectories.submit(`$ npm test\nTests: ${i} passed, ${i} total`, 'cli', `plan-${i}`, { pay: false })).stored.id);
+    await dbOf(agent.runtime).execute(sql`UPDATE memories SET created_at = ${SAME_TIME}::timestamptz AT TIME ZONE 'UTC' WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`);
+  }, 120_000);
+  afterAll(async () => {
+    await agent.close();
+  });
+
+  test(`a page of 10 lessons out of ${LESSONS} that share their last_seen reads 10 index entries, unsorted`, async () => {
+    const text = await plan(agent, scanLessonIdsPageQuery(agent.runtime.agentId, { limit: 10, after: null }));
+    expect(text).toContain('self_improve_scan_lessons_newest');
+    expect(text).not.toContain('Sort');
+    expect(mostRows(text)).toBe(10);
+    const after = await plan(agent, scanLessonIdsPageQuery(agent.runtime.agentId, { limit: 10, after: { lastSeen: SAME_TIME, id: '80000000-0000-0000-0000-000000000000' } }));
+    expect(after).not.toContain('Sort');
+    expect(mostRows(after)).toBe(10);
+  });
+
+  test(`a page of 10 trajectories out of ${TRAJECTORIES} stored at one time reads 10 index entries, unsorted`, async () => {
+    const text = await plan(agent, trajectoryPageQuery(agent.runtime.agentId, { limit: 10, before: null }));
+    expect(text).toContain('self_improve_trajectories_newest');
+    expect(text).not.toContain('Sort');
+    expect(mostRows(text)).toBe(10);
+  });
+});
