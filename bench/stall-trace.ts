@@ -16,11 +16,16 @@ import { note, report, round, withTempDir } from './lib';
  * with no statement is JS alone. The bench's own row generation runs between phases of its own
  * and is never reported.
  *
+ * With STALL_TRACE_DATA_DIR set it works on that database as it is (e.g. the one bench/scale.ts
+ * keeps in SCALE_DATA_DIR), ingesting `outcomes` more rows from chunk STALL_TRACE_FIRST_CHUNK
+ * (default 0; 100 follows a 1M scale run) on top, and reconciles before ingesting too.
+ *
  *   bun run bench/stall-trace.ts [outcomes] [threshold]
  */
 const OUTCOMES = Number(process.argv[2] ?? 30_000);
 const THRESHOLD = Number(process.argv[3] ?? 60);
 const CHUNK = 10_000;
+const FIRST_CHUNK = Number(process.env.STALL_TRACE_FIRST_CHUNK ?? 0);
 
 function chunkText(chunk: number): string {
   return generateOutcomes(CHUNK, 1_000 + chunk)
@@ -95,24 +100,32 @@ class StallTracer {
 }
 
 routeConsoleToStderr();
-await withTempDir('self-improve-bench-stalls-', async (dataDir) => {
+const inDataDir = <T>(work: (dir: string) => Promise<T>) => (process.env.STALL_TRACE_DATA_DIR ? work(process.env.STALL_TRACE_DATA_DIR) : withTempDir('self-improve-bench-stalls-', work));
+await inDataDir(async (dataDir) => {
   const { runtime, close } = await bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: { SELF_IMPROVE_LEDGER_SECRET: 'scale-benchmark-ledger-secret-0123456789' } });
   const tracer = new StallTracer();
   try {
     const service = await scanOutcomeServiceOf(runtime);
     await service.scanLessonsReady();
     tracer.install();
+    const ledger = await rewardLedgerOf(runtime);
+    if (process.env.STALL_TRACE_DATA_DIR) {
+      // What start-up left running in the background (nothing is asked of the agent meanwhile).
+      tracer.phase = 'after-start';
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      tracer.phase = 'reconcile-incremental-before';
+      await ledger.reconcile('incremental');
+    }
     tracer.phase = 'ingest';
-    for (let chunk = 0; chunk < OUTCOMES / CHUNK; chunk++) {
+    for (let chunk = FIRST_CHUNK; chunk < FIRST_CHUNK + OUTCOMES / CHUNK; chunk++) {
       const text = tracer.untraced(() => chunkText(chunk));
       await ingestText(service, text);
-      note(`ingested ${(chunk + 1) * CHUNK}`);
+      note(`ingested ${(chunk + 1 - FIRST_CHUNK) * CHUNK}`);
     }
     tracer.phase = 'learn';
     await service.learnPending({ asOf: Date.parse('2027-01-01T00:00:00Z') });
     tracer.phase = 'metrics-rollup';
     await service.metricsCaughtUp();
-    const ledger = await rewardLedgerOf(runtime);
     tracer.phase = 'reconcile-incremental';
     await ledger.reconcile('incremental');
     tracer.phase = 'reconcile-full';

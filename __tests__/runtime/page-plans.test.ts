@@ -1,11 +1,16 @@
 // A page of lessons or trajectories reads its rows in index order and stops at the page's size,
 // however many rows tie on the first sort key (PGlite never analyses a table, so the planner
-// only takes that plan when the ORDER BY names the index's own columns).
+// only takes that plan when the ORDER BY names the index's own columns); a reconciliation range of
+// outcome ids reads only its own rows, the first and the last range too.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type SQL, sql } from 'drizzle-orm';
 import { scanLessonIdsPageQuery } from '../../src/scan/scan-lesson-sql';
 import { type TrajectoryService, trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
 import { trajectoryPageQuery } from '../../src/trajectories/trajectory-store';
+import { inRefRange } from '../../src/ledger/ledger-store';
+import { refRanges } from '../../src/ledger/model/ref-ranges';
+import { outcomesTable } from '../../src/scan/tables';
+import { makeRows } from '../helpers/rows';
 import { dbOf, queryRows } from '../../src/shared/sql';
 import { lexicalVector } from '../../src/shared/lexical-vector';
 import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
@@ -14,6 +19,7 @@ import { startAgent, type TestAgent } from '../helpers/runtime';
 const LESSONS = 400;
 const TRAJECTORIES = 120;
 const SAME_TIME = '2026-11-01T00:00:00.000Z';
+const OUTCOMES = 3_000;
 
 /** The plan of `query`, with how many rows each node returned. */
 async function plan(agent: TestAgent, query: SQL): Promise<string> {
@@ -37,6 +43,7 @@ describe('page plans', () => {
     trajectories = await trajectoryServiceOf(agent.runtime);
     const ids: string[] = [];
     for (let i = 0; i < TRAJECTORIES; i++) ids.push((await trajectories.submit(`$ npm test\nTests: ${i} passed, ${i} total`, 'cli', `plan-${i}`, { pay: false })).stored.id);
+    await agent.service.ingest(makeRows({ n: OUTCOMES, labels: ['fixed', 'rejected_fp', 'ignored'], keyPrefix: 'range' }));
     await dbOf(agent.runtime).execute(sql`UPDATE memories SET created_at = ${SAME_TIME}::timestamptz AT TIME ZONE 'UTC' WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`);
   }, 120_000);
   afterAll(async () => {
@@ -58,5 +65,18 @@ describe('page plans', () => {
     expect(text).toContain('self_improve_trajectories_newest');
     expect(text).not.toContain('Sort');
     expect(mostRows(text)).toBe(10);
+  });
+
+  test(`every one of 16 ranges of outcome ids, the open-ended first and last too, reads only its own rows through (agent, id); together they count all ${OUTCOMES}`, async () => {
+    let total = 0;
+    for (const range of refRanges(1)) {
+      const where = sql`agent_id = ${agent.runtime.agentId}::uuid AND ${inRefRange(sql`id`, range, 'uuid')} AND label IN ('fixed', 'rejected_fp')`;
+      const [row] = await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${outcomesTable} WHERE ${where}`);
+      total += Number(row?.n);
+      const text = await plan(agent, sql`SELECT count(*) FROM ${outcomesTable} WHERE ${where}`);
+      expect(text).toContain('outcomes_agent_id_idx');
+      expect(mostRows(text)).toBeLessThan(OUTCOMES / 4);
+    }
+    expect(total).toBe((OUTCOMES * 2) / 3);
   });
 });

@@ -14,10 +14,16 @@ import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges'
  */
 export function inRefRange(column: SQL, range: RefRange, as: 'text' | 'uuid' = 'text'): SQL {
   const bound = (b: string) => (as === 'uuid' ? sql`${uuidBound(b)}::uuid` : sql`${b}`);
-  const lo = range.lo === null ? sql`TRUE` : sql`${column} >= ${bound(range.lo)}`;
-  const hi = range.hi === null ? sql`TRUE` : sql`${column} < ${bound(range.hi)}`;
+  // A uuid range is always closed (the lowest and highest uuids stand in for "open"): PGlite never
+  // analyses, and a one-sided range looks unselective enough for the planner to read every row of
+  // the agent through another index (at 1M outcomes, 0.8-1.8 s for the first and the last range).
+  const lo = range.lo !== null ? sql`${column} >= ${bound(range.lo)}` : as === 'uuid' ? sql`${column} >= ${LOWEST_UUID}::uuid` : sql`TRUE`;
+  const hi = range.hi !== null ? sql`${column} < ${bound(range.hi)}` : as === 'uuid' ? sql`${column} <= ${HIGHEST_UUID}::uuid` : sql`TRUE`;
   return sql`(${lo} AND ${hi})`;
 }
+
+const LOWEST_UUID = '00000000-0000-0000-0000-000000000000';
+const HIGHEST_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
 /** `pg_advisory_xact_lock(class, key)` class of the ledger of one agent: 'SILG'. */
 const LEDGER_LOCK_CLASS = 0x53494c47;
