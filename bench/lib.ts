@@ -67,40 +67,50 @@ export async function withStallMeter<T>(work: (untimed: <R>(bench: () => R) => R
   }
 }
 
+/**
+ * Calls `seen` after every protocol message plugin-sql's PGlite client runs (each runs
+ * synchronously on the main thread): the message's type byte, its time, and the SQL of the
+ * statement it belongs to (from the last Parse 'P' or simple Query 'Q', whitespace collapsed, its
+ * first 200 characters).
+ */
+export function watchPgliteStatements(seen: (kind: number, ms: number, sql: string) => void): void {
+  const singletons = (globalThis as Record<symbol, { pgLiteClientManager?: { client: Record<string, unknown> } } | undefined>)[Symbol.for('@elizaos/plugin-sql/global-singletons')];
+  const client = singletons?.pgLiteClientManager?.client;
+  if (!client) throw new Error('no PGlite client found: this bench needs plugin-sql on PGlite');
+  const original = (client.execProtocolRawSync as (m: Uint8Array) => Uint8Array).bind(client);
+  let sql = '';
+  client.execProtocolRawSync = (message: Uint8Array) => {
+    if (message[0] === 0x50 || message[0] === 0x51) sql = new TextDecoder().decode(message.subarray(5, 205)).replace(/\0/g, ' ').replace(/\s+/g, ' ');
+    const start = performance.now();
+    try {
+      return original(message);
+    } finally {
+      seen(message[0] as number, performance.now() - start, sql);
+    }
+  };
+}
+
 /** The longest PGlite statements run while it is on: each runs synchronously, so each is a stall of at least its length. */
 export class StatementTimer {
-  private lastSql = '';
   private worst: { ms: number; sql: string }[] = [];
   /** Time per statement text (its first 80 characters), to see where a long piece of work goes. */
   private byText = new Map<string, { ms: number; n: number }>();
   totalMs = 0;
 
   install(): void {
-    const singletons = (globalThis as Record<symbol, { pgLiteClientManager?: { client: Record<string, unknown> } } | undefined>)[Symbol.for('@elizaos/plugin-sql/global-singletons')];
-    const client = singletons?.pgLiteClientManager?.client;
-    if (!client) throw new Error('no PGlite client found: this bench needs plugin-sql on PGlite');
-    const original = (client.execProtocolRawSync as (m: Uint8Array) => Uint8Array).bind(client);
-    client.execProtocolRawSync = (message: Uint8Array) => {
-      // Parse ('P') and simple query ('Q') messages carry the SQL; Execute does the work.
-      if (message[0] === 0x50 || message[0] === 0x51) this.lastSql = new TextDecoder().decode(message.subarray(5, 205)).replace(/\0/g, ' ').replace(/\s+/g, ' ');
-      const start = performance.now();
-      try {
-        return original(message);
-      } finally {
-        const ms = performance.now() - start;
-        this.totalMs += ms;
-        const text = this.lastSql.slice(0, 80);
-        const seen = this.byText.get(text) ?? { ms: 0, n: 0 };
-        seen.ms += ms;
-        seen.n += 1;
-        this.byText.set(text, seen);
-        if (ms > 5) this.note(ms);
-      }
-    };
+    watchPgliteStatements((_kind, ms, sql) => {
+      this.totalMs += ms;
+      const text = sql.slice(0, 80);
+      const seen = this.byText.get(text) ?? { ms: 0, n: 0 };
+      seen.ms += ms;
+      seen.n += 1;
+      this.byText.set(text, seen);
+      if (ms > 5) this.note(ms, sql);
+    });
   }
 
-  private note(ms: number): void {
-    this.worst.push({ ms: round(ms, 1), sql: this.lastSql.slice(0, 120) });
+  private note(ms: number, sql: string): void {
+    this.worst.push({ ms: round(ms, 1), sql: sql.slice(0, 120) });
     this.worst.sort((a, b) => b.ms - a.ms);
     this.worst.length = Math.min(this.worst.length, 3);
   }

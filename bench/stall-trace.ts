@@ -6,7 +6,7 @@ import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { rewardLedgerOf } from '../src/ledger/reward-ledger-service';
 import { ingestText } from '../src/shared/ingest-text';
 import { generateOutcomes } from '../examples/generate-outcomes';
-import { note, report, round, withTempDir } from './lib';
+import { note, report, round, watchPgliteStatements, withTempDir } from './lib';
 
 /**
  * What fills each event-loop stall (issue 16): grows a PGlite database to `outcomes` (default
@@ -40,31 +40,20 @@ class StallTracer {
   private lastTurn = performance.now();
   private lastStep = performance.now();
   private inStatement = 0;
-  private text = '';
   private timer: ReturnType<typeof setInterval> | undefined;
   stalls = 0;
 
   install(): void {
-    const singletons = (globalThis as Record<symbol, { pgLiteClientManager?: { client: Record<string, unknown> } } | undefined>)[Symbol.for('@elizaos/plugin-sql/global-singletons')];
-    const client = singletons?.pgLiteClientManager?.client;
-    if (!client) throw new Error('no PGlite client found: this bench needs plugin-sql on PGlite');
-    const original = (client.execProtocolRawSync as (m: Uint8Array) => Uint8Array).bind(client);
-    client.execProtocolRawSync = (message: Uint8Array) => {
-      // Parse ('P') and simple query ('Q') messages carry the SQL; Execute ('E') or 'Q' ends a statement.
-      if (message[0] === 0x50 || message[0] === 0x51) this.text = new TextDecoder().decode(message.subarray(5, 105)).replace(/\0/g, ' ').replace(/\s+/g, ' ').trim();
-      const start = performance.now();
-      try {
-        return original(message);
-      } finally {
+    watchPgliteStatements((kind, ms, sql) => {
+      this.inStatement += ms;
+      // Execute ('E') or a simple query ('Q') ends a statement.
+      if (kind === 0x45 || kind === 0x51) {
         const end = performance.now();
-        this.inStatement += end - start;
-        if (message[0] === 0x45 || message[0] === 0x51) {
-          this.steps.push({ js_ms: round(end - this.lastStep - this.inStatement, 1), sql_ms: round(this.inStatement, 1), sql: this.text });
-          this.lastStep = end;
-          this.inStatement = 0;
-        }
+        this.steps.push({ js_ms: round(end - this.lastStep - this.inStatement, 1), sql_ms: round(this.inStatement, 1), sql: sql.trim().slice(0, 100) });
+        this.lastStep = end;
+        this.inStatement = 0;
       }
-    };
+    });
     this.timer = setInterval(() => this.turn(), 2);
   }
 

@@ -2,7 +2,7 @@ import { type IAgentRuntime, type Memory, Service, type UUID } from '@elizaos/co
 import { loadConfig, type SelfImproveConfig } from '../shared/config';
 import { groupId, groupKeyOf, parseGroupId } from './model/grouping';
 import { findingKeyIn } from './model/label-request';
-import { type CheckedBatch, checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from './model/outcome';
+import { checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from './model/outcome';
 import type { ScanMetricsReport } from './model/metrics';
 import { type TriageEstimate, TriagePrior } from './model/triage-prior';
 import type { WeeklyTriageReport } from './model/weekly-triage';
@@ -15,7 +15,7 @@ import { type LearnProgress, type LearnReport, ScanLearner } from './scan-learne
 import { eventsOf, type RecordedOutcome } from '../shared/events';
 import { serviceOf } from '../shared/service-of';
 import { SCAN_OUTCOME_SERVICE } from '../shared/service-names';
-import { chunks, dbOf } from '../shared/sql';
+import { dbOf } from '../shared/sql';
 import { ensureLearnTask } from './surfaces/learn-pending-task';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { requireTables } from '../shared/plugin-schema';
@@ -132,18 +132,14 @@ export class ScanOutcomeService extends Service {
    * the judgement of the findings they label (`workJudged`).
    */
   async ingest(rows: readonly unknown[]): Promise<OutcomeIngestResult> {
-    // Validated a slice at a time with the event loop free between slices (zod over 2,000 rows is a 50–150 ms block).
-    const checked: CheckedBatch = { valid: [], rejected: [] };
+    // Validated and given their ids a slice at a time, the event loop free between slices (zod over 2,000 rows is a 50–150 ms block).
+    const rejected: RowRejection[] = [];
+    const stored: { index: number; outcome: StoredOutcome }[] = [];
     for (let at = 0; at < rows.length; at += VALIDATE_SLICE) {
       const part = checkOutcomeRows(rows.slice(at, at + VALIDATE_SLICE), at);
-      checked.valid.push(...part.valid);
-      checked.rejected.push(...part.rejected);
+      for (const { index, row } of part.valid) stored.push({ index, outcome: toStoredOutcome(this.runtime.agentId, row) });
+      rejected.push(...part.rejected);
       if (at + VALIDATE_SLICE < rows.length) await yieldToEventLoop();
-    }
-    const stored: { index: number; outcome: StoredOutcome }[] = [];
-    for (const [n, slice] of chunks(checked.valid, VALIDATE_SLICE).entries()) {
-      if (n > 0) await yieldToEventLoop();
-      for (const { index, row } of slice) stored.push({ index, outcome: toStoredOutcome(this.runtime.agentId, row) });
     }
     const { inserted, refused } = await this.outcomes.insert(
       stored.map((s) => s.outcome),
@@ -153,7 +149,7 @@ export class ScanOutcomeService extends Service {
     if (refusedRows.length > 0) {
       this.runtime.logger.warn({ src: 'plugin:self-improve:outcomes', agentId: this.runtime.agentId, refused: refusedRows.length, first: refusedRows[0] }, 'the database refused outcome rows that passed validation; the others were stored');
     }
-    const result: OutcomeIngestResult = { accepted: 0, duplicate: 0, rejected: [...checked.rejected, ...refusedRows].sort((a, b) => a.index - b.index), outcomes: [] };
+    const result: OutcomeIngestResult = { accepted: 0, duplicate: 0, rejected: [...rejected, ...refusedRows].sort((a, b) => a.index - b.index), outcomes: [] };
     const fresh: StoredOutcome[] = [];
     const refusedAt = new Set(refused.map((r) => r.position));
     for (const [position, { index, outcome }] of stored.entries()) {
