@@ -11,7 +11,10 @@ import { dbOf, queryRows } from '../src/shared/sql';
 import { recordingResponse } from '../__tests__/helpers/route-response';
 import { chatMessage } from '../__tests__/helpers/runtime';
 import { generateOutcomes } from '../examples/generate-outcomes';
+import { eloBookOf } from '../src/elo/elo-book-service';
 import { note, percentile, report, round, timeMs, withStallMeter, withTempDir } from './lib';
+import { seedLessons } from './lesson-seeding';
+import { textOf } from './synthetic-text';
 
 /**
  * A year of data on one agent: grows one PGlite database by steps of 10x outcomes (default
@@ -38,8 +41,14 @@ const PROVIDER_CALLS = 100;
 /** Routes whose cost is the whole ledger by definition (a full verification, a checkpoint of it) or a page of HTML: reported apart. */
 const WHOLE_LEDGER_ROUTES = new Set(['/ledger/verify', '/ledger/checkpoint']);
 const NOT_MEASURED = new Set(['/dashboard']);
-/** A keyed ledger, as the README recommends (and checkpoints need). */
-const SETTINGS = { SELF_IMPROVE_LEDGER_SECRET: 'scale-benchmark-ledger-secret-0123456789' };
+/** Lessons and ELO items per outcome, and log rows per outcome: 100k lessons, 100k items and 1M log rows at 1M outcomes (issue 16). */
+const LESSONS_PER_OUTCOME = 0.1;
+const ELO_ITEMS_PER_OUTCOME = 0.1;
+const LOG_ROWS_PER_OUTCOME = 1;
+/** A keyed ledger, as the README recommends (and checkpoints need); logs kept up to 1M rows each, so they hold what the bench writes. */
+const SETTINGS = { SELF_IMPROVE_LEDGER_SECRET: 'scale-benchmark-ledger-secret-0123456789', SELF_IMPROVE_LOG_MAX_ROWS: '1000000' };
+const ELO_PATHS = ['src/lib', 'src/api', 'docs/adr', 'CAPABILITY/SKILLS', 'MEMORY/ARCHIVE'];
+const ELO_T0 = Date.parse('2026-10-01T00:00:00Z');
 
 function chunkRows(chunk: number) {
   return generateOutcomes(CHUNK, 1_000 + chunk).map((r, i) => ({
@@ -88,6 +97,34 @@ async function measureProviders(runtime: AgentRuntime): Promise<Record<string, {
   return out;
 }
 
+/**
+ * The ELO book grown as an integrator grows it: items used (with their text, so each is content for
+ * HIGH_ELO_CONTEXT) and retrieved, through `recordAccess` and `recordRetrieval`, written every 500
+ * uses, until the agent has `items` items and about `logRows` rows in its logs (one update row per
+ * use; a retrieval, every fourth use, one search row and one rank-boost update). Returns the uses made.
+ */
+async function growEloBook(runtime: AgentRuntime, uses: number, items: number, logRows: number, logRowsNow: number): Promise<number> {
+  const book = await eloBookOf(runtime);
+  let estimated = logRowsNow;
+  let i = uses;
+  for (; estimated < logRows; i++) {
+    const item = i < items ? i : (i * 7_919) % items;
+    const at = ELO_T0 + i * 2_000;
+    const options = item === i ? { title: `doc ${item}`, text: `${textOf(item, 30)}.` } : {};
+    book.recordAccess(item % 3 === 0 ? 'symbol' : 'file', `${ELO_PATHS[item % ELO_PATHS.length]}/doc-${item}.md`, options, at);
+    estimated++;
+    if (i % 4 === 0) {
+      const other = (i * 31) % Math.min(i + 1, items);
+      book.recordRetrieval({ tool: 'search', query: `q ${i}`, results: [{ kind: other % 3 === 0 ? 'symbol' : 'file', id: `${ELO_PATHS[other % ELO_PATHS.length]}/doc-${other}.md`, rank: 1 + (i % 12) }] }, at + 1);
+      estimated += 2;
+    }
+    if (i % 500 === 499) await book.flush();
+    if (i % 100_000 === 99_999) note(`ELO uses ${i + 1}, about ${estimated}/${logRows} log rows`);
+  }
+  await book.flush();
+  return i;
+}
+
 async function tableRows(runtime: AgentRuntime): Promise<{ lessons: number; ledger: number; log_rows: number }> {
   const db = dbOf(runtime);
   const count = async (query: ReturnType<typeof sql>) => Number((await queryRows<{ n: number | string }>(db, query))[0]?.n ?? 0);
@@ -107,6 +144,8 @@ const inDataDir = <T>(work: (dir: string) => Promise<T>) => (process.env.SCALE_D
 await inDataDir(async (dataDir) => {
   let booted = await bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS });
   let chunk = 0;
+  let nextLessonGroup = 0;
+  let eloUses = 0;
   try {
     for (let size = FIRST; size <= MAX; size *= 10) {
       const service = await scanOutcomeServiceOf(booted.runtime);
@@ -124,6 +163,13 @@ await inDataDir(async (dataDir) => {
       });
       note(`learning at ${size}`);
       const learn = await withStallMeter(() => service.learnPending({ asOf: Date.parse('2027-01-01T00:00:00Z') }));
+      // Lessons and the ELO book up to the issue's sizes for this many outcomes, written as production writes them.
+      const lessonsSeeded = await timeMs(async () => {
+        nextLessonGroup = await seedLessons(service, Math.round(size * LESSONS_PER_OUTCOME), nextLessonGroup);
+      });
+      const eloGrown = await timeMs(async () => {
+        eloUses = await growEloBook(booted.runtime, eloUses, Math.round(size * ELO_ITEMS_PER_OUTCOME), Math.round(size * LOG_ROWS_PER_OUTCOME), (await tableRows(booted.runtime)).log_rows);
+      });
       // The metrics rollup follows the outcomes in the background from the moment the ingest went quiet: what it still needs after learning.
       const rollup = await withStallMeter(() => service.metricsCaughtUp());
       const ledger = await rewardLedgerOf(booted.runtime);
@@ -154,6 +200,9 @@ await inDataDir(async (dataDir) => {
         ingest_stall_ms: ingest.stall_ms,
         learn_s: round(learn.ms / 1000, 2),
         learn_stall_ms: learn.stall_ms,
+        lessons_seeded_s: round(lessonsSeeded.ms / 1000, 2),
+        elo_uses: eloUses,
+        elo_grown_s: round(eloGrown.ms / 1000, 2),
         metrics_rollup_after_learning_s: round(rollup.ms / 1000, 2),
         metrics_rollup_stall_ms: rollup.stall_ms,
         reconcile_incremental_s: round(incremental.ms / 1000, 2),

@@ -1,21 +1,15 @@
 import '../src/cli/quiet';
-import type { Memory, RouteRequest, UUID } from '@elizaos/core';
+import type { Memory, RouteRequest } from '@elizaos/core';
 import { routeConsoleToStderr } from '../src/cli/output';
-import { stableId } from '../src/shared/ids';
 import selfImprovePlugin from '../src/index';
 import { scanLessonsProvider } from '../src/scan/surfaces/scan-lessons-provider';
 import { handleGetScanLessons } from '../src/scan/surfaces/learning-routes';
 import { bootRuntime } from '../src/cli/boot';
 import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
-import { draftStatisticalScanLessons, scanLessonConfidence } from '../src/scan/model/scan-lesson';
-import { groupId, type GroupKey } from '../src/scan/model/grouping';
-import { summarizeOutcomes } from '../src/shared/stats';
-import { scanLessonMetadataFor } from '../src/scan/scan-lesson-metadata';
-import type { OutcomeLabel } from '../src/scan/model/outcome';
 import { recordingResponse } from '../__tests__/helpers/route-response';
-import { mulberry32 } from '../examples/generate-outcomes';
 import { chatMessage } from '../__tests__/helpers/runtime';
-import { note, percentile, report, round, timeMs } from './lib';
+import { percentile, report, round, timeMs } from './lib';
+import { seedLessons } from './lesson-seeding';
 
 /**
  * SCAN_LESSONS and GET /self-improve/lessons as the lessons grow (default 1k, 10k, 50k; sizes as
@@ -30,62 +24,6 @@ import { note, percentile, report, round, timeMs } from './lib';
 const SIZES = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [1_000, 10_000, 50_000];
 const PROVIDER_CALLS = 200;
 const ROUTE_CALLS = 50;
-const BASES = ['payments-api', 'mobile-app'];
-const SCANNERS = ['semgrep', 'codeql', 'snyk-code'];
-const MODELS = [
-  ['openai', 'gpt-4o-mini'],
-  ['anthropic', 'claude-3-5-haiku'],
-];
-const CATEGORIES = ['sql-injection', 'xss', 'path-traversal', 'hardcoded-secret', 'insecure-deserialization', 'dependency-version', 'weak-crypto', 'ssrf'];
-const DAY = 86_400_000;
-const START = Date.parse('2026-01-01T00:00:00Z');
-
-/** Group number `g`: a project name every 3 groups (as scale.ts: a new project every 200 rows). */
-function groupKey(g: number): GroupKey {
-  const [provider, model] = MODELS[g % 2] as [string, string];
-  return { project: `${BASES[Math.floor(g / 3) % 2]}-${Math.floor(g / 6)}`, scanner: SCANNERS[g % 3] as string, model_provider: provider, model_name: model, category: CATEGORIES[(g * 7) % 8] as string };
-}
-
-/** Writes lessons until the agent has `target`, one group after another; returns the next group number. */
-async function grow(service: Awaited<ReturnType<typeof scanOutcomeServiceOf>>, target: number, firstGroup: number): Promise<number> {
-  let g = firstGroup;
-  let stored = service.scanLessons.count();
-  const random = mulberry32(7);
-  while (stored < target) {
-    const key = groupKey(g);
-    const n = 20 + Math.floor(random() * 60);
-    const endMs = START + Math.floor((g / 40) * DAY);
-    const outcomes = Array.from({ length: n }, (_, i) => {
-      const r = random();
-      const label: OutcomeLabel = r < 0.5 ? 'rejected_fp' : r < 0.8 ? 'fixed' : r < 0.95 ? 'ignored' : 'accepted';
-      return { id: stableId('bench-outcome', String(g), String(i)) as UUID, label, reward: label === 'rejected_fp' ? -0.6 : label === 'fixed' ? 1 : 0, tsMs: endMs - i * 3_600_000 };
-    });
-    const stats = summarizeOutcomes(outcomes);
-    for (const draft of draftStatisticalScanLessons(key, stats, { startMs: endMs - 7 * DAY, endMs })) {
-      if (stored >= target) break;
-      const metadata = scanLessonMetadataFor({
-        category: draft.category,
-        origin: 'statistics',
-        statedConfidence: 1,
-        scanLessonConfidence: scanLessonConfidence(draft, stats),
-        groupId: groupId(key),
-        key,
-        evidence: [...outcomes].reverse(),
-        stats,
-        windowStartMs: endMs - 7 * DAY,
-        windowEndMs: endMs,
-        asOfMs: endMs,
-        embeddingSource: 'lexical',
-      });
-      const id = stableId('bench-lesson', String(g), draft.category) as UUID;
-      await service.scanLessons.create(id, draft.text, metadata, await service.scanLessons.vectorizer.embed(draft.text), endMs);
-      stored++;
-    }
-    g++;
-    if (g % 2_000 === 0) note(`${stored}/${target} lessons`);
-  }
-  return g;
-}
 
 async function timeCalls(calls: number, call: (i: number) => Promise<void>): Promise<{ p50_ms: number; p99_ms: number }> {
   const times: number[] = [];
@@ -105,7 +43,7 @@ try {
   await service.scanLessonsReady();
   let nextGroup = 0;
   for (const size of SIZES) {
-    const built = await timeMs(() => grow(service, size, nextGroup));
+    const built = await timeMs(() => seedLessons(service, size, nextGroup));
     nextGroup = built.value;
     const kinds: Record<string, (i: number) => string> = {
       names_project: (i) => `semgrep found sql-injection in payments-api-${(i * 37) % Math.max(1, Math.floor(nextGroup / 6))} handler ${i}, is it a false positive?`,
