@@ -3,7 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { bucketSpan, driftOrder, ratingAt } from './model/bucket-span';
 import { INITIAL_ELO_BY_TIER } from './model/tiers';
 import type { RatedItem } from './model/distribution';
-import { agentLockKey, chunks, type Db, queryRows } from '../shared/sql';
+import { agentLockKey, chunks, type Db, queryJsonRows, queryRows } from '../shared/sql';
 import { eloBucketBasis, eloBucketCounts, eloItems } from './tables';
 import type { EloItemState } from './elo-store';
 import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf } from './elo-item-rows';
@@ -175,20 +175,7 @@ export class EloBucketStore {
   async states(refs: readonly { kind: string; id: string }[]): Promise<EloItemState[]> {
     const out: EloItemState[] = [];
     for (const batch of chunks(refs, 2_000)) {
-      const kinds = sql.join(
-        batch.map((r) => sql`${r.kind}`),
-        sql`, `,
-      );
-      const ids = sql.join(
-        batch.map((r) => sql`${r.id}`),
-        sql`, `,
-      );
-      const rows = await queryRows<ItemStateRow>(
-        this.db,
-        sql`SELECT e.kind, e.item_id, e.elo, e.start_elo, e.updates, (extract(epoch from e.last_used_at) * 1000)::float8 AS last_used_ms, e.title
-            FROM unnest(ARRAY[${kinds}]::text[], ARRAY[${ids}]::text[]) AS r(kind, item_id)
-            JOIN ${eloItems} AS e ON e.agent_id = ${this.agentId}::uuid AND e.kind = r.kind AND e.item_id = r.item_id`,
-      );
+      const rows = await queryJsonRows<ItemStateRow>(this.db, itemStatesQuery(this.agentId, batch));
       out.push(...rows.map(itemStateOf));
     }
     return out;
@@ -267,4 +254,22 @@ class CountChanges {
     }
     await t.execute(sql`DELETE FROM ${eloBucketCounts} WHERE agent_id = ${agentId}::uuid AND count = 0`);
   }
+}
+
+/**
+ * The stored states of `refs`, one primary-key probe per item: a join of the list with the items
+ * is planned, without statistics (PGlite never analyses), as a read of every item of the agent.
+ */
+export function itemStatesQuery(agentId: string, refs: readonly { kind: string; id: string }[]): SQL {
+  const kinds = sql.join(
+    refs.map((r) => sql`${r.kind}`),
+    sql`, `,
+  );
+  const ids = sql.join(
+    refs.map((r) => sql`${r.id}`),
+    sql`, `,
+  );
+  return sql`SELECT e.kind, e.item_id, e.elo, e.start_elo, e.updates, (extract(epoch from e.last_used_at) * 1000)::float8 AS last_used_ms, e.title
+             FROM unnest(ARRAY[${kinds}]::text[], ARRAY[${ids}]::text[]) AS r(kind, item_id)
+             CROSS JOIN LATERAL (SELECT * FROM ${eloItems} AS i WHERE i.agent_id = ${agentId}::uuid AND i.kind = r.kind AND i.item_id = r.item_id OFFSET 0) AS e`;
 }

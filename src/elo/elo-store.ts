@@ -1,7 +1,7 @@
 import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import type { ExposedItem, ExposureChange } from './model/exposures';
-import { chunks, type Db, queryRows } from '../shared/sql';
+import { chunks, type Db, queryJsonRowsInIndexOrder, queryRows } from '../shared/sql';
 import { ELO_LOGS, eloExposures, eloItems, type EloLogName } from './tables';
 import type { LogRetention } from '../shared/log-retention';
 import { EloBucketStore } from './elo-bucket-store';
@@ -134,7 +134,11 @@ export class EloStore {
 
   /** The newest entries of a log, newest first. */
   async log(name: EloLogName, limit: number): Promise<Record<string, unknown>[]> {
-    const rows = await queryRows<{ entry: unknown }>(this.db, sql`SELECT entry FROM ${ELO_LOGS[name]} WHERE agent_id = ${this.agentId}::uuid ORDER BY seq DESC LIMIT ${limit}`);
-    return rows.map((r) => (typeof r.entry === 'string' ? JSON.parse(r.entry) : r.entry) as Record<string, unknown>);
+    // One JSON document (a row object per entry costs more than the entry), walked down the primary key.
+    const rows = await queryJsonRowsInIndexOrder<{ seq: number; entry: Record<string, unknown> }>(
+      this.db,
+      sql`SELECT seq, entry FROM ${ELO_LOGS[name]} WHERE agent_id = ${this.agentId}::uuid ORDER BY seq DESC LIMIT ${limit}`,
+    );
+    return rows.sort((a, b) => b.seq - a.seq).map((r) => r.entry);
   }
 }
