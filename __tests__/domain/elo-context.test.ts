@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, spyOn, test } from 'bun:test';
 import { ContextIndex } from '../../src/elo/model/context-index';
 import { blendWithElo } from '../../src/elo/model/blend';
 import { EXPOSURE_HORIZON_MS, Exposures, MAX_ITEMS_PER_CONTEXT } from '../../src/elo/model/exposures';
@@ -45,6 +45,43 @@ describe('ContextIndex', () => {
     const t = new ContextIndex();
     for (const [kind, id] of [['b', '2'], ['a', '2'], ['a', '1']] as const) t.put({ kind, id, title: 'same', text: 'same' });
     expect(t.search('same', 5).map((h) => `${h.item.kind}${h.item.id}`)).toEqual(['a1', 'a2', 'b2']);
+  });
+});
+
+describe('ContextIndex norms as the index grows', () => {
+  const item = (i: number) => ({ kind: 'file', id: `f${i}`, title: `module ${i}`, text: `word${i % 97} word${i % 89} token${i} shared text` });
+
+  test('no search recomputes item norms; each change recomputes at most 64 besides its own, and the recomputation finishes', () => {
+    const index = new ContextIndex();
+    for (let i = 0; i < 1_000; i++) index.put(item(i));
+    // biome-ignore lint/suspicious/noExplicitAny: counting calls of a private method
+    const normOf = spyOn(ContextIndex.prototype as any, 'normOf');
+    const perPut: number[] = [];
+    for (let i = 1_000; i < 1_200; i++) {
+      const before = normOf.mock.calls.length;
+      index.put(item(i));
+      perPut.push(normOf.mock.calls.length - before);
+    }
+    expect(Math.max(...perPut)).toBeLessThanOrEqual(1 + 64);
+    // The count moved by more than a tenth: a recomputation began and has been carried along.
+    expect(perPut.some((n) => n > 1)).toBe(true);
+    const before = normOf.mock.calls.length;
+    const hits = index.search('word5 word7 token1100', 5);
+    expect(normOf.mock.calls.length).toBe(before);
+    expect(hits.length).toBeGreaterThan(0);
+    // The recomputation ends: within ceil(1,200 / 64) = 19 changes, a remove recomputes nothing.
+    let removes = 0;
+    for (let i = 0; i < 40; i++) {
+      const calls = normOf.mock.calls.length;
+      index.remove('file', `f${i}`);
+      removes++;
+      if (normOf.mock.calls.length === calls) break;
+    }
+    expect(removes).toBeLessThanOrEqual(20);
+    normOf.mockRestore();
+    // An item that matches the query exactly is found first, with similarity close to 1.
+    index.put({ kind: 'file', id: 'exact', title: 'alpha', text: 'omega sigma' });
+    expect(index.search('alpha omega sigma', 1)[0]?.item.id).toBe('exact');
   });
 });
 

@@ -25,6 +25,8 @@ const COMMON_SHARE = 0.02;
 const COMMON_MIN_DF = 200;
 /** Share by which the item count may move before item norms are recomputed. */
 const NORM_REFRESH_SHARE = 0.1;
+/** Item norms recomputed per change while a recomputation is under way (a search never recomputes any). */
+const NORM_SWEEP_STEP = 64;
 
 interface Entry {
   item: ContextItem;
@@ -40,8 +42,9 @@ interface Entry {
  * `sim(q, d) = Σ_{t ∈ q∩d} idf(t)² / (√Σ_{t∈q} idf(t)² · √Σ_{t∈d} idf(t)²)`. Words shared by
  * everything weigh little, rare shared words a lot. Cost is bounded: a word found in more than 2%
  * of the items (and more than 200 of them) counts in the norms but is not used to find candidates,
- * and item norms are kept, recomputed when the item count has moved by a tenth (between refreshes
- * they use slightly older idf weights). Deterministic: ties go to kind, then id.
+ * and item norms are kept: once the item count has moved by a tenth, every put or remove recomputes
+ * the next 64 of them until all are done (between refreshes they use slightly older idf weights),
+ * so no search and no single change pays for all the items. Deterministic: ties go to kind, then id.
  */
 export class ContextIndex {
   private readonly tokenIds = new Map<string, number>();
@@ -52,6 +55,8 @@ export class ContextIndex {
   private live = 0;
   private dots = new Float64Array(0);
   private normsAtCount = 0;
+  /** The next slot whose norm a recomputation under way refreshes; -1 when none is under way. */
+  private sweepAt = -1;
 
   private changes = 0;
 
@@ -80,6 +85,7 @@ export class ContextIndex {
     this.live++;
     this.changes++;
     (this.entries[slot] as Entry).norm = this.normOf(tokens);
+    this.sweepNorms();
   }
 
   remove(kind: string, id: string): void {
@@ -100,6 +106,7 @@ export class ContextIndex {
     this.freeSlots.push(slot);
     this.live--;
     this.changes++;
+    this.sweepNorms();
   }
 
   /** The `limit` items most similar to `query`, similarity > 0, most similar first. */
@@ -125,7 +132,6 @@ export class ContextIndex {
       }
     }
     if (touched.length === 0) return [];
-    this.refreshNormsIfStale();
     const top = new TopK<ContextItem>(limit);
     const queryLength = Math.sqrt(queryNorm);
     for (const slot of touched) {
@@ -147,11 +153,23 @@ export class ContextIndex {
     return Math.sqrt(sum);
   }
 
-  /** Item norms follow the idf weights, which move as items come and go: recomputed once the count has moved by a tenth. */
-  private refreshNormsIfStale(): void {
-    if (Math.abs(this.live - this.normsAtCount) <= this.normsAtCount * NORM_REFRESH_SHARE) return;
-    for (const entry of this.entries) if (entry) entry.norm = this.normOf(entry.tokens);
-    this.normsAtCount = this.live;
+  /**
+   * Item norms follow the idf weights, which move as items come and go: once the count has moved
+   * by a tenth since the last recomputation began, a new one begins, and each change carries it
+   * NORM_SWEEP_STEP slots further (an index of up to that many items is recomputed at once).
+   */
+  private sweepNorms(): void {
+    if (this.sweepAt < 0) {
+      if (Math.abs(this.live - this.normsAtCount) <= this.normsAtCount * NORM_REFRESH_SHARE) return;
+      this.sweepAt = 0;
+      this.normsAtCount = this.live;
+    }
+    const end = Math.min(this.entries.length, this.sweepAt + NORM_SWEEP_STEP);
+    for (let slot = this.sweepAt; slot < end; slot++) {
+      const entry = this.entries[slot];
+      if (entry) entry.norm = this.normOf(entry.tokens);
+    }
+    this.sweepAt = end >= this.entries.length ? -1 : end;
   }
 
   private tokensOf(text: string, max: number, create: boolean): Int32Array {
