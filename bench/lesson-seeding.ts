@@ -7,6 +7,7 @@ import { summarizeOutcomes } from '../src/shared/stats';
 import { scanLessonMetadataFor } from '../src/scan/scan-lesson-metadata';
 import type { OutcomeLabel } from '../src/scan/model/outcome';
 import { mulberry32 } from '../examples/generate-outcomes';
+import { yieldToEventLoop } from '../src/shared/event-loop';
 import { note } from './lib';
 
 /**
@@ -68,6 +69,8 @@ export async function seedLessons(service: Awaited<ReturnType<typeof scanOutcome
       stored++;
     }
     g++;
+    // As a learning pass between its pages.
+    await yieldToEventLoop();
     if (g % 2_000 === 0) note(`${stored}/${target} lessons`);
   }
   return g;

@@ -12,6 +12,7 @@ import { recordingResponse } from '../__tests__/helpers/route-response';
 import { chatMessage } from '../__tests__/helpers/runtime';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { eloBookOf } from '../src/elo/elo-book-service';
+import { yieldToEventLoop } from '../src/shared/event-loop';
 import { note, percentile, report, round, timeMs, withStallMeter, withTempDir } from './lib';
 import { seedLessons } from './lesson-seeding';
 import { textOf } from './synthetic-text';
@@ -118,7 +119,10 @@ async function growEloBook(runtime: AgentRuntime, uses: number, items: number, l
       book.recordRetrieval({ tool: 'search', query: `q ${i}`, results: [{ kind: other % 3 === 0 ? 'symbol' : 'file', id: `${ELO_PATHS[other % ELO_PATHS.length]}/doc-${other}.md`, rank: 1 + (i % 12) }] }, at + 1);
       estimated += 2;
     }
-    if (i % 500 === 499) await book.flush();
+    if (i % 500 === 499) {
+      await book.flush();
+      await yieldToEventLoop();
+    }
     if (i % 100_000 === 99_999) note(`ELO uses ${i + 1}, about ${estimated}/${logRows} log rows`);
   }
   await book.flush();

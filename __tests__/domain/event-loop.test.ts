@@ -1,0 +1,30 @@
+import { describe, expect, spyOn, test } from 'bun:test';
+import { COLLECTOR_HINT_EVERY_MS, hintCollector, yieldToEventLoop } from '../../src/shared/event-loop';
+
+describe('hintCollector', () => {
+  test('a turn given to the event loop by long work hints the collector when none was given for a while, and the next turn does not', async () => {
+    await Bun.sleep(COLLECTOR_HINT_EVERY_MS + 20);
+    const gc = spyOn(Bun, 'gc').mockImplementation(() => 0);
+    try {
+      await yieldToEventLoop();
+      await yieldToEventLoop();
+      expect(gc.mock.calls).toEqual([[false]]);
+    } finally {
+      gc.mockRestore();
+    }
+  });
+
+  test(`asks Bun's collector to run concurrently, at most once every ${COLLECTOR_HINT_EVERY_MS} ms`, () => {
+    const gc = spyOn(Bun, 'gc').mockImplementation(() => 0);
+    try {
+      const t = performance.now() + COLLECTOR_HINT_EVERY_MS;
+      expect(hintCollector(t)).toBe(true);
+      expect(hintCollector(t + 1)).toBe(false);
+      expect(hintCollector(t + COLLECTOR_HINT_EVERY_MS - 1)).toBe(false);
+      expect(hintCollector(t + COLLECTOR_HINT_EVERY_MS)).toBe(true);
+      expect(gc.mock.calls).toEqual([[false], [false]]);
+    } finally {
+      gc.mockRestore();
+    }
+  });
+});
