@@ -1,6 +1,7 @@
 import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import type { ExposedItem, ExposureChange } from './model/exposures';
+import { yieldToEventLoop } from '../shared/event-loop';
 import { chunks, type Db, queryJsonRowsInIndexOrder, queryRows } from '../shared/sql';
 import { ELO_LOGS, eloExposures, eloItems, type EloLogName } from './tables';
 import type { LogRetention } from '../shared/log-retention';
@@ -67,6 +68,7 @@ export class EloStore {
       for (const item of page) visit(item);
       if (page.length < BATCH) return;
       after = page[page.length - 1];
+      await yieldToEventLoop();
     }
   }
 

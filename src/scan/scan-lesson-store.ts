@@ -4,6 +4,7 @@ import type { Neighbour } from '../shared/similarity';
 import { agentMemory } from '../shared/agent-memory';
 import { loadConfig } from '../shared/config';
 import { chunks, dbOf } from '../shared/sql';
+import { yieldToEventLoop } from '../shared/event-loop';
 import { allScanLessonIds, countScanLessons, ensureScanLessonIndexes, type ScanLessonCursor, scanLessonIdsOfGroup, scanLessonIdsPage } from './scan-lesson-sql';
 import { ScanLessonIndex } from './scan-lesson-index';
 import { ScanLessonRelevanceFloor } from '../shared/scan-lesson-relevance';
@@ -33,6 +34,8 @@ export function vectorizerFor(runtime: IAgentRuntime): Vectorizer {
 const MESSAGE_VECTOR_CACHE = 64;
 /** Lessons read by id per query. */
 const READ_CHUNK = 500;
+/** Lessons put into the index between two turns of the event loop while loading. */
+const LOAD_TURN_EVERY = 500;
 /** Lessons per page when every stored lesson is read. */
 const STORED_PAGE = 1_000;
 
@@ -86,9 +89,10 @@ export class ScanLessonStore {
     const memories = await this.read(newest.slice(0, this.maxInMemory).map((r) => r.id as UUID));
     // As the lessons were read before the bound: newest stored first (ties by id), so equal scores rank the same way.
     memories.sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0) || (a.id && b.id ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : 0));
-    for (const memory of memories) {
+    for (const [i, memory] of memories.entries()) {
       const lesson = this.validLesson(memory);
       if (lesson) this.index.put(lesson, await this.vectorOf(lesson, memory));
+      if (i % LOAD_TURN_EVERY === LOAD_TURN_EVERY - 1) await yieldToEventLoop();
     }
     this.trim();
     this.relevance.warm();
@@ -97,7 +101,10 @@ export class ScanLessonStore {
 
   private async read(ids: readonly UUID[]): Promise<Memory[]> {
     const out: Memory[] = [];
-    for (const part of chunks(ids, READ_CHUNK)) out.push(...(await this.runtime.getMemoriesByIds([...part], SCAN_LESSONS_TABLE)));
+    for (const part of chunks(ids, READ_CHUNK)) {
+      out.push(...(await this.runtime.getMemoriesByIds([...part], SCAN_LESSONS_TABLE)));
+      await yieldToEventLoop();
+    }
     return out;
   }
 
