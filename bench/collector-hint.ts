@@ -5,7 +5,7 @@ import selfImprovePlugin from '../src/index';
 import { bootRuntime } from '../src/cli/boot';
 import { stableId } from '../src/shared/ids';
 import { yieldToEventLoop } from '../src/shared/event-loop';
-import { report, round, withTempDir } from './lib';
+import { peakRssMb, report, round, withTempDir } from './lib';
 
 /**
  * What turns of the event loop and the collector hint in `yieldToEventLoop` do to the process's
@@ -20,7 +20,6 @@ const WRITES = Number(process.argv[3] ?? 5_000);
 const MODES = ['no_turn', 'set_immediate', 'yield_to_event_loop'] as const;
 type Mode = (typeof MODES)[number];
 const mb = (bytes: number) => Math.round(bytes / 1_048_576);
-const peakRssMb = () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024);
 
 async function child(mode: Mode): Promise<void> {
   routeConsoleToStderr();

@@ -16,6 +16,16 @@ export function report(result: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
+/** The process's peak RSS so far in MB (VmHWM; Linux), or null where /proc is not there. */
+export function peakRssMb(): number | null {
+  try {
+    const kb = /VmHWM:\s+(\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8') as string)?.[1];
+    return kb === undefined ? null : Math.round(Number(kb) / 1024);
+  } catch {
+    return null;
+  }
+}
+
 export function note(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
 }

@@ -13,7 +13,7 @@ import { chatMessage } from '../__tests__/helpers/runtime';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { eloBookOf } from '../src/elo/elo-book-service';
 import { yieldToEventLoop } from '../src/shared/event-loop';
-import { note, percentile, report, round, timeMs, withStallMeter, withTempDir } from './lib';
+import { note, peakRssMb, percentile, report, round, timeMs, withStallMeter, withTempDir } from './lib';
 import { seedLessons } from './lesson-seeding';
 import { textOf } from './synthetic-text';
 
@@ -221,6 +221,7 @@ await inDataDir(async (dataDir) => {
         rss_before_routes_mb: beforeRoutes.rss_mb,
         heap_before_routes_mb: beforeRoutes.heap_mb,
         rss_mb: rssMb,
+        rss_peak_so_far_mb: peakRssMb(),
         heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
         startup_ms: Math.round(startup.ms),
         services_ready_ms: Math.round(startup.ms + services.ms),
