@@ -4,10 +4,12 @@ import { DAY_MS } from '../../src/scan/model/grouping';
 import { OUTCOME_LABELS } from '../../src/scan/model/outcome';
 import { compareText, type MetricOutcome, summarizeFindings } from '../../src/scan/model/findings';
 import { computeMetricSet, median } from '../../src/scan/model/metrics';
-import { dayScope, driftWindowPlan, hourScope, findingState, findingTallies, fixBucket, keyOrderHex, locateRanks, medianRanks, type Tally } from '../../src/scan/model/metric-rollup';
+import { dayScope, hourScope, wholeHourScopes, findingState, findingTallies, fixBucket, keyOrderHex, locateRanks, medianRanks, type Tally } from '../../src/scan/model/metric-rollup';
 import { emptyCounts, metricSetOf, sliceCounts, sliceId, type SliceTallyRow } from '../../src/scan/model/metric-rollup-report';
 
 const sign = (n: number) => (n < 0 ? -1 : n > 0 ? 1 : 0);
+
+const HOUR = 3_600_000;
 
 describe('metrics rollup model', () => {
   test('fixBucket is in the order of the values it buckets', () => {
@@ -29,31 +31,30 @@ describe('metrics rollup model', () => {
     expect(keyOrderHex('\u{1F600}') < keyOrderHex('\uE000')).toBe(true);
   });
 
-  test('a drift window is its head, whole days and hours, and tail: each time inside in exactly one, each time outside in none', () => {
+  test('a drift window of whole hours is its whole days and the hours of its partial days: each time inside in exactly one, each time outside in none', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 4e12 }), fc.integer({ min: 0, max: 60 * DAY_MS }), fc.array(fc.double({ min: -0.1, max: 1.1, noNaN: true }), { maxLength: 20 }), (lo, span, at) => {
-        const plan = driftWindowPlan(lo, lo + span);
-        const scopes = new Set(plan.scopes);
-        expect(scopes.size).toBe(plan.scopes.length);
+      fc.property(fc.integer({ min: 0, max: 600_000 }), fc.integer({ min: 0, max: 60 * 24 }), fc.array(fc.double({ min: -0.1, max: 1.1, noNaN: true }), { maxLength: 20 }), (loHour, hours, at) => {
+        const lo = loHour * HOUR;
+        const hi = lo + hours * HOUR;
+        const scopes = wholeHourScopes(lo, hi);
+        expect(new Set(scopes).size).toBe(scopes.length);
         for (const f of [...at, 0, 1]) {
-          // Times at any point, sub-millisecond ones too: outcome times keep microseconds.
-          const t = lo + f * span + (f === 0 ? 0.0005 : 0);
-          const inHead = t > plan.loMs && t < plan.headEndMs;
-          const inTail = t >= plan.tailStartMs && t <= plan.hiMs;
-          const inScopes = t >= plan.headEndMs && t < plan.tailStartMs && (scopes.has(dayScope(t)) || scopes.has(hourScope(t)));
-          const inside = t > lo && t <= lo + span;
-          expect([inHead, inTail, inScopes].filter(Boolean)).toHaveLength(inside ? 1 : 0);
+          // Times at any point (to 2038), sub-millisecond ones too: outcome times keep microseconds.
+          const t = lo + f * (hi - lo) + (f === 1 ? -0.001 : 0);
+          const inScopes = [scopes.includes(dayScope(t)), scopes.includes(hourScope(t))].filter(Boolean).length;
+          expect(inScopes).toBe(t >= lo && t < hi ? 1 : 0);
         }
+        expect(scopes.includes(hourScope(hi)) || scopes.includes(dayScope(hi))).toBe(false);
       }),
     );
   });
 
-  test('a week-long drift window reads whole days, the hours of its partial days, and under two hours of rows', () => {
-    const lo = Date.parse('2026-11-10T03:25:00.500Z');
-    const plan = driftWindowPlan(lo, lo + 7 * DAY_MS);
-    expect(plan.scopes.filter((s) => s.startsWith('d:'))).toHaveLength(6);
-    expect(plan.scopes.filter((s) => s.startsWith('h:'))).toHaveLength(20 + 3);
-    expect(plan.headEndMs - plan.loMs + (plan.hiMs - plan.tailStartMs)).toBeLessThan(2 * 3_600_000);
+  test('a week-long drift window reads whole days and the hours of its partial days; a window not on whole hours is refused', () => {
+    const lo = Date.parse('2026-11-10T03:00:00Z');
+    const scopes = wholeHourScopes(lo, lo + 7 * DAY_MS);
+    expect(scopes.filter((s) => s.startsWith('d:'))).toHaveLength(6);
+    expect(scopes.filter((s) => s.startsWith('h:'))).toHaveLength(21 + 3);
+    expect(() => wholeHourScopes(lo + 1, lo + DAY_MS)).toThrow(RangeError);
   });
 
   test('the median from bucket counts and the located ranks is the median of the values', () => {

@@ -291,18 +291,22 @@ describe('median_time_to_fix_hours', () => {
 });
 
 describe('drift windows', () => {
-  test('recent is (asOf − d, asOf], previous is (asOf − 2d, asOf − d]', () => {
+  test('in whole hours before as_of\'s own: recent is [H − d, H), previous is [H − 2d, H − d), H the start of as_of\'s hour', () => {
+    // AS_OF is on a whole hour; as of 40 minutes into it, H is still AS_OF.
+    const asOf = AS_OF + 40 * 60_000;
     const rows: Row[] = [
-      ['a', 'rejected_fp', AS_OF, 'p', 's', M1, -1], // recent for both
-      ['b', 'fixed', ago(7), 'p', 's', M1, 1], // d7 previous, d28 recent
-      ['c', 'fixed', ago(14), 'p', 's', M1, 1], // outside d7, d28 recent
-      ['d', 'fixed', ago(56), 'p', 's', M1, 1], // outside d28 (lower bound open)
-      ['e', 'fixed', ago(28), 'p', 's', M1, 0.5], // d28 previous
-      ['f', 'fixed', AS_OF + 1, 'p', 's', M1, 1], // after asOf: in no window
+      ['a', 'rejected_fp', AS_OF - 1, 'p', 's', M1, -1], // recent for both (the last millisecond before H)
+      ['g', 'rejected_fp', AS_OF, 'p', 's', M1, -1], // as_of's own hour: in no window
+      ['b', 'fixed', ago(7), 'p', 's', M1, 1], // the first instant of d7 recent, d28 recent
+      ['h', 'fixed', ago(7) - 1, 'p', 's', M1, 0.5], // d7 previous, d28 recent
+      ['c', 'fixed', ago(14), 'p', 's', M1, 1], // d7 previous (its first instant), d28 recent
+      ['d', 'fixed', ago(56) - 1, 'p', 's', M1, 1], // before d28 previous
+      ['e', 'fixed', ago(28) - 1, 'p', 's', M1, 0.5], // d28 previous
+      ['f', 'fixed', asOf + 1, 'p', 's', M1, 1], // after asOf: in no window
     ];
-    const { d7, d28 } = computeScanMetrics(rows.map(outcome), new Map(), { asOfMs: AS_OF, k: 1 }).overall.drift;
-    expect(rounded(d7)).toEqual(rounded(drift(7, 1, 1, 1, 0, -1, 1)));
-    expect(rounded(d28)).toEqual(rounded(drift(28, 3, 1, 1 / 3, 0, 1 / 3, 0.5)));
+    const { d7, d28 } = computeScanMetrics(rows.map(outcome), new Map(), { asOfMs: asOf, k: 1 }).overall.drift;
+    expect(rounded(d7)).toEqual(rounded(drift(7, 2, 2, 1 / 2, 0, 0, 0.75)));
+    expect(rounded(d28)).toEqual(rounded(drift(28, 4, 1, 1 / 4, 0, 1.5 / 4, 0.5)));
   });
 });
 

@@ -2,9 +2,8 @@ import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import { DAY_MS } from './model/grouping';
 import { LIFECYCLE_RANK } from './model/findings';
-const MODEL_SQL = sql.raw(`(o.row_json->>'model_provider') || '/' || (o.row_json->>'model_name')`);
-import { checkMetricOptions, DRIFT_DAYS, type DriftWindow, type ScanMetricsReport } from './model/metrics';
-import { ALL_SCOPE, driftWindowPlan, GRAIN, SIZE_SCOPE, TALLY_KIND, weekScope } from './model/metric-rollup';
+import { checkMetricOptions, DRIFT_DAYS, type DriftWindow, driftWindows, type ScanMetricsReport } from './model/metrics';
+import { ALL_SCOPE, GRAIN, SIZE_SCOPE, TALLY_KIND, weekScope, wholeHourScopes } from './model/metric-rollup';
 import { rankSlices } from './model/metric-slices';
 import { emptyCounts, medianPlan, metricSetOf, reportOf, SLICE_DIMS, type SliceCounts, sliceCounts, type SliceDim, sliceId, type SliceReads, type SliceTallyRow } from './model/metric-rollup-report';
 import { checkWeeklyOptions, pointOf, WEEK_MS, weekPoint, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
@@ -14,8 +13,8 @@ import { findingMetrics, metricTallies, outcomesTable, weekFindingMetrics } from
 
 /**
  * The metrics read from the rollup (`MetricRollup`): a bounded number of tally rows (slices ×
- * buckets, and the days of the drift windows), top-k and median values through indexes, and
- * the outcome rows of the drift windows' partial days. Never every outcome.
+ * buckets, and the days and hours of the drift windows) and top-k and median values through
+ * indexes. Never an outcome row.
  */
 
 /** Columns a slice dimension selects (fixed names, never outside text). */
@@ -34,15 +33,6 @@ const valueOf = (dim: SliceDim | 'triple', r: GrainRow): string => (dim === 'pro
 
 /** The slices a report shows, per dimension. */
 type Shown = Record<Exclude<SliceDim, 'overall'>, string[]>;
-
-/** Rows (alias `t`) of the shown slices: every finding's, the shown projects', scanners' and models'. */
-function ofShown(shown: Shown): SQL {
-  const among = (values: readonly string[], column: SQL) => (values.length === 0 ? sql`false` : sql`t.${column} IN (${sql.join(values.map((v) => sql`${v}`), sql`, `)})`);
-  return sql`(t.grain = ${GRAIN.overall}::int
-    OR (t.grain = ${GRAIN.project}::int AND ${among(shown.project, COLUMN.project)})
-    OR (t.grain = ${GRAIN.scanner}::int AND t.project = '' AND ${among(shown.scanner, COLUMN.scanner)})
-    OR (t.grain = ${GRAIN.model}::int AND t.project = '' AND t.scanner = '' AND ${among(shown.model, COLUMN.model)}))`;
-}
 
 /** The shown slices' rows, triples aside, as one key-prefix condition per grain (each reads its rows through the primary key, never the whole scope). */
 function grainSelects(shown: Shown): SQL[] {
@@ -79,7 +69,7 @@ async function pickShown(db: Db, agentId: UUID, limit: number): Promise<{ shown:
  * rollup holds, `MetricRollup.lag`), showing at most `slices` slices per dimension.
  */
 export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: number; k: number; slices: number; throughSeq: number }): Promise<ScanMetricsReport> {
-  const { asOfMs, k, throughSeq } = options;
+  const { asOfMs, k } = options;
   checkMetricOptions(options);
   const { shown, totals } = await pickShown(db, agentId, options.slices);
   const slices = grainSelects(shown).map(
@@ -107,7 +97,7 @@ export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: nu
   const reads = new Map<string, SliceReads>([...counts.keys()].map((id) => [id, { topConfirmed: 0, topTaken: 0, medianValues: [], drift: [] }]));
   await readTopK(db, agentId, k, counts, reads);
   await readMedians(db, agentId, counts, reads);
-  await readDrift(db, agentId, asOfMs, throughSeq, shown, reads);
+  await readDrift(db, agentId, asOfMs, shown, reads);
   return { ...reportOf(asOfMs, k, counts, reads, tallies), slice_totals: totals, slice_limit: options.slices };
 }
 
@@ -170,42 +160,36 @@ async function readMedians(db: Db, agentId: UUID, counts: ReadonlyMap<string, Sl
   }
 }
 
-/** Drift windows (d7 recent, d7 previous, d28 recent, d28 previous) of every shown slice: whole days and hours from their tallies, the rest (under an hour at each end) from outcome rows. */
-async function readDrift(db: Db, agentId: UUID, asOfMs: number, throughSeq: number, shown: Shown, reads: Map<string, SliceReads>): Promise<void> {
-  const plans = DRIFT_DAYS.flatMap((days) => [driftWindowPlan(asOfMs - days * DAY_MS, asOfMs), driftWindowPlan(asOfMs - 2 * days * DAY_MS, asOfMs - days * DAY_MS)]);
-  const iso = (ms: number) => new Date(ms).toISOString();
+/** Drift windows (d7 recent, d7 previous, d28 recent, d28 previous) of every shown slice, from the tallies of their whole days and hours (`driftWindows`). */
+async function readDrift(db: Db, agentId: UUID, asOfMs: number, shown: Shown, reads: Map<string, SliceReads>): Promise<void> {
+  const windows = DRIFT_DAYS.flatMap((days) => {
+    const { recent, previous } = driftWindows(asOfMs, days);
+    return [recent, previous];
+  });
   // The whole days and hours of each window by scope: a tally row is looked up in this map (jsonb,
   // by key) for the windows it counts in. A join with the list of (window, scope) pairs instead is
   // planned, without statistics, as a nested loop of every row against every pair.
   const windowsOfScope: Record<string, number[]> = {};
-  for (const [w, p] of plans.entries()) for (const scope of p.scopes) (windowsOfScope[scope] ??= []).push(w);
+  for (const [w, window] of windows.entries()) for (const scope of wholeHourScopes(window.loMs, window.hiMs)) (windowsOfScope[scope] ??= []).push(w);
   const dayScopes = Object.keys(windowsOfScope);
-  const edges = sql.join(plans.map((p, w) => sql`(${w}::int, ${iso(p.loMs)}::timestamptz, ${iso(p.headEndMs)}::timestamptz, ${iso(p.tailStartMs)}::timestamptz, ${iso(p.hiMs)}::timestamptz)`), sql`, `);
-  const anyEdge = sql.join(
-    plans.map((p) => sql`(o.ts > ${iso(p.loMs)}::timestamptz AND o.ts < ${iso(p.headEndMs)}::timestamptz) OR (o.ts >= ${iso(p.tailStartMs)}::timestamptz AND o.ts <= ${iso(p.hiMs)}::timestamptz)`),
-    sql` OR `,
-  );
-  const dayList = sql.join(dayScopes.map((d) => sql`${d}`), sql`, `);
-  const dayTallies =
+  const rows =
     dayScopes.length === 0
-      ? sql``
-      : sql`SELECT t.grain, t.project, t.scanner, t.model, v.w, t.n, CASE WHEN t.bucket = ${LIFECYCLE_RANK.rejected_fp}::int THEN t.n ELSE 0 END AS rej, t.p_sum AS reward
-          FROM (${sql.join(
-            grainSelects(shown).map((where) => sql`(SELECT t.* FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope IN (${dayList}) AND ${where} AND t.kind = ${TALLY_KIND.outcome}::smallint)`),
-            sql` UNION ALL `,
-          )}) t CROSS JOIN LATERAL (SELECT w::int FROM jsonb_array_elements_text(${JSON.stringify(windowsOfScope)}::jsonb -> t.scope) AS v(w)) v
-          UNION ALL`;
-  const rows = await queryJsonRows<GrainRow & { w: number; n: number; rej: number; reward: number }>(
-    db,
-    sql`SELECT t.grain, t.project, t.scanner, t.model, t.w, sum(t.n)::float8 AS n, sum(t.rej)::float8 AS rej, sum(t.reward)::float8 AS reward FROM (
-          ${dayTallies}
-          SELECT g.grain, g.project, g.scanner, g.model, v.w, 1, CASE WHEN o.label = 'rejected_fp' THEN 1 ELSE 0 END, o.reward::text::numeric
-          FROM ${outcomesTable} o JOIN (VALUES ${edges}) AS v(w, lo, he, ts, hi) ON (o.ts > v.lo AND o.ts < v.he) OR (o.ts >= v.ts AND o.ts <= v.hi)
-          CROSS JOIN LATERAL (VALUES (${GRAIN.overall}::int, '', '', ''), (${GRAIN.project}::int, o.row_json->>'project', '', ''), (${GRAIN.scanner}::int, '', o.row_json->>'scanner', ''),
-               (${GRAIN.model}::int, '', '', ${MODEL_SQL})) g(grain, project, scanner, model)
-          WHERE o.agent_id = ${agentId}::uuid AND o.seq <= ${throughSeq} AND (${anyEdge})
-        ) t WHERE ${ofShown(shown)} GROUP BY t.grain, t.project, t.scanner, t.model, t.w`,
-  );
+      ? []
+      : await queryJsonRows<GrainRow & { w: number; n: number; rej: number; reward: number }>(
+          db,
+          sql`SELECT t.grain, t.project, t.scanner, t.model, v.w, sum(t.n)::float8 AS n, sum(CASE WHEN t.bucket = ${LIFECYCLE_RANK.rejected_fp}::int THEN t.n ELSE 0 END)::float8 AS rej, sum(t.p_sum)::float8 AS reward
+              FROM (${sql.join(
+                grainSelects(shown).map(
+                  (where) =>
+                    sql`(SELECT t.* FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope IN (${sql.join(
+                      dayScopes.map((d) => sql`${d}`),
+                      sql`, `,
+                    )}) AND ${where} AND t.kind = ${TALLY_KIND.outcome}::smallint)`,
+                ),
+                sql` UNION ALL `,
+              )}) t CROSS JOIN LATERAL (SELECT w::int FROM jsonb_array_elements_text(${JSON.stringify(windowsOfScope)}::jsonb -> t.scope) AS v(w)) v
+              GROUP BY t.grain, t.project, t.scanner, t.model, v.w`,
+        );
   for (const r of rows) {
     const dim = dimOf(r);
     if (dim === 'triple') continue;
@@ -214,7 +198,7 @@ async function readDrift(db: Db, agentId: UUID, asOfMs: number, throughSeq: numb
     const window: DriftWindow = { n: Number(r.n), rejected: Number(r.rej), rewardSum: Number(r.reward) };
     read.drift[Number(r.w)] = window;
   }
-  for (const read of reads.values()) for (let w = 0; w < plans.length; w++) read.drift[w] ??= { n: 0, rejected: 0, rewardSum: 0 };
+  for (const read of reads.values()) for (let w = 0; w < windows.length; w++) read.drift[w] ??= { n: 0, rejected: 0, rewardSum: 0 };
 }
 
 /**

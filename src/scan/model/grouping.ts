@@ -1,6 +1,7 @@
 import type { OutcomeRow } from './outcome';
 
 export const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
 
 /** Seed 001 §3.3: the grouping key of an outcome. `category` is null when the row has none. */
 export interface GroupKey {

@@ -1,4 +1,4 @@
-import { DAY_MS } from './grouping';
+import { DAY_MS, HOUR_MS } from './grouping';
 import { CONFIRMED_LABELS, type FindingSummary, LIFECYCLE_RANK, type MetricOutcome, summarizeFindings } from './findings';
 import type { OutcomeLabel } from './outcome';
 import { utcWeekStartMs } from './weekly-triage';
@@ -170,44 +170,28 @@ export function statesOfFinding(outcomes: readonly MetricOutcome[], firstSeenMs:
 /** Same state (so no tally moves). */
 export const sameState = <T extends object>(a: T | undefined, b: T | undefined): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-const HOUR_MS = 3_600_000;
-
 /** The scope of a UTC hour, 'h:YYYY-MM-DDTHH' (the outcome tallies of drift's partial days). */
 export const hourScope = (ms: number): string => `h:${new Date(Math.floor(ms / HOUR_MS) * HOUR_MS).toISOString().slice(0, 13)}`;
 
 /**
- * The outcome window (loMs, hiMs] of drift split for the rollup: `scopes`, the UTC days and hours
- * that lie wholly inside it (read from day and hour tallies), and at most two stretches under an
- * hour each, read from the outcome rows: `head`, outcomes with loMs < ts < headEndMs, and `tail`,
- * tailStartMs ≤ ts ≤ hiMs. Each time in the window is in exactly one part.
+ * The scopes whose outcome tallies make up the window [loMs, hiMs) of drift (both on whole UTC
+ * hours, `driftWindows`): its whole UTC days, and the hours of its partial days. Each time in the
+ * window is in exactly one of them.
  */
-export interface DriftWindowPlan {
-  loMs: number;
-  hiMs: number;
-  scopes: string[];
-  headEndMs: number;
-  tailStartMs: number;
-}
-
-export function driftWindowPlan(loMs: number, hiMs: number): DriftWindowPlan {
-  // Whole hours [a, b): from the first hour starting after loMs to the last one ending by hiMs
-  // (times keep microseconds, so an hour ending just after hiMs could hold a time past it).
-  const a = Math.floor(loMs / HOUR_MS) * HOUR_MS + HOUR_MS;
-  const b = Math.floor(hiMs / HOUR_MS) * HOUR_MS;
-  // No whole hour: the head takes (loMs, hiMs) and the tail hiMs itself (nothing for an empty window).
-  if (b <= a) return { loMs, hiMs, scopes: [], headEndMs: hiMs, tailStartMs: hiMs > loMs ? hiMs : hiMs + 1 };
+export function wholeHourScopes(loMs: number, hiMs: number): string[] {
+  if (loMs % HOUR_MS !== 0 || hiMs % HOUR_MS !== 0) throw new RangeError(`a drift window starts and ends on whole hours, got ${loMs}..${hiMs}`);
   const scopes: string[] = [];
-  const d1 = Math.ceil(a / DAY_MS) * DAY_MS;
-  const d2 = Math.floor(b / DAY_MS) * DAY_MS;
   const hours = (from: number, to: number) => {
     for (let h = from; h < to; h += HOUR_MS) scopes.push(hourScope(h));
   };
+  const d1 = Math.ceil(loMs / DAY_MS) * DAY_MS;
+  const d2 = Math.floor(hiMs / DAY_MS) * DAY_MS;
   if (d2 > d1) {
-    hours(a, d1);
+    hours(loMs, d1);
     for (let d = d1; d < d2; d += DAY_MS) scopes.push(dayScope(d));
-    hours(d2, b);
-  } else hours(a, b);
-  return { loMs, hiMs, scopes, headEndMs: a, tailStartMs: b };
+    hours(d2, hiMs);
+  } else hours(loMs, hiMs);
+  return scopes;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DAY_MS } from './grouping';
+import { DAY_MS, HOUR_MS } from './grouping';
 import { difference, type ModelDelta, modelDeltas, pickSlices, ratio, type SliceFields, sliceRecord } from './metric-slices';
 import { compareOutcomes, compareText, type FindingSummary, type MetricOutcome, summarizeFindings } from './findings';
 
@@ -17,8 +17,10 @@ export interface MetricOptions {
 }
 
 /**
- * Outcome-level change over `days`: recent = outcomes with ts in (asOf − days, asOf], previous =
- * (asOf − 2·days, asOf − days]. false_positive_rate = rejected_fp outcomes / outcomes in the
+ * Outcome-level change over `days`, in whole UTC hours: with H the start of as_of's hour, recent =
+ * outcomes with ts in [H − days, H), previous = [H − 2·days, H − days) (the outcomes of as_of's
+ * own hour wait for the next report; so the rollup reads drift from hour and day tallies alone, at
+ * a cost that does not grow with the outcomes per hour). false_positive_rate = rejected_fp outcomes / outcomes in the
  * window, avg_reward = mean outcome reward; null for an empty window; delta = recent − previous,
  * null when either is null.
  */
@@ -100,13 +102,21 @@ export interface DriftWindow {
   rewardSum: number;
 }
 
-/** Drift of `outcomes` over `days` ending at `asOfMs`; see `Drift`. */
-export function driftOver(outcomes: readonly MetricOutcome[], asOfMs: number, days: number): Drift {
+/** The two windows of drift over `days` at `asOfMs`, each [loMs, hiMs): whole UTC hours ending at the start of as_of's hour (see `Drift`). */
+export function driftWindows(asOfMs: number, days: number): { recent: { loMs: number; hiMs: number }; previous: { loMs: number; hiMs: number } } {
+  const end = Math.floor(asOfMs / HOUR_MS) * HOUR_MS;
   const spanMs = days * DAY_MS;
+  return { recent: { loMs: end - spanMs, hiMs: end }, previous: { loMs: end - 2 * spanMs, hiMs: end - spanMs } };
+}
+
+/** Drift of `outcomes` over `days` at `asOfMs`; see `Drift`. */
+export function driftOver(outcomes: readonly MetricOutcome[], asOfMs: number, days: number): Drift {
+  const windows = driftWindows(asOfMs, days);
+  const within = (ts: number, w: { loMs: number; hiMs: number }) => ts >= w.loMs && ts < w.hiMs;
   const recent = { n: 0, rejected: 0, rewardSum: 0 };
   const previous = { n: 0, rejected: 0, rewardSum: 0 };
   for (const o of outcomes) {
-    const window = o.tsMs > asOfMs ? null : o.tsMs > asOfMs - spanMs ? recent : o.tsMs > asOfMs - 2 * spanMs ? previous : null;
+    const window = within(o.tsMs, windows.recent) ? recent : within(o.tsMs, windows.previous) ? previous : null;
     if (!window) continue;
     window.n++;
     if (o.label === 'rejected_fp') window.rejected++;
