@@ -6,6 +6,7 @@ import { type EloUpdateEntry, parseEloLogs, type SearchLogEntry } from '../../sr
 import type { SessionAuditEntry } from '../../src/elo/model/sessions';
 import { eloStats, type RatedItem } from '../../src/elo/model/stats';
 import { ELO_TIERS } from '../../src/elo/model/tiers';
+import { METRIC_PAIRS, metricItems, successMetrics } from '../../src/elo/model/success-metrics';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const at = (hhmm: string) => `2026-11-22T${hhmm}:00.000Z`;
@@ -174,6 +175,25 @@ describe('convergence after 100 sessions', () => {
     const report = eloStats({ items: [], updates: deltas.map(inWindow), searches: [], sessions, k: 1, nowMs: NOW });
     expect(report.convergence.window).toEqual({ sessions: CONVERGENCE_SESSIONS, since: new Date(windowStart).toISOString() });
     expect(report.success_metrics.convergence_after_100_sessions).toEqual({ value, target: 0.1, comparison: '<', met, n: 100 });
+  });
+});
+
+describe('success metrics over the newest pairs', () => {
+  test(`a session that used 10,000 items: context accuracy over the newest ${METRIC_PAIRS} (session, item) pairs, and only their tiers are needed`, () => {
+    const big = session('big', at('11:00'), at('11:30'), Array.from({ length: 10_000 }, (_, i) => `f${i}`), {});
+    const older = session('older', at('10:00'), at('10:30'), ['old'], {});
+    const searches = Array.from({ length: 3_000 }, (_, i) => search([['file', `r${i}`, 1]]));
+    const refs = metricItems(searches, [big, older]);
+    expect(refs).toHaveLength(2 * METRIC_PAIRS);
+    expect(refs.slice(METRIC_PAIRS, METRIC_PAIRS + 2)).toEqual([
+      { kind: 'file', id: 'f0' },
+      { kind: 'file', id: 'f1' },
+    ]);
+    // HIGH: the first half of the big session's counted items and every searched one.
+    const tierNow = (ref: { kind: string; id: string }) => (ref.id.startsWith('r') || Number(ref.id.slice(1)) < METRIC_PAIRS / 2 ? 'HIGH' : 'LOW');
+    const metrics = successMetrics(searches, [big, older], tierNow, { relative_change: 0, stable: true } as never);
+    expect(metrics.context_accuracy).toMatchObject({ value: 0.5, n: METRIC_PAIRS });
+    expect(metrics.search_efficiency).toMatchObject({ value: 1, n: METRIC_PAIRS });
   });
 });
 

@@ -31,6 +31,29 @@ export const SUCCESS_TARGETS = { search_efficiency: 0.8, context_accuracy: 0.9, 
 export const CONVERGENCE_AFTER_SESSIONS = 100;
 /** Results at these ranks and better are the "top-5 search results". */
 export const TOP_RESULTS = 5;
+/**
+ * The newest (search, top result) and (session, item) pairs search_efficiency and
+ * context_accuracy are measured over, at most: each needs the tier of its item now, read from the
+ * book, and one session can name any number of items (a sample whose cost grows with nothing).
+ */
+export const METRIC_PAIRS = 2_000;
+
+/** The first `limit` of the lists' items in order, without building what comes after. */
+function firstOf<T, L>(lists: readonly L[], itemsOf: (list: L) => Iterable<T>, limit: number): T[] {
+  const out: T[] = [];
+  for (const list of lists) {
+    for (const item of itemsOf(list)) {
+      if (out.length >= limit) return out;
+      out.push(item);
+    }
+  }
+  return out;
+}
+
+/** The top-5 results of the newest searches (newest first), METRIC_PAIRS at most. */
+const topResultsOf = (searches: readonly SearchLogEntry[]) => firstOf(searches, (s) => s.results.filter((r) => r.rank <= TOP_RESULTS), METRIC_PAIRS);
+/** The items the newest sessions used (newest first), METRIC_PAIRS at most. */
+const usedItemsOf = (sessions: readonly SessionAuditEntry[]) => firstOf(sessions, sessionItems, METRIC_PAIRS);
 
 /** The tier of an item now; undefined for an item the book has never rated. */
 export type TierNow = (item: ItemRef) => EloTier | undefined;
@@ -54,29 +77,27 @@ export function sessionItems(session: SessionAuditEntry): ItemRef[] {
   });
 }
 
-/** The items whose tier now the Success Metrics need: the top-5 results of the searches and the items the sessions used. */
+/** The items whose tier now the Success Metrics need: the top-5 results of the newest searches and the items the newest sessions used, METRIC_PAIRS of each at most. */
 export function metricItems(searches: readonly SearchLogEntry[], sessions: readonly SessionAuditEntry[]): ItemRef[] {
-  const refs: ItemRef[] = searches.flatMap((s) => s.results.filter((r) => r.rank <= TOP_RESULTS).map((r) => ({ kind: r.entity_type, id: r.hash })));
-  for (const session of sessions) refs.push(...sessionItems(session));
-  return refs;
+  return [...topResultsOf(searches).map((r) => ({ kind: r.entity_type, id: r.hash })), ...usedItemsOf(sessions)];
 }
 
 /**
  * Seed 002's Success Metrics, each against the tiers items are in NOW (not when they were used):
- * - search_efficiency: of the results at rank <= 5 in the search log, the share whose item is HIGH
+ * - search_efficiency: of the results at rank <= 5 in the search log (the newest METRIC_PAIRS), the share whose item is HIGH
  *   now (an item the book never rated counts as not HIGH). Target >= 0.8.
  * - context_accuracy (the seed's "LITE pack accuracy": the LITE pack holds HIGH items in full and
  *   MEDIUM ones summarised): of the (session, item) pairs in the session audit log (files,
- *   symbols, ADRs and `items_used`), the share whose item is HIGH or MEDIUM now. Target >= 0.9.
+ *   symbols, ADRs and `items_used`; the newest METRIC_PAIRS), the share whose item is HIGH or MEDIUM now. Target >= 0.9.
  * - token_savings: over the search-log entries that carry both `tokens_full > 0` and
  *   `tokens_packed`, `1 - Σ tokens_packed / Σ tokens_full`. Target >= 0.8; null when none do.
  * - convergence_after_100_sessions: `convergence.relative_change` once the session log holds at
  *   least 100 sessions, else null. Target < 0.10.
  */
 export function successMetrics(searches: readonly SearchLogEntry[], sessions: readonly SessionAuditEntry[], tierNow: TierNow, convergence: Convergence): SuccessMetrics {
-  const top = searches.flatMap((s) => s.results.filter((r) => r.rank <= TOP_RESULTS));
+  const top = topResultsOf(searches);
   const topHigh = top.filter((r) => tierNow({ kind: r.entity_type, id: r.hash }) === 'HIGH').length;
-  const used = sessions.flatMap(sessionItems);
+  const used = usedItemsOf(sessions);
   const usedInPack = used.filter((r) => {
     const tier = tierNow(r);
     return tier === 'HIGH' || tier === 'MEDIUM';
