@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
-import { itemStatesQuery } from '../../src/elo/elo-bucket-store';
+import { itemStatesQuery } from '../../src/elo/elo-item-rows';
 import { dbOf, queryRows } from '../../src/shared/sql';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 

@@ -1,4 +1,4 @@
-import { type IAgentRuntime, Service } from '@elizaos/core';
+import { type IAgentRuntime, Service, type ServiceTypeName } from '@elizaos/core';
 import { type ContextItem, ContextIndex, type ContextMatch } from './model/context-index';
 import { applyRankBoost } from './model/elo';
 import { EXPOSURE_HORIZON_MS, Exposures, type ItemRef } from './model/exposures';
@@ -15,7 +15,7 @@ import { eloTables } from './tables';
 import { requireTables } from '../shared/plugin-schema';
 import { eventsOf } from '../shared/events';
 import { serviceOf } from '../shared/service-of';
-import { ELO_BOOK_SERVICE } from '../shared/service-names';
+import { ELO_BOOK_SERVICE, PLUGIN_SERVICES } from '../shared/service-names';
 import { dbOf } from '../shared/sql';
 import { LogRetention } from '../shared/log-retention';
 import { loadConfig } from '../shared/config';
@@ -58,6 +58,13 @@ export class EloBookService extends Service {
   private readonly recentRetrievals = new Set<string>();
   private sessions!: SessionAudits;
   private timer: ReturnType<typeof setInterval> | undefined;
+  /** The background read of the book into memory after start (`EloItems.warmUp`). */
+  warming: Promise<void> = Promise.resolve();
+  private markStopped: () => void = () => undefined;
+  /** Resolves when `stop` begins. */
+  private readonly stopped = new Promise<void>((resolve) => {
+    this.markStopped = resolve;
+  });
   private unsubscribe: (() => void) | undefined;
 
   static override async start(runtime: IAgentRuntime): Promise<EloBookService> {
@@ -74,6 +81,14 @@ export class EloBookService extends Service {
     service.unsubscribe = subscribeEloBook(service, eventsOf(runtime));
     // Items of a database from before the counts, or counted at another drift rate, are counted in the background.
     if (recount) service.advanceBuckets(Date.now(), Number.POSITIVE_INFINITY);
+    // A book larger than what start-up reads comes into memory in the background, once every
+    // service of the plugin has started (so it never delays another's start), unless stopped first.
+    const othersStarted = Promise.all(PLUGIN_SERVICES.filter((type) => type !== ELO_BOOK_SERVICE).map((type) => runtime.getServiceLoadPromise(type as ServiceTypeName)));
+    service.warming = Promise.race([othersStarted, service.stopped])
+      .then(() => service.items.warmUp())
+      .catch((error: unknown) =>
+        runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items not read into memory; they are read when needed'),
+      );
     service.timer = setInterval(() => service.tick(Date.now()), FLUSH_INTERVAL_MS);
     service.timer.unref?.();
     return service;
@@ -82,7 +97,9 @@ export class EloBookService extends Service {
   override async stop(): Promise<void> {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
+    this.markStopped();
     await this.items.stopAdvancing();
+    await this.warming;
     await this.items.settled();
     this.writer.log('sessions', ...this.sessions.endIdle(Date.now(), true));
     await this.flush();

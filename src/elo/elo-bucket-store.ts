@@ -6,7 +6,7 @@ import type { RatedItem } from './model/distribution';
 import { agentLockKey, chunks, type Db, queryJsonRows, queryRows } from '../shared/sql';
 import { eloBucketBasis, eloBucketCounts, eloItems } from './tables';
 import type { EloItemState } from './elo-store';
-import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf } from './elo-item-rows';
+import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf, itemStatesQuery } from './elo-item-rows';
 
 const BATCH = 500;
 /** Rows read in the first page of each start while looking for the top items of a kind (later pages grow four times, to 2,000). */
@@ -254,22 +254,4 @@ class CountChanges {
     }
     await t.execute(sql`DELETE FROM ${eloBucketCounts} WHERE agent_id = ${agentId}::uuid AND count = 0`);
   }
-}
-
-/**
- * The stored states of `refs`, one primary-key probe per item: a join of the list with the items
- * is planned, without statistics (PGlite never analyses), as a read of every item of the agent.
- */
-export function itemStatesQuery(agentId: string, refs: readonly { kind: string; id: string }[]): SQL {
-  const kinds = sql.join(
-    refs.map((r) => sql`${r.kind}`),
-    sql`, `,
-  );
-  const ids = sql.join(
-    refs.map((r) => sql`${r.id}`),
-    sql`, `,
-  );
-  return sql`SELECT e.kind, e.item_id, e.elo, e.start_elo, e.updates, (extract(epoch from e.last_used_at) * 1000)::float8 AS last_used_ms, e.title
-             FROM unnest(ARRAY[${kinds}]::text[], ARRAY[${ids}]::text[]) AS r(kind, item_id)
-             CROSS JOIN LATERAL (SELECT * FROM ${eloItems} AS i WHERE i.agent_id = ${agentId}::uuid AND i.kind = r.kind AND i.item_id = r.item_id OFFSET 0) AS e`;
 }

@@ -28,6 +28,8 @@ export class EloHotSet {
   private readonly items = new Map<string, EloItemState>();
   private tail: Promise<void> = Promise.resolve();
   private waiting = 0;
+  /** Items evicted so far. */
+  evictions = 0;
 
   constructor(
     readonly bound: number,
@@ -40,6 +42,11 @@ export class EloHotSet {
     private readonly onError: (error: unknown) => void,
     private readonly listener?: HotSetListener,
   ) {}
+
+  /** Whether every stored item is in memory. */
+  get allInMemory(): boolean {
+    return this.complete;
+  }
 
   /** Items in memory now. */
   get size(): number {
@@ -118,6 +125,21 @@ export class EloHotSet {
     return (kind, id) => this.items.get(ratingKey(kind, id)) ?? known.get(ratingKey(kind, id));
   }
 
+  /**
+   * Brings `refs` into memory in turn with the operations and marks them used in this order: the
+   * book's warm-up after start, oldest first, so the newest end up the most recently used.
+   */
+  warm(refs: readonly ItemRef[]): Promise<void> {
+    return this.enqueue(refs, () => {
+      for (const r of refs) this.get(ratingKey(r.kind, r.id));
+    });
+  }
+
+  /** Every stored item is in memory now (a warm-up read them all, and none was evicted since it began). */
+  markComplete(): void {
+    this.complete = true;
+  }
+
   private enqueue(refs: readonly ItemRef[], op: () => void): Promise<void> {
     this.waiting++;
     const job = this.tail.then(async () => {
@@ -162,6 +184,7 @@ export class EloHotSet {
       const item = this.items.get(key) as EloItemState;
       this.items.delete(key);
       this.complete = false;
+      this.evictions++;
       this.listener?.evicted(item);
     }
   }

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { EloItemState } from './elo-store';
+import { eloItems } from './tables';
 
 /** An item's state as `ITEM_STATE_COLUMNS` selects it from `self_improve.elo`. */
 export interface ItemStateRow {
@@ -26,3 +27,22 @@ export const itemStateOf = (r: ItemStateRow): EloItemState => ({
   ...(r.title === null ? {} : { title: r.title }),
   ...(r.body === null || r.body === undefined ? {} : { body: r.body }),
 });
+
+/**
+ * The stored states of `refs` (with their content when `withBody`), one primary-key probe per
+ * item: a join of the list with the items, or a list of (kind, id) conditions, is planned without
+ * statistics (PGlite never analyses) as a read of every item of the agent.
+ */
+export function itemStatesQuery(agentId: string, refs: readonly { kind: string; id: string }[], withBody = false): SQL {
+  const kinds = sql.join(
+    refs.map((r) => sql`${r.kind}`),
+    sql`, `,
+  );
+  const ids = sql.join(
+    refs.map((r) => sql`${r.id}`),
+    sql`, `,
+  );
+  return sql`SELECT e.kind, e.item_id, e.elo, e.start_elo, e.updates, (extract(epoch from e.last_used_at) * 1000)::float8 AS last_used_ms, e.title, ${withBody ? sql`e.body` : sql`NULL::text AS body`}
+             FROM unnest(ARRAY[${kinds}]::text[], ARRAY[${ids}]::text[]) AS r(kind, item_id)
+             CROSS JOIN LATERAL (SELECT * FROM ${eloItems} AS i WHERE i.agent_id = ${agentId}::uuid AND i.kind = r.kind AND i.item_id = r.item_id OFFSET 0) AS e`;
+}

@@ -11,13 +11,19 @@ import type { ItemFigures } from './model/stats';
 
 /** Counted buckets moved per transaction. */
 const ADVANCE_BATCH = 500;
+/** Items start-up reads at once (the most recently used); a larger book is read into memory in the background (`warmUp`). */
+const START_ITEMS = 5_000;
+/** Items per step of the warm-up. */
+const WARM_PAGE = 5_000;
 import type { EloLogName } from './tables';
+import { yieldToEventLoop } from '../shared/event-loop';
 
 /**
  * The ELO book's items: at most SELF_IMPROVE_ELO_HOT_ITEMS in memory (`EloHotSet`), the rest in
  * the database, read when an update or a reader needs them; the ratings (`EloRatings`) and the
- * batched writes (`EloLogWriter`) over them. Start-up reads the most recently used items, up to
- * the bound, and nothing else of the item table.
+ * batched writes (`EloLogWriter`) over them. Start-up reads the 5,000 most recently used items;
+ * the others, up to the bound, are read in the background (`warmUp`), and until then an item not
+ * in memory is read when needed, as in any book larger than the bound.
  */
 export class EloItems {
   private constructor(
@@ -38,13 +44,14 @@ export class EloItems {
     const warn = (error: unknown, message: string) =>
       runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, message);
     const bound = settings.hotItems;
-    const recent = await store.loadRecent(bound);
+    const first = Math.min(bound, START_ITEMS);
+    const recent = await store.loadRecent(first);
     let writer: EloLogWriter | undefined;
     const hot = new EloHotSet(
       bound,
       store,
       (key) => writer?.isPinned(key) ?? false,
-      recent.length < bound,
+      recent.length < first,
       (error) => warn(error, 'ELO items not read; the update that needed them is dropped'),
       {
         admitted: (item) => {
@@ -58,6 +65,27 @@ export class EloItems {
     for (const row of recent.reverse()) hot.set(ratingKey(row.kind, row.id), row);
     writer = new EloLogWriter(runtime, store, hot, exposures, bound, () => hot.evict());
     return new EloItems(store, hot, writer, new EloRatings(hot, settings, writer), settings.driftPerDay, warn);
+  }
+
+  /**
+   * Reads the most recently used items, up to the bound, into memory in the background: their
+   * keys a page at a time, then their states oldest first, each page in turn with the book's
+   * operations. A book found whole (fewer items than the bound, none evicted meanwhile) then runs
+   * its operations without reading. Stops early when the book stops.
+   */
+  async warmUp(): Promise<void> {
+    if (this.hot.allInMemory || this.stopping) return;
+    const evictions = this.hot.evictions;
+    const keys: ItemRef[] = [];
+    for await (const page of this.store.recentKeys(this.hot.bound, WARM_PAGE)) {
+      if (this.stopping) return;
+      keys.push(...page);
+    }
+    for (let end = keys.length; end > 0 && !this.stopping; end -= WARM_PAGE) {
+      await this.hot.warm(keys.slice(Math.max(0, end - WARM_PAGE), end).reverse());
+      await yieldToEventLoop();
+    }
+    if (!this.stopping && keys.length < this.hot.bound && this.hot.evictions === evictions) this.hot.markComplete();
   }
 
   /** Items held in memory now. */
@@ -129,7 +157,7 @@ export class EloItems {
     return this.advancing;
   }
 
-  /** Stops the moves of buckets and waits for the one under way. */
+  /** Stops the moves of buckets and the warm-up, and waits for the move under way. */
   async stopAdvancing(): Promise<void> {
     this.stopping = true;
     await this.advancing;

@@ -1,12 +1,13 @@
 import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
-import type { ExposedItem, ExposureChange } from './model/exposures';
+import type { ExposedItem, ExposureChange, ItemRef } from './model/exposures';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { chunks, type Db, queryJsonRowsInIndexOrder, queryRows } from '../shared/sql';
+import { chunks, type Db, queryJsonRows, queryJsonRowsInIndexOrder, queryRows } from '../shared/sql';
 import { ELO_LOGS, eloExposures, eloItems, type EloLogName } from './tables';
 import type { LogRetention } from '../shared/log-retention';
 import { EloBucketStore } from './elo-bucket-store';
-import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf } from './elo-item-rows';
+import { ratingKey } from './elo-hot-set';
+import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf, itemStatesQuery } from './elo-item-rows';
 
 const BATCH = 500;
 
@@ -40,23 +41,48 @@ export class EloStore {
   }
 
   /**
-   * The `limit` items used most recently (newest first): what the book holds in memory at start-up.
+   * The `limit` items used most recently (newest first), with their content: what the book
+   * holds in memory at start-up when they are few (`EloItems.open`).
    */
-  loadRecent(limit: number): Promise<EloItemState[]> {
-    return this.states(sql`ORDER BY last_used_at DESC, kind, item_id LIMIT ${limit}`);
+  async loadRecent(limit: number): Promise<EloItemState[]> {
+    const rows = await queryJsonRowsInIndexOrder<ItemStateRow>(this.db, sql`SELECT ${ITEM_STATE_COLUMNS}, body FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid ORDER BY last_used_at DESC LIMIT ${limit}`);
+    return rows.map(itemStateOf);
   }
 
-  /** The stored states of these items (by kind and id), in one query per 500; items never stored are absent. */
+  /**
+   * The keys of the `limit` items used most recently, newest first, `page` at a time down the
+   * index on the last use, an event-loop turn between pages: what the book's warm-up reads in the
+   * background. Items used at the same time are told apart by key, so none is read twice or
+   * skipped at a page's edge.
+   */
+  async *recentKeys(limit: number, page: number): AsyncGenerator<ItemRef[]> {
+    let edge: string | null = null;
+    let atEdge = new Set<string>();
+    let read = 0;
+    while (read < limit) {
+      const asked = page + atEdge.size;
+      const rows: { kind: string; item_id: string; at: string }[] = await queryJsonRowsInIndexOrder(
+        this.db,
+        sql`SELECT kind, item_id, last_used_at::text AS at FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid
+            ${edge === null ? sql`` : sql`AND last_used_at <= ${edge}::timestamptz`} ORDER BY last_used_at DESC LIMIT ${asked}`,
+      );
+      const fresh = rows.filter((r) => !(r.at === edge && atEdge.has(ratingKey(r.kind, r.item_id)))).slice(0, limit - read);
+      if (fresh.length === 0) return;
+      read += fresh.length;
+      yield fresh.map((r) => ({ kind: r.kind, id: r.item_id }));
+      const last = (fresh[fresh.length - 1] as { at: string }).at;
+      if (last !== edge) atEdge = new Set();
+      edge = last;
+      for (const r of fresh) if (r.at === edge) atEdge.add(ratingKey(r.kind, r.item_id));
+      if (rows.length < asked) return;
+      await yieldToEventLoop();
+    }
+  }
+
+  /** The stored states of these items (by kind and id), one primary-key probe each, 500 a query; items never stored are absent. */
   async loadItems(refs: readonly { kind: string; id: string }[], withBody = true): Promise<EloItemState[]> {
     const out: EloItemState[] = [];
-    for (const batch of chunks(refs, BATCH)) {
-      // One equality pair per item, OR-ed: each is a primary-key lookup (a row-value IN list is not, in PGlite).
-      const pairs = sql.join(
-        batch.map((r) => sql`(kind = ${r.kind} AND item_id = ${r.id})`),
-        sql` OR `,
-      );
-      out.push(...(await this.states(sql`AND (${pairs})`, withBody)));
-    }
+    for (const batch of chunks(refs, BATCH)) out.push(...(await queryJsonRows<ItemStateRow>(this.db, itemStatesQuery(this.agentId, batch, withBody))).map(itemStateOf));
     return out;
   }
 

@@ -8,3 +8,5 @@ export const REWARD_LEDGER_SERVICE = 'reward-ledger';
 export const ELO_BOOK_SERVICE = 'elo-book';
 /** Service type of RuleBookService. */
 export const RULE_BOOK_SERVICE = 'rule-book';
+/** Every service of the plugin. */
+export const PLUGIN_SERVICES = [SCAN_OUTCOME_SERVICE, TRAJECTORY_SERVICE, REWARD_LEDGER_SERVICE, ELO_BOOK_SERVICE, RULE_BOOK_SERVICE] as const;
