@@ -5,7 +5,7 @@ import selfImprovePlugin from '../src/index';
 import { bootRuntime } from '../src/cli/boot';
 import { stableId } from '../src/shared/ids';
 import { yieldToEventLoop } from '../src/shared/event-loop';
-import { peakRssMb, report, round, withTempDir } from './lib';
+import { peakRssMb, report, round, withStallMeter, withTempDir } from './lib';
 
 /**
  * What turns of the event loop and the collector hint in `yieldToEventLoop` do to the process's
@@ -13,8 +13,8 @@ import { peakRssMb, report, round, withTempDir } from './lib';
  * plugin-sql to a PGlite database on disk, in chunks of 10, three ways: with no turn of the event
  * loop between chunks (awaited queries alone), with a bare `setImmediate` turn, and with
  * `yieldToEventLoop` (a turn, and a hint to Bun's collector at most every 250 ms). Each runs in a
- * process of its own (the peak RSS, VmHWM, only grows). Prints each peak, the RSS at the end, and
- * the ratios to the first way.
+ * process of its own (the peak RSS, VmHWM, only grows). Prints each peak, the RSS at the end, the
+ * longest event-loop stall (the collector's pauses included), and the ratios to the first way.
  */
 const WRITES = Number(process.argv[3] ?? 5_000);
 const MODES = ['no_turn', 'set_immediate', 'yield_to_event_loop'] as const;
@@ -27,15 +27,16 @@ async function child(mode: Mode): Promise<void> {
     const { runtime, close } = await bootRuntime({ dataDir, plugins: [selfImprovePlugin] });
     try {
       const before = { rss: mb(process.memoryUsage().rss), peak: peakRssMb() };
-      const start = performance.now();
       const metadata = { type: 'bench', outcome_ids: Array.from({ length: 50 }, (_, i) => stableId('collector-bench-outcome', String(i))) };
-      for (let i = 0; i < WRITES; i++) {
-        const id = stableId('collector-bench', String(i)) as UUID;
-        await runtime.createMemory({ id, agentId: runtime.agentId, entityId: runtime.agentId, roomId: runtime.agentId, content: { text: `lesson ${i}: sql-injection findings in payments-api-${i} are mostly fixed` }, metadata: metadata as never, createdAt: Date.now() }, 'custom');
-        if (i % 10 === 9 && mode === 'set_immediate') await new Promise((resolve) => setImmediate(resolve));
-        if (i % 10 === 9 && mode === 'yield_to_event_loop') await yieldToEventLoop();
-      }
-      process.stdout.write(`${JSON.stringify({ s: round((performance.now() - start) / 1000, 1), rss_before_mb: before.rss, peak_before_mb: before.peak, rss_after_mb: mb(process.memoryUsage().rss), peak_mb: peakRssMb() })}\n`);
+      const run = await withStallMeter(async () => {
+        for (let i = 0; i < WRITES; i++) {
+          const id = stableId('collector-bench', String(i)) as UUID;
+          await runtime.createMemory({ id, agentId: runtime.agentId, entityId: runtime.agentId, roomId: runtime.agentId, content: { text: `lesson ${i}: sql-injection findings in payments-api-${i} are mostly fixed` }, metadata: metadata as never, createdAt: Date.now() }, 'custom');
+          if (i % 10 === 9 && mode === 'set_immediate') await new Promise((resolve) => setImmediate(resolve));
+          if (i % 10 === 9 && mode === 'yield_to_event_loop') await yieldToEventLoop();
+        }
+      });
+      process.stdout.write(`${JSON.stringify({ s: round(run.ms / 1000, 1), longest_stall_ms: run.stall_ms, rss_before_mb: before.rss, peak_before_mb: before.peak, rss_after_mb: mb(process.memoryUsage().rss), peak_mb: peakRssMb() })}\n`);
     } finally {
       await close();
     }

@@ -14,6 +14,7 @@ const BENCHES: string[][] = [
   ['bench/elo-context.ts', '100000'],
   ['bench/top-rules.ts', '10000'],
   ['bench/relevance.ts'],
+  ['bench/collector-hint.ts'],
 ];
 
 for (const [file, ...args] of BENCHES) {

@@ -8,6 +8,8 @@ import { EloRatings } from './elo-ratings';
 import type { EloItemState, EloStore } from './elo-store';
 import { countable, countedFigures } from './elo-counted-report';
 import type { ItemFigures } from './model/stats';
+import type { EloLogName } from './tables';
+import { yieldToEventLoop } from '../shared/event-loop';
 
 /** Counted buckets moved per transaction. */
 const ADVANCE_BATCH = 500;
@@ -15,8 +17,6 @@ const ADVANCE_BATCH = 500;
 const START_ITEMS = 5_000;
 /** Items per step of the warm-up. */
 const WARM_PAGE = 5_000;
-import type { EloLogName } from './tables';
-import { yieldToEventLoop } from '../shared/event-loop';
 
 /**
  * The ELO book's items: at most SELF_IMPROVE_ELO_HOT_ITEMS in memory (`EloHotSet`), the rest in
