@@ -1,6 +1,5 @@
 import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
-import { DAY_MS } from './model/grouping';
 import { LIFECYCLE_RANK } from './model/findings';
 import { checkMetricOptions, DRIFT_DAYS, type DriftWindow, driftWindows, type ScanMetricsReport } from './model/metrics';
 import { ALL_SCOPE, GRAIN, SIZE_SCOPE, TALLY_KIND, weekScope, wholeHourScopes } from './model/metric-rollup';
@@ -65,10 +64,10 @@ async function pickShown(db: Db, agentId: UUID, limit: number): Promise<{ shown:
 }
 
 /**
- * `computeScanMetrics`' report for `agentId` over its outcomes with seq ≤ `throughSeq` (what its
- * rollup holds, `MetricRollup.lag`), showing at most `slices` slices per dimension.
+ * `computeScanMetrics`' report for `agentId` over the outcomes its rollup holds (`MetricRollup.lag`:
+ * it reads tallies alone), showing at most `slices` slices per dimension.
  */
-export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: number; k: number; slices: number; throughSeq: number }): Promise<ScanMetricsReport> {
+export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: number; k: number; slices: number }): Promise<ScanMetricsReport> {
   const { asOfMs, k } = options;
   checkMetricOptions(options);
   const { shown, totals } = await pickShown(db, agentId, options.slices);

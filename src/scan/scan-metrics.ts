@@ -141,8 +141,8 @@ export class ScanMetrics implements OutcomeFollower {
   }
 
   async report(options: { asOfMs: number; k: number; slices: number }): Promise<ScanMetricsReport & RollupLag> {
-    const { doneSeq, pending } = await this.catchUp();
-    return { ...(await rollupMetrics(this.db, this.runtime.agentId, { ...options, throughSeq: doneSeq })), pending_outcomes: pending };
+    const { pending } = await this.catchUp();
+    return { ...(await rollupMetrics(this.db, this.runtime.agentId, options)), pending_outcomes: pending };
   }
 
   async weekly(options: WeeklyTriageOptions): Promise<WeeklyTriageReport & RollupLag> {
