@@ -15,8 +15,15 @@ import { yieldToEventLoop } from '../shared/event-loop';
 const ADVANCE_BATCH = 500;
 /** Items start-up reads at once (the most recently used); a larger book is read into memory in the background (`warmUp`). */
 const START_ITEMS = 5_000;
-/** Items per step of the warm-up. */
-const WARM_PAGE = 5_000;
+/** Keys per read of the warm-up's key list. */
+const WARM_KEYS_PAGE = 5_000;
+/**
+ * Items per step of the warm-up: one read of their states (`EloStore.loadItems` reads 500 a
+ * statement) and their admission, with a turn of the event loop after each step. 5,000 a step were
+ * ten statements and the indexing of 5,000 bodies between two turns: stalls of about 200 ms on the
+ * 1M bench database.
+ */
+const WARM_PAGE = 500;
 
 /**
  * The ELO book's items: at most SELF_IMPROVE_ELO_HOT_ITEMS in memory (`EloHotSet`), the rest in
@@ -77,7 +84,7 @@ export class EloItems {
     if (this.hot.allInMemory || this.stopping) return;
     const evictions = this.hot.evictions;
     const keys: ItemRef[] = [];
-    for await (const page of this.store.recentKeys(this.hot.bound, WARM_PAGE)) {
+    for await (const page of this.store.recentKeys(this.hot.bound, WARM_KEYS_PAGE)) {
       if (this.stopping) return;
       keys.push(...page);
     }
