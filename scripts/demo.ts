@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     ].map((f) => ({ ...f, ts: '2026-11-22T09:00:00Z', source: 'demo' }));
     await service.recordFindings(newFindings);
     for (const finding of newFindings) {
-      const result = service.predict(finding);
+      const result = await service.predict(finding);
       if (!result.ok) throw new Error(JSON.stringify(result.rejections));
       const p = result.prediction;
       say(`   ${p.finding_key}: P(false positive) ${p.p_false_positive.toFixed(2)}, expected reward ${p.expected_reward.toFixed(2)}; evidence ${p.evidence.map((e) => `${e.level} ${e.n}`).join(', ')}; lessons behind it: ${p.lesson_ids.length}`);

@@ -1,35 +1,80 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
-import { type GroupLabelCount, groupLabelCountsOf } from '../../src/scan/group-label-counts';
 import { dbOf, queryRows } from '../../src/shared/sql';
-import { groupLabelCounts, groupLabelCountsReady, outcomesTable } from '../../src/scan/tables';
+import { groupKeyOf } from '../../src/scan/model/grouping';
+import type { OutcomeRow } from '../../src/scan/model/outcome';
+import { TriagePrior } from '../../src/scan/model/triage-prior';
+import { groupLabelCounts, groupLabelCountsReady, outcomesTable, triageLevelCounts, triageLevelCountsReady } from '../../src/scan/tables';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
 const LABELS = ['accepted', 'ignored', 'rejected_fp', 'fixed', 'reopened'];
+// Names a query built by hand would trip on: quotes, backslashes, JSON-looking text, non-ASCII.
+const SCANNERS = ['semgrep', 'code"ql', 'a\\b', '["scanner","x"]', 'süß'];
+const CATEGORIES: (string | undefined)[] = ['sql-injection', undefined, 'x"ss', 'null'];
 
 function rows(prefix: string, n: number): Record<string, unknown>[] {
-  return Array.from({ length: n }, (_, i) => ({
-    finding_key: `${prefix}-${Math.floor(i / 2)}`,
-    label: LABELS[(i * 7) % LABELS.length],
-    ts: new Date(Date.parse('2026-09-01T00:00:00Z') + i * 60_000).toISOString(),
-    project: `project-${i % 3}`,
-    scanner: i % 2 === 0 ? 'semgrep' : 'codeql',
-    model_provider: 'openai',
-    model_name: 'gpt-4o',
-    ...(i % 4 === 0 ? {} : { category: 'sql-injection' }),
-  }));
+  return Array.from({ length: n }, (_, i) => {
+    const category = CATEGORIES[(i * 3) % CATEGORIES.length];
+    return {
+      finding_key: `${prefix}-${Math.floor(i / 2)}`,
+      label: LABELS[(i * 7) % LABELS.length],
+      ts: new Date(Date.parse('2026-09-01T00:00:00Z') + i * 60_000).toISOString(),
+      project: `project-${i % 3}`,
+      scanner: SCANNERS[i % SCANNERS.length],
+      model_provider: 'openai',
+      model_name: 'gpt-4o',
+      ...(category === undefined ? {} : { category }),
+    };
+  });
 }
 
-/** The counts straight from the outcome rows. */
-async function countedFromRows(agent: TestAgent) {
-  const counted = await queryRows<{ group_id: string; label: GroupLabelCount['label']; n: number | string }>(
+/** The group counts straight from the outcome rows. */
+async function groupsFromRows(agent: TestAgent) {
+  return queryRows<{ group_id: string; label: string; n: number | string }>(
     dbOf(agent.runtime),
     sql`SELECT group_id, label, count(*) AS n FROM ${outcomesTable} WHERE agent_id = ${agent.runtime.agentId}::uuid GROUP BY group_id, label ORDER BY group_id, label`,
-  );
-  return counted.map((r) => ({ groupId: r.group_id, label: r.label, n: Number(r.n) }));
+  ).then((rs) => rs.map((r) => ({ group_id: r.group_id, label: r.label, n: Number(r.n) })));
 }
 
-describe("the triage prior's counts per group and label", () => {
+async function keptGroups(agent: TestAgent) {
+  return queryRows<{ group_id: string; label: string; n: number | string }>(
+    dbOf(agent.runtime),
+    sql`SELECT group_id, label, n FROM ${groupLabelCounts} WHERE agent_id = ${agent.runtime.agentId}::uuid AND n > 0 ORDER BY group_id, label`,
+  ).then((rs) => rs.map((r) => ({ group_id: r.group_id, label: r.label, n: Number(r.n) })));
+}
+
+async function keptParents(agent: TestAgent) {
+  return queryRows<{ level: string; scanner: string; category: string; has_category: boolean; label: string; n: number | string }>(
+    dbOf(agent.runtime),
+    sql`SELECT level, scanner, category, has_category, label, n FROM ${triageLevelCounts} WHERE agent_id = ${agent.runtime.agentId}::uuid ORDER BY level, scanner, category, has_category, label`,
+  ).then((rs) => rs.map((r) => ({ ...r, n: Number(r.n) })));
+}
+
+/** Every stored outcome row, as ingested. */
+async function storedRows(agent: TestAgent): Promise<OutcomeRow[]> {
+  const stored = await queryRows<{ row_json: OutcomeRow | string }>(dbOf(agent.runtime), sql`SELECT row_json FROM ${outcomesTable} WHERE agent_id = ${agent.runtime.agentId}::uuid`);
+  return stored.map((r) => (typeof r.row_json === 'string' ? (JSON.parse(r.row_json) as OutcomeRow) : r.row_json));
+}
+
+/** The reference: the in-memory prior over every stored row, against the service's predictions from the kept counts, for every group seen and one never seen. */
+async function expectPredictionsFromEveryRow(agent: TestAgent): Promise<number> {
+  const stored = await storedRows(agent);
+  const reference = new TriagePrior(agent.service.settings.SELF_IMPROVE_PRIOR_STRENGTH);
+  for (const row of stored) reference.add(groupKeyOf(row), row.label);
+  const findings = [...stored, { ...(stored[0] as OutcomeRow), project: 'never-seen', scanner: 'never-seen' }];
+  for (const row of findings) {
+    const { label: _label, ...finding } = row;
+    const predicted = await agent.service.predict({ ...finding, finding_key: 'probe' });
+    if (!predicted.ok) throw new Error(`refused: ${JSON.stringify(predicted.rejections)}`);
+    const expected = reference.estimate(groupKeyOf(row), row.confidence);
+    expect(predicted.prediction.evidence).toEqual(expected.evidence);
+    expect(predicted.prediction.p_false_positive).toBeCloseTo(expected.p_false_positive, 12);
+  }
+  expect(await agent.service.globalFalsePositiveRate()).toBeCloseTo(reference.globalFalsePositiveRate(), 12);
+  return stored.length;
+}
+
+describe("the triage prior's counts, kept in the database", () => {
   let agent: TestAgent;
   beforeAll(async () => {
     agent = await startAgent();
@@ -38,32 +83,53 @@ describe("the triage prior's counts per group and label", () => {
     await agent.close();
   });
 
-  test('every insert adds what it stored, once: a row sent again adds nothing', async () => {
-    await agent.service.ingest(rows('a', 120));
-    await agent.service.ingest(rows('a', 120));
-    await agent.service.ingest(rows('b', 45));
-    const kept = await agent.service.outcomes.labelCountsByGroup();
-    expect(kept.reduce((n, c) => n + c.n, 0)).toBe(165);
-    expect(kept).toEqual(await countedFromRows(agent));
+  test('every insert adds what it stored at every level, once: a row sent again adds nothing', async () => {
+    expect((await agent.service.ingest(rows('a', 120))).rejected).toEqual([]);
+    expect((await agent.service.ingest(rows('a', 120))).duplicate).toBe(120);
+    expect((await agent.service.ingest(rows('b', 45))).rejected).toEqual([]);
+    const groups = await keptGroups(agent);
+    expect(groups.reduce((n, c) => n + c.n, 0)).toBe(165);
+    expect(groups).toEqual(await groupsFromRows(agent));
+    const parents = await keptParents(agent);
+    expect(parents.filter((p) => p.level === 'global').reduce((n, c) => n + c.n, 0)).toBe(165);
+    expect(parents.filter((p) => p.level === 'scanner').reduce((n, c) => n + c.n, 0)).toBe(165);
+    // A row without a category and one whose category is the text "null" are counted apart.
+    const categoryless = parents.filter((p) => p.level === 'scanner_category' && !p.has_category);
+    expect(categoryless.length).toBeGreaterThan(0);
+    expect(categoryless.every((p) => p.category === '')).toBe(true);
+    expect(parents.some((p) => p.level === 'scanner_category' && p.has_category && p.category === 'null')).toBe(true);
+    expect(await expectPredictionsFromEveryRow(agent)).toBe(165);
   });
 
-  test('outcomes stored before the counts were kept are counted once from their rows, then kept by each insert', async () => {
+  test('outcomes stored before any count was kept are counted once from their rows, then kept by each insert', async () => {
     const db = dbOf(agent.runtime);
-    await db.execute(sql`DELETE FROM ${groupLabelCounts}`);
-    await db.execute(sql`DELETE FROM ${groupLabelCountsReady}`);
-    // An insert before the counts are ready only adds its own rows; the count from the rows replaces them.
+    for (const table of [groupLabelCounts, groupLabelCountsReady, triageLevelCounts, triageLevelCountsReady]) await db.execute(sql`DELETE FROM ${table}`);
+    // An insert before the counts are made whole only adds its own rows; the count from the rows replaces them.
     await agent.service.ingest(rows('c', 30));
-    expect(await agent.service.outcomes.labelCountsByGroup()).toEqual(await countedFromRows(agent));
+    await agent.service.outcomes.ensureLabelCounts();
+    expect(await keptGroups(agent)).toEqual(await groupsFromRows(agent));
+    expect(await expectPredictionsFromEveryRow(agent)).toBe(195);
     await agent.service.ingest(rows('d', 30));
-    expect(await agent.service.outcomes.labelCountsByGroup()).toEqual(await countedFromRows(agent));
-    expect((await countedFromRows(agent)).reduce((n, c) => n + c.n, 0)).toBe(225);
+    expect(await keptGroups(agent)).toEqual(await groupsFromRows(agent));
+    expect(await expectPredictionsFromEveryRow(agent)).toBe(225);
   });
 
-  test('read a few at a time (as a year of counts is), in key order, every count once', async () => {
-    const all = await countedFromRows(agent);
-    expect(all.length).toBeGreaterThan(7);
-    for (const page of [1, 2, 7, all.length, all.length + 1]) {
-      expect(await groupLabelCountsOf(dbOf(agent.runtime), agent.runtime.agentId, async () => {}, page)).toEqual(all);
-    }
+  test('a database from before the parent levels were kept gets them summed from the group counts, with the same names', async () => {
+    const db = dbOf(agent.runtime);
+    const before = await keptParents(agent);
+    expect(before.length).toBeGreaterThan(20);
+    await db.execute(sql`DELETE FROM ${triageLevelCounts}`);
+    await db.execute(sql`DELETE FROM ${triageLevelCountsReady}`);
+    await agent.service.outcomes.ensureLabelCounts();
+    expect(await keptParents(agent)).toEqual(before);
+    expect(await expectPredictionsFromEveryRow(agent)).toBe(225);
+  });
+
+  test('without its marker, the parent counts are summed again, whatever they held', async () => {
+    const db = dbOf(agent.runtime);
+    await db.execute(sql`DELETE FROM ${triageLevelCountsReady}`);
+    await db.execute(sql`UPDATE ${triageLevelCounts} SET n = n + 1000`);
+    await agent.service.outcomes.ensureLabelCounts();
+    expect(await expectPredictionsFromEveryRow(agent)).toBe(225);
   });
 });

@@ -33,7 +33,7 @@ describe('the plugin schema migrated over the wire on a fresh PostgreSQL databas
     await database.stop();
   });
 
-  test("DatabaseMigrationService creates this plugin's 18 tables with their columns, keys and indexes, and a second run changes nothing", async () => {
+  test(`DatabaseMigrationService creates this plugin's ${PLUGIN_TABLE_NAMES.length} tables with their columns, keys and indexes, and a second run changes nothing`, async () => {
     expect(await tableNames(db)).toEqual([]);
     const migrations = new DatabaseMigrationService();
     await migrations.initializeWithDatabase(db);

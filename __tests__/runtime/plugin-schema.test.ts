@@ -41,7 +41,7 @@ describe('the plugin schema, migrated by plugin-sql on a fresh PGlite', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('schema self_improve holds exactly the 18 tables, as declared; no self_improve_* table is left anywhere', async () => {
+  test(`schema self_improve holds exactly the ${PLUGIN_TABLE_NAMES.length} tables, as declared; no self_improve_* table is left anywhere`, async () => {
     const tables = await queryRows<{ name: string }>(dbOf(agent.runtime), sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'self_improve' ORDER BY 1`);
     expect(tables.map((t) => t.name)).toEqual(PLUGIN_TABLE_NAMES);
     expect(await catalogOf(dbOf(agent.runtime))).toEqual(declaredCatalog(Object.values(selfImproveTables)));

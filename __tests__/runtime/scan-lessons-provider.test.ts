@@ -50,7 +50,7 @@ describe('SCAN_LESSONS in composeState', () => {
     const state = await agent.runtime.composeState(await chatMessage(agent.runtime, 'what do you think about finding new-app:xss:7?'));
     const block = promptSection(state.text, SCAN_LESSONS_HEADER);
     const lines = block.split('\n').slice(1);
-    const prior = agent.service.predict({ finding_key: 'new-app:xss:7', ts: '2026-11-20T10:00:00Z', project: 'new-app', scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o', category: 'xss' });
+    const prior = await agent.service.predict({ finding_key: 'new-app:xss:7', ts: '2026-11-20T10:00:00Z', project: 'new-app', scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o', category: 'xss' });
     const p = (prior as Extract<typeof prior, { ok: true }>).prediction;
     const fpLesson = agent.service.listScanLessons().find((l) => l.metadata.finding_category === 'xss');
     // A new project: no evidence in its own group, the semgrep+xss level's rate, and the lesson it borrows from.

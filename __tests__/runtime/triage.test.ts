@@ -43,8 +43,8 @@ describe('triage prior on a real runtime', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('a finding in a known group: shrunk group rate, evidence per level, the group\'s lesson', () => {
-    const result = agent.service.predict(finding());
+  test('a finding in a known group: shrunk group rate, evidence per level, the group\'s lesson', async () => {
+    const result = await agent.service.predict(finding());
     expect(result.ok).toBe(true);
     const p = (result as Extract<typeof result, { ok: true }>).prediction;
     expect(p.p_false_positive).toBeCloseTo(P_GROUP, 5);
@@ -60,18 +60,18 @@ describe('triage prior on a real runtime', () => {
     expect(p.expected_reward).toBeLessThan(0);
   });
 
-  test('a new project borrows from its scanner and category, and names the lessons it borrows from', () => {
-    const result = agent.service.predict(finding({ project: 'brand-new', model_name: 'o3' }));
+  test('a new project borrows from its scanner and category, and names the lessons it borrows from', async () => {
+    const result = await agent.service.predict(finding({ project: 'brand-new', model_name: 'o3' }));
     const p = (result as Extract<typeof result, { ok: true }>).prediction;
     expect(p.evidence_n).toBe(0);
     expect(p.p_false_positive).toBeCloseTo(P_SCANNER_CATEGORY, 5);
     expect(p.lesson_ids).toHaveLength(1);
-    const other = agent.service.predict(finding({ scanner: 'codeql', category: 'sql-injection', project: 'brand-new' }));
+    const other = await agent.service.predict(finding({ scanner: 'codeql', category: 'sql-injection', project: 'brand-new' }));
     expect((other as Extract<typeof other, { ok: true }>).prediction.p_false_positive).toBeLessThan(0.1);
   });
 
-  test('a bad finding is refused with the field and the reason', () => {
-    const result = agent.service.predict(finding({ confidence: 2, scanner: undefined }));
+  test('a bad finding is refused with the field and the reason', async () => {
+    const result = await agent.service.predict(finding({ confidence: 2, scanner: undefined }));
     expect(result).toEqual({
       ok: false,
       rejections: [
@@ -82,9 +82,9 @@ describe('triage prior on a real runtime', () => {
   });
 
   test('ingesting moves the prior at once, without a learning pass', async () => {
-    const before = (agent.service.predict(finding({ project: 'later' })) as { prediction: { p_false_positive: number } }).prediction.p_false_positive;
+    const before = ((await agent.service.predict(finding({ project: 'later' }))) as { prediction: { p_false_positive: number } }).prediction.p_false_positive;
     await agent.service.ingest(makeRows({ n: 20, labels: ['fixed'], project: 'later', category: 'xss', keyPrefix: 't-later' }));
-    const after = (agent.service.predict(finding({ project: 'later' })) as { prediction: { p_false_positive: number } }).prediction.p_false_positive;
+    const after = ((await agent.service.predict(finding({ project: 'later' }))) as { prediction: { p_false_positive: number } }).prediction.p_false_positive;
     expect(after).toBeLessThan(before - 0.2);
   });
 
@@ -140,9 +140,9 @@ describe('triage prior on a real runtime', () => {
   });
 
   test('a restart rebuilds the same prior from the database', async () => {
-    const before = agent.service.predict(finding());
+    const before = await agent.service.predict(finding());
     await agent.close();
     agent = await startAgent({ dataDir: dir });
-    expect(agent.service.predict(finding())).toEqual(before);
+    expect(await agent.service.predict(finding())).toEqual(before);
   });
 });

@@ -1,59 +1,107 @@
 import type { UUID } from '@elizaos/core';
-import { sql } from 'drizzle-orm';
-import type { OutcomeRow } from './model/outcome';
-import { chunks, type Db, queryJsonRowsInIndexOrder, queryRows } from '../shared/sql';
+import { type SQL, sql } from 'drizzle-orm';
+import { type GroupKey, groupId } from './model/grouping';
+import { OUTCOME_LABELS, type OutcomeLabel, type OutcomeRow } from './model/outcome';
+import { labelIndex, type LevelCounts, type TriageLevel } from './model/triage-prior';
+import { chunks, type Db, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
+import { groupLabelCounts, groupLabelCountsReady, outcomesTable, triageLevelCounts, triageLevelCountsReady } from './tables';
+
+// The triage prior's counts, kept in the database by every outcome insert in its transaction:
+// outcomes per label of each group (`group_label_counts`) and of each parent level
+// (`triage_level_counts`). A prediction reads the at most 20 counts of one finding's four levels,
+// so nothing is held in memory or read at start-up, whatever the number of groups, and every
+// process on the database predicts from every process's outcomes.
 
 /** Counts upserted per statement. */
 const COUNT_BATCH = 250;
-/** Counts read per statement at start-up. */
-const COUNT_PAGE = 10_000;
-import { groupLabelCounts, groupLabelCountsReady, outcomesTable } from './tables';
 
-/** Outcomes of one group with one label. */
-export interface GroupLabelCount {
-  groupId: string;
-  label: OutcomeRow['label'];
-  n: number;
+/** What an insert adds to the counts: a stored outcome's group, label, scanner and category. */
+export type CountedOutcome = { groupId: string; row: Pick<OutcomeRow, 'label' | 'scanner' | 'category'> };
+
+/** A parent level of a group as `triage_level_counts` keys it ('' where the level has no such part). */
+interface ParentLevel {
+  level: Exclude<TriageLevel, 'group'>;
+  scanner: string;
+  category: string;
+  hasCategory: boolean;
 }
 
-/** Adds newly stored outcomes to the agent's counts; call in the transaction that stored them. */
-export async function addGroupLabelCounts(tx: Db, agentId: UUID, stored: readonly { groupId: string; row: Pick<OutcomeRow, 'label'> }[]): Promise<void> {
-  const counts = new Map<string, GroupLabelCount>();
-  for (const o of stored) {
-    const key = JSON.stringify([o.groupId, o.row.label]);
-    const c = counts.get(key) ?? { groupId: o.groupId, label: o.row.label, n: 0 };
-    c.n++;
-    counts.set(key, c);
+function parentLevels(scanner: string, category: string | null | undefined): ParentLevel[] {
+  return [
+    { level: 'scanner_category', scanner, category: category ?? '', hasCategory: category !== null && category !== undefined },
+    { level: 'scanner', scanner, category: '', hasCategory: false },
+    { level: 'global', scanner: '', category: '', hasCategory: false },
+  ];
+}
+
+/** How many items share each key, in first-seen order. */
+function tally<K>(items: readonly K[], keyOf: (item: K) => string): { item: K; n: number }[] {
+  const sums = new Map<string, { item: K; n: number }>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const sum = sums.get(key) ?? { item, n: 0 };
+    sum.n++;
+    sums.set(key, sum);
   }
-  // A statement per COUNT_BATCH counts, with the event loop free between them (an upsert of 1,000 counts is a 40 ms block).
-  for (const batch of chunks([...counts.values()], COUNT_BATCH)) {
+  return [...sums.values()];
+}
+
+/** Upserts `values` (a statement per COUNT_BATCH, the event loop free between them: an upsert of 1,000 counts is a 40 ms block). */
+async function upsertCounts<T>(tx: Db, counts: readonly T[], statement: (values: SQL) => SQL, valueOf: (count: T) => SQL): Promise<void> {
+  for (const batch of chunks(counts, COUNT_BATCH)) {
     await yieldToEventLoop();
-    const values = sql.join(
-      batch.map((c) => sql`(${agentId}::uuid, ${c.groupId}, ${c.label}, ${c.n}::bigint)`),
-      sql`, `,
-    );
     await tx.execute(
-      sql`INSERT INTO ${groupLabelCounts} AS c (agent_id, group_id, label, n) VALUES ${values}
-          ON CONFLICT (agent_id, group_id, label) DO UPDATE SET n = c.n + excluded.n`,
+      statement(
+        sql.join(
+          batch.map((c) => valueOf(c)),
+          sql`, `,
+        ),
+      ),
     );
   }
+}
+
+/** Adds newly stored outcomes to the agent's counts at every level; call in the transaction that stored them. */
+export async function addGroupLabelCounts(tx: Db, agentId: UUID, stored: readonly CountedOutcome[]): Promise<void> {
+  const groups = tally(stored, (o) => JSON.stringify([o.groupId, o.row.label]));
+  await upsertCounts(
+    tx,
+    groups,
+    (values) => sql`INSERT INTO ${groupLabelCounts} AS c (agent_id, group_id, label, n) VALUES ${values} ON CONFLICT (agent_id, group_id, label) DO UPDATE SET n = c.n + excluded.n`,
+    ({ item, n }) => sql`(${agentId}::uuid, ${item.groupId}, ${item.row.label}, ${n}::bigint)`,
+  );
+  const parents = tally(
+    stored.flatMap((o) => parentLevels(o.row.scanner, o.row.category).map((p) => ({ ...p, label: o.row.label }))),
+    (p) => JSON.stringify([p.level, p.scanner, p.category, p.hasCategory, p.label]),
+  );
+  await upsertCounts(
+    tx,
+    parents,
+    (values) =>
+      sql`INSERT INTO ${triageLevelCounts} AS c (agent_id, level, scanner, category, has_category, label, n) VALUES ${values}
+          ON CONFLICT (agent_id, level, scanner, category, has_category, label) DO UPDATE SET n = c.n + excluded.n`,
+    ({ item, n }) => sql`(${agentId}::uuid, ${item.level}, ${item.scanner}, ${item.category}, ${item.hasCategory}, ${item.label}, ${n}::bigint)`,
+  );
+}
+
+async function isReady(db: Db, marker: typeof groupLabelCountsReady | typeof triageLevelCountsReady, agentId: UUID): Promise<boolean> {
+  const [row] = await queryRows<{ one: number }>(db, sql`SELECT 1 AS one FROM ${marker} WHERE agent_id = ${agentId}::uuid`);
+  return row !== undefined;
 }
 
 /**
- * The agent's outcome counts per group and label, ordered by group and label: read from the
- * kept counts (as many rows as groups × labels, whatever the number of outcomes). The first
- * time for an agent (outcomes stored before the counts were kept) they are counted once from
- * the outcome rows, in a transaction that holds `lock` (the lock every outcome insert takes), so
- * no insert is counted twice or missed.
+ * Makes the agent's kept counts whole, once (the service calls it at start-up; afterwards every
+ * insert keeps them): outcomes stored before the group counts were kept are counted from their
+ * rows, and parent-level counts missing from an older database are summed from the group counts.
+ * Each is done in a transaction holding `lock` (the lock every outcome insert takes), so no insert
+ * is counted twice or missed. Two statements over the whole history, the first time only.
  */
-export async function groupLabelCountsOf(db: Db, agentId: UUID, lock: (tx: Db) => Promise<void>, page = COUNT_PAGE): Promise<GroupLabelCount[]> {
-  const [ready] = await queryRows<{ one: number }>(db, sql`SELECT 1 AS one FROM ${groupLabelCountsReady} WHERE agent_id = ${agentId}::uuid`);
-  if (!ready) {
+export async function ensureGroupLabelCounts(db: Db, agentId: UUID, lock: (tx: Db) => Promise<void>): Promise<void> {
+  if (!(await isReady(db, groupLabelCountsReady, agentId))) {
     await db.transaction(async (tx) => {
       await lock(tx);
-      const [again] = await queryRows<{ one: number }>(tx, sql`SELECT 1 AS one FROM ${groupLabelCountsReady} WHERE agent_id = ${agentId}::uuid`);
-      if (again) return;
+      if (await isReady(tx, groupLabelCountsReady, agentId)) return;
       await tx.execute(sql`DELETE FROM ${groupLabelCounts} WHERE agent_id = ${agentId}::uuid`);
       await tx.execute(
         sql`INSERT INTO ${groupLabelCounts} (agent_id, group_id, label, n)
@@ -62,18 +110,56 @@ export async function groupLabelCountsOf(db: Db, agentId: UUID, lock: (tx: Db) =
       await tx.execute(sql`INSERT INTO ${groupLabelCountsReady} (agent_id) VALUES (${agentId}::uuid)`);
     });
   }
-  // A page at a time in key order, the event loop free between pages: a year of data holds
-  // hundreds of thousands of (group, label) counts, one statement over them a stall of seconds.
-  const counts: GroupLabelCount[] = [];
-  for (let after: { group_id: string; label: string } | undefined; ; ) {
-    const from = after ? sql`AND (group_id, label) > (${after.group_id}, ${after.label})` : sql.empty();
-    const rows = await queryJsonRowsInIndexOrder<{ group_id: string; label: OutcomeRow['label']; n: number }>(
-      db,
-      sql`SELECT group_id, label, n FROM ${groupLabelCounts} WHERE agent_id = ${agentId}::uuid ${from} ORDER BY group_id, label LIMIT ${page}`,
+  if (await isReady(db, triageLevelCountsReady, agentId)) return;
+  await db.transaction(async (tx) => {
+    await lock(tx);
+    if (await isReady(tx, triageLevelCountsReady, agentId)) return;
+    await tx.execute(sql`DELETE FROM ${triageLevelCounts} WHERE agent_id = ${agentId}::uuid`);
+    // A group id is the JSON array [project, scanner, model_provider, model_name, category].
+    await tx.execute(
+      sql`INSERT INTO ${triageLevelCounts} (agent_id, level, scanner, category, has_category, label, n)
+          SELECT g.agent_id, p.level, p.scanner, p.category, p.has_category, g.label, sum(g.n)
+          FROM (SELECT agent_id, label, n, (group_id::jsonb)->>1 AS scanner, (group_id::jsonb)->>4 AS category FROM ${groupLabelCounts} WHERE agent_id = ${agentId}::uuid) g
+          CROSS JOIN LATERAL (VALUES ('scanner_category', g.scanner, coalesce(g.category, ''), g.category IS NOT NULL),
+                                     ('scanner', g.scanner, '', false), ('global', '', '', false)) AS p(level, scanner, category, has_category)
+          GROUP BY g.agent_id, p.level, p.scanner, p.category, p.has_category, g.label`,
     );
-    for (const r of rows) if (Number(r.n) > 0) counts.push({ groupId: r.group_id, label: r.label, n: Number(r.n) });
-    if (rows.length < page) return counts;
-    after = rows[rows.length - 1];
-    await yieldToEventLoop();
+    await tx.execute(sql`INSERT INTO ${triageLevelCountsReady} (agent_id) VALUES (${agentId}::uuid)`);
+  });
+}
+
+/**
+ * The counts of the four levels of a finding of group `key`, each in `OUTCOME_LABELS` order: one
+ * statement of four primary-key reads, at most 20 rows.
+ */
+export async function triageCountsOf(db: Db, agentId: UUID, key: GroupKey): Promise<LevelCounts> {
+  const parent = (p: ParentLevel) =>
+    sql`SELECT level, label, n FROM ${triageLevelCounts}
+        WHERE agent_id = ${agentId}::uuid AND level = ${p.level} AND scanner = ${p.scanner} AND category = ${p.category} AND has_category = ${p.hasCategory}`;
+  const rows = await queryRows<{ level: TriageLevel; label: OutcomeLabel; n: number | string }>(
+    db,
+    sql.join(
+      [sql`SELECT 'group' AS level, label, n FROM ${groupLabelCounts} WHERE agent_id = ${agentId}::uuid AND group_id = ${groupId(key)}`, ...parentLevels(key.scanner, key.category).map(parent)],
+      sql` UNION ALL `,
+    ),
+  );
+  const counts: LevelCounts = {};
+  for (const r of rows) {
+    if (!OUTCOME_LABELS.includes(r.label)) continue;
+    const row = counts[r.level] ?? new Float64Array(OUTCOME_LABELS.length);
+    (row as Float64Array)[labelIndex(r.label)] = Number(r.n);
+    counts[r.level] = row;
   }
+  return counts;
+}
+
+/** The global level's counts alone (what a replay's baseline rate stands on). */
+export async function globalTriageCountsOf(db: Db, agentId: UUID): Promise<Float64Array> {
+  const rows = await queryRows<{ label: OutcomeLabel; n: number | string }>(
+    db,
+    sql`SELECT label, n FROM ${triageLevelCounts} WHERE agent_id = ${agentId}::uuid AND level = 'global' AND scanner = '' AND category = '' AND has_category = false`,
+  );
+  const counts = new Float64Array(OUTCOME_LABELS.length);
+  for (const r of rows) if (OUTCOME_LABELS.includes(r.label)) counts[labelIndex(r.label)] = Number(r.n);
+  return counts;
 }

@@ -1,13 +1,14 @@
 import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
-import { groupId, groupKeyOf } from './model/grouping';
+import { type GroupKey, groupId, groupKeyOf } from './model/grouping';
 import { stableId } from '../shared/ids';
 import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import type { OutcomeFollower } from './metric-rollup-store';
 import { chunks, type Db, eachKey, queryRows, writeIsolatingRefusals } from '../shared/sql';
-import { addGroupLabelCounts, type GroupLabelCount, groupLabelCountsOf } from './group-label-counts';
+import { addGroupLabelCounts, ensureGroupLabelCounts, globalTriageCountsOf, triageCountsOf } from './group-label-counts';
+import type { LevelCounts } from './model/triage-prior';
 import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
 import { yieldToEventLoop } from '../shared/event-loop';
 
@@ -150,9 +151,19 @@ export class OutcomeStore {
     return Number(row?.n ?? 0);
   }
 
-  /** Outcome counts per group and label: what the triage prior is built from at start-up (`groupLabelCountsOf`). */
-  labelCountsByGroup(): Promise<GroupLabelCount[]> {
-    return groupLabelCountsOf(this.db, this.agentId, (tx) => this.follower?.lock(tx) ?? Promise.resolve());
+  /** Makes the triage prior's kept counts whole, once per database (`ensureGroupLabelCounts`). */
+  ensureLabelCounts(): Promise<void> {
+    return ensureGroupLabelCounts(this.db, this.agentId, (tx) => this.follower?.lock(tx) ?? Promise.resolve());
+  }
+
+  /** The triage prior's counts for the four levels of a finding of group `key` (`triageCountsOf`). */
+  triageCounts(key: GroupKey): Promise<LevelCounts> {
+    return triageCountsOf(this.db, this.agentId, key);
+  }
+
+  /** The triage prior's global counts (`globalTriageCountsOf`). */
+  globalTriageCounts(): Promise<Float64Array> {
+    return globalTriageCountsOf(this.db, this.agentId);
   }
 
 

@@ -68,8 +68,8 @@ export async function replayOutcomes(service: ScanOutcomeService, text: string, 
     }
     const { label: _label, ...finding } = row;
     const y = row.label === 'rejected_fp' ? 1 : 0;
-    learned.push({ p: service.predictValid(finding).p_false_positive, y });
-    baseline.push({ p: service.prior.globalFalsePositiveRate(), y });
+    learned.push({ p: (await service.predictValid(finding)).p_false_positive, y });
+    baseline.push({ p: await service.globalFalsePositiveRate(), y });
     await service.ingest([row]);
     if ((i + 1) % PROGRESS_EVERY === 0 || i + 1 === rows.length) onProgress?.(i + 1, rows.length);
   }

@@ -1,10 +1,10 @@
 import { type IAgentRuntime, type Memory, Service, type UUID } from '@elizaos/core';
 import { loadConfig, type SelfImproveConfig } from '../shared/config';
-import { groupId, groupKeyOf, parseGroupId } from './model/grouping';
+import { groupId, groupKeyOf } from './model/grouping';
 import { findingKeyIn } from './model/label-request';
 import { checkFindingRow, checkOutcomeRows, type FindingRow, type RowRejection } from './model/outcome';
 import type { ScanMetricsReport } from './model/metrics';
-import { type TriageEstimate, TriagePrior } from './model/triage-prior';
+import { estimateFromCounts, globalFalsePositiveRateOf, type TriageEstimate } from './model/triage-prior';
 import type { WeeklyTriageReport } from './model/weekly-triage';
 import { FindingStore, type KnownFinding } from './finding-store';
 import { type ScanLesson, newestEvidenceFirst } from './scan-lesson-metadata';
@@ -63,8 +63,6 @@ export class ScanOutcomeService extends Service {
   outcomes!: OutcomeStore;
   findings!: FindingStore;
   scanLessons!: ScanLessonStore;
-  /** Outcome counts by group and parent level, kept current by `ingest`: predictions never touch the database. */
-  prior!: TriagePrior;
   private pendingHint = false;
   private ingestGeneration = 0;
   private passes!: LearningPasses;
@@ -86,8 +84,7 @@ export class ScanOutcomeService extends Service {
     this.outcomes = new OutcomeStore(db, this.runtime.agentId, this.scanMetrics);
     this.findings = new FindingStore(db, this.runtime.agentId, this.scanMetrics);
     this.scanMetrics.start();
-    this.prior = new TriagePrior(this.settings.SELF_IMPROVE_PRIOR_STRENGTH);
-    for (const c of await this.outcomes.labelCountsByGroup()) this.prior.add(parseGroupId(c.groupId), c.label, c.n);
+    await this.outcomes.ensureLabelCounts();
     this.scanLessons = new ScanLessonStore(this.runtime, vectorizerFor(this.runtime));
     this.pendingHint = (await this.outcomes.countPending()) > 0;
     this.announceScanLessons();
@@ -159,7 +156,6 @@ export class ScanOutcomeService extends Service {
       if (isNew) {
         result.accepted++;
         fresh.push(outcome);
-        this.prior.add(groupKeyOf(outcome.row), outcome.row.label);
       } else result.duplicate++;
     }
     if (result.accepted > 0) {
@@ -221,24 +217,30 @@ export class ScanOutcomeService extends Service {
   /**
    * The learned triage prior for a finding (an outcome row without its label): the probability it
    * will be rejected as a false positive, its expected reward, and the evidence and lessons behind
-   * both. Answered from memory.
+   * both. The counts are read from the database (at most 20 rows, whatever the history), so they
+   * include every process's outcomes.
    */
-  predict(finding: unknown): PredictResult {
+  async predict(finding: unknown): Promise<PredictResult> {
     const checked = checkFindingRow(finding, 0);
     if (!checked.ok) return checked;
-    return { ok: true, prediction: this.predictValid(checked.row) };
+    return { ok: true, prediction: await this.predictValid(checked.row) };
   }
 
   /** `predict` for a row already validated. */
-  predictValid(row: FindingRow): TriagePrediction {
+  async predictValid(row: FindingRow): Promise<TriagePrediction> {
     const key = groupKeyOf(row);
     const group = groupId(key);
     return {
       finding_key: row.finding_key,
       group_id: group,
-      ...this.prior.estimate(key, row.confidence),
+      ...estimateFromCounts(key, await this.outcomes.triageCounts(key), this.settings.SELF_IMPROVE_PRIOR_STRENGTH, row.confidence),
       lesson_ids: this.scanLessons.index.lessonsBehind(group, MAX_SCAN_LESSONS_PER_PREDICTION).map((l) => l.id),
     };
+  }
+
+  /** The false-positive rate over every outcome, shrunk like the prior's root level: the baseline a replay compares with. */
+  async globalFalsePositiveRate(): Promise<number> {
+    return globalFalsePositiveRateOf(await this.outcomes.globalTriageCounts(), this.settings.SELF_IMPROVE_PRIOR_STRENGTH);
   }
 
   /**

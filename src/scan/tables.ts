@@ -193,6 +193,31 @@ export const groupLabelCountsReady = pluginSchema.table('group_label_counts_read
   agentId: uuid('agent_id').primaryKey(),
 });
 
+/**
+ * Outcomes per label at the triage prior's parent levels (seed 001: scanner and category, scanner,
+ * global), kept by every outcome insert in its transaction beside `group_label_counts`. `scanner`
+ * is '' at the global level; `category` is '' where the level has none (`has_category` false: the
+ * scanner level, the global level, and a group whose rows have no category).
+ */
+export const triageLevelCounts = pluginSchema.table(
+  'triage_level_counts',
+  {
+    agentId: uuid('agent_id').notNull(),
+    level: text('level').notNull(),
+    scanner: text('scanner').notNull(),
+    category: text('category').notNull(),
+    hasCategory: boolean('has_category').notNull(),
+    label: text('label').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.level, t.scanner, t.category, t.hasCategory, t.label] })],
+);
+
+/** The agents whose `triage_level_counts` hold every outcome (summed once from `group_label_counts`, then kept by each insert). */
+export const triageLevelCountsReady = pluginSchema.table('triage_level_counts_ready', {
+  agentId: uuid('agent_id').primaryKey(),
+});
+
 export const scanTables = {
   outcomes: outcomesTable,
   outcomeLearned,
@@ -202,6 +227,8 @@ export const scanTables = {
   learningProgress,
   groupLabelCounts,
   groupLabelCountsReady,
+  triageLevelCounts,
+  triageLevelCountsReady,
   findingMetrics,
   weekFindingMetrics,
   metricTallies,

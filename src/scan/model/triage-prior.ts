@@ -83,42 +83,64 @@ export class TriagePrior {
 
   /** Outcomes counted in a level id (0 when unknown). */
   total(levelId: string): number {
-    const row = this.counts.get(levelId);
-    let n = 0;
-    if (row) for (const c of row) n += c;
-    return n;
+    return sumOf(this.counts.get(levelId) ?? []);
   }
 
   /** The prior for a finding of group `key`; `scannerConfidence` (the scanner's, in the finding) weights the expected reward. */
   estimate(key: GroupKey, scannerConfidence?: number): TriageEstimate {
     const ids = triageLevelIds(key);
-    const m = this.strength;
-    let probabilities: number[] = OUTCOME_LABELS.map(() => 1 / LABEL_COUNT);
-    const evidence: LevelEvidence[] = [];
-    for (const level of [...TRIAGE_LEVELS].reverse()) {
-      const row = this.counts.get(ids[level]) ?? new Float64Array(LABEL_COUNT);
-      let n = 0;
-      for (const c of row) n += c;
-      const parent = probabilities;
-      probabilities = parent.map((q, i) => ((row[i] as number) + m * q) / (n + m));
-      evidence.unshift({ level, id: ids[level], n, false_positives: row[FP_INDEX] as number, weight: n / (n + m) });
-    }
-    const labelProbabilities = Object.fromEntries(OUTCOME_LABELS.map((l, i) => [l, probabilities[i] as number])) as Record<OutcomeLabel, number>;
-    let expectedReward = 0;
-    for (const label of OUTCOME_LABELS) expectedReward += labelProbabilities[label] * weightedReward(label, scannerConfidence);
-    return {
-      p_false_positive: labelProbabilities.rejected_fp,
-      expected_reward: expectedReward,
-      label_probabilities: labelProbabilities,
-      evidence,
-      evidence_n: evidence[0]?.n ?? 0,
-    };
+    const counts = Object.fromEntries(TRIAGE_LEVELS.map((level) => [level, this.counts.get(ids[level])])) as LevelCounts;
+    return estimateFromCounts(key, counts, this.strength, scannerConfidence);
   }
 
   /** The root's false-positive rate alone: the running global rate a replay compares against. */
   globalFalsePositiveRate(): number {
-    const row = this.counts.get(GLOBAL_ID);
-    const n = this.total(GLOBAL_ID);
-    return ((row?.[FP_INDEX] ?? 0) + this.strength / LABEL_COUNT) / (n + this.strength);
+    return globalFalsePositiveRateOf(this.counts.get(GLOBAL_ID), this.strength);
   }
+}
+
+/** The label counts of each level of one finding (in `OUTCOME_LABELS` order); a level with none may be absent. */
+export type LevelCounts = Partial<Record<TriageLevel, ArrayLike<number>>>;
+
+/** The index of a label in a level's counts. */
+export function labelIndex(label: OutcomeLabel): number {
+  return LABEL_INDEX[label];
+}
+
+/**
+ * The prior for a finding of group `key` from the counts of its levels (see `TriagePrior`):
+ * shrinkage from the root down, each level weighted by `n / (n + strength)`.
+ */
+export function estimateFromCounts(key: GroupKey, counts: LevelCounts, strength: number, scannerConfidence?: number): TriageEstimate {
+  const ids = triageLevelIds(key);
+  let probabilities: number[] = OUTCOME_LABELS.map(() => 1 / LABEL_COUNT);
+  const evidence: LevelEvidence[] = [];
+  for (const level of [...TRIAGE_LEVELS].reverse()) {
+    const row = counts[level] ?? new Float64Array(LABEL_COUNT);
+    const n = sumOf(row);
+    const parent = probabilities;
+    probabilities = parent.map((q, i) => ((row[i] ?? 0) + strength * q) / (n + strength));
+    evidence.unshift({ level, id: ids[level], n, false_positives: row[FP_INDEX] ?? 0, weight: n / (n + strength) });
+  }
+  const labelProbabilities = Object.fromEntries(OUTCOME_LABELS.map((l, i) => [l, probabilities[i] as number])) as Record<OutcomeLabel, number>;
+  let expectedReward = 0;
+  for (const label of OUTCOME_LABELS) expectedReward += labelProbabilities[label] * weightedReward(label, scannerConfidence);
+  return {
+    p_false_positive: labelProbabilities.rejected_fp,
+    expected_reward: expectedReward,
+    label_probabilities: labelProbabilities,
+    evidence,
+    evidence_n: evidence[0]?.n ?? 0,
+  };
+}
+
+/** The root level's false-positive rate alone, from its counts (absent: none). */
+export function globalFalsePositiveRateOf(global: ArrayLike<number> | undefined, strength: number): number {
+  return ((global?.[FP_INDEX] ?? 0) + strength / LABEL_COUNT) / (sumOf(global ?? []) + strength);
+}
+
+function sumOf(row: ArrayLike<number>): number {
+  let n = 0;
+  for (let i = 0; i < row.length; i++) n += row[i] as number;
+  return n;
 }

@@ -34,7 +34,7 @@ export async function scanLessonsBlock(runtime: IAgentRuntime, message: Memory, 
   const service = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE);
   if (!service || budgetTokens <= 0) return EMPTY();
   const finding = await service.findingNamedBy(message);
-  const prior = finding ? service.predictValid(finding) : null;
+  const prior = finding ? await service.predictValid(finding) : null;
   const index = service.scanLessons.index;
   if (!prior && index.size === 0) return EMPTY();
   const settings = service.settings;

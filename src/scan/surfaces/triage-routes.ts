@@ -15,7 +15,7 @@ export async function handlePostTriage(req: RouteRequest, res: RouteResponse, ru
   if (!service) return;
   const body = await readRequestBody(req, res, service.settings.SELF_IMPROVE_MAX_BODY_BYTES, 'a JSON array of findings, one finding object, or JSONL');
   if (body === null) return;
-  const { predictions, rejected } = predictText(service, body.text);
+  const { predictions, rejected } = await predictText(service, body.text);
   res.status(rejected.length === 0 ? 200 : 400).json({ predictions, rejected });
 }
 
