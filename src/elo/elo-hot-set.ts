@@ -3,6 +3,14 @@ import type { EloItemState } from './elo-store';
 
 export const ratingKey = (kind: string, id: string) => `${kind}\u0000${id}`;
 
+/** Items a lookup found never stored, remembered so the next lookups do not read them again (oldest forgotten first). */
+const ABSENT_KEYS = 20_000;
+/**
+ * How long a lookup takes an item it found never stored as still never stored. Another process
+ * may store it meanwhile: rankings here see that rating within this delay (updates always read).
+ */
+export const ABSENT_FOR_MS = 30_000;
+
 /** Told when an item comes into memory or leaves it (the book keeps the content of what is in memory searchable). */
 export interface HotSetListener {
   admitted(item: EloItemState): void;
@@ -30,6 +38,8 @@ export class EloHotSet {
   private waiting = 0;
   /** Items evicted so far. */
   evictions = 0;
+  /** Items a lookup found never stored, with when that answer expires (`ABSENT_FOR_MS`). */
+  private readonly absentUntil = new Map<string, number>();
 
   constructor(
     readonly bound: number,
@@ -69,6 +79,7 @@ export class EloHotSet {
   }
 
   set(key: string, item: EloItemState): void {
+    this.absentUntil.delete(key);
     this.items.delete(key);
     this.items.set(key, item);
     this.listener?.admitted(item);
@@ -104,22 +115,28 @@ export class EloHotSet {
   /**
    * After every operation made so far, a lookup of these items' states: from memory, else read from
    * the database in one query and kept as recently used. The lookup holds the states it found, so
-   * an eviction does not change its answers. Undefined for an item never stored.
+   * an eviction does not change its answers. Undefined for an item never stored; such an item is
+   * not read again for ABSENT_FOR_MS (at most ABSENT_KEYS of them), unless this process stores it.
    */
-  async lookup(refs: readonly ItemRef[]): Promise<(kind: string, id: string) => EloItemState | undefined> {
+  async lookup(refs: readonly ItemRef[], nowMs = Date.now()): Promise<(kind: string, id: string) => EloItemState | undefined> {
     await this.settled();
     const known = new Map<string, EloItemState>();
     const cold: ItemRef[] = [];
     for (const r of unique(refs)) {
-      const item = this.items.get(ratingKey(r.kind, r.id));
-      if (item) known.set(ratingKey(r.kind, r.id), item);
-      else if (!this.complete) cold.push(r);
+      const key = ratingKey(r.kind, r.id);
+      const item = this.items.get(key);
+      if (item) known.set(key, item);
+      else if (!this.complete && !((this.absentUntil.get(key) ?? 0) > nowMs)) cold.push(r);
     }
     for (const row of cold.length === 0 ? [] : await this.source.loadItems(cold)) {
       const key = ratingKey(row.kind, row.id);
       // Kept as recently used (the next message's candidates are often the same), unless memory has it already.
       if (!this.items.has(key)) this.set(key, row);
       known.set(key, this.items.get(key) as EloItemState);
+    }
+    for (const r of cold) {
+      const key = ratingKey(r.kind, r.id);
+      if (!this.items.has(key)) this.rememberAbsent(key, nowMs);
     }
     this.evict();
     return (kind, id) => this.items.get(ratingKey(kind, id)) ?? known.get(ratingKey(kind, id));
@@ -173,6 +190,12 @@ export class EloHotSet {
         if (!this.items.has(key)) this.set(key, row);
       }
     }
+  }
+
+  private rememberAbsent(key: string, nowMs: number): void {
+    this.absentUntil.delete(key);
+    this.absentUntil.set(key, nowMs + ABSENT_FOR_MS);
+    if (this.absentUntil.size > ABSENT_KEYS) this.absentUntil.delete(this.absentUntil.keys().next().value as string);
   }
 
   /** Evicts least recently used items not pinned until at most `bound` remain (or only pinned ones do). */
