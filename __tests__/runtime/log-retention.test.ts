@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { eloBookOf } from '../../src/elo/elo-book-service';
+import { DEFAULT_LOG_LIMIT } from '../../src/elo/elo-report';
 import { eloLog } from '../../src/elo/tables';
 import { pruneToNewest } from '../../src/shared/log-retention';
 import { dbOf, queryRows } from '../../src/shared/sql';
@@ -42,6 +43,20 @@ describe('log retention', () => {
     // The newest entry written is still there.
     const [newest] = await book.updateLogEntries(1);
     expect(newest).toMatchObject({ entity_type: 'file', entity_id: 'src/f99.ts' });
+  }, 60_000);
+
+  test("the report's sample of the log, kept between reads, is the log's newest entries as retention leaves them", async () => {
+    const book = await eloBookOf(agent.runtime);
+    const direct = async () =>
+      (await queryRows<{ entry: unknown }>(dbOf(agent.runtime), sql`SELECT entry FROM ${eloLog} WHERE agent_id = ${agent.runtime.agentId}::uuid ORDER BY seq DESC LIMIT ${DEFAULT_LOG_LIMIT}`)).map((r) =>
+        typeof r.entry === 'string' ? JSON.parse(r.entry) : r.entry,
+      );
+    for (let round = 0; round < 8; round++) {
+      for (let i = 0; i < 37 * (round + 1); i++) book.recordOutcome([{ kind: 'file', id: `src/s${round}-${i}.ts` }], i % 2, 'outcome_reward');
+      const sample = await book.updateLogEntries(DEFAULT_LOG_LIMIT);
+      expect(sample.length).toBeGreaterThan(0);
+      expect(sample).toEqual(await direct());
+    }
   }, 60_000);
 
   test("pruneToNewest keeps one agent's newest rows and leaves other agents' rows alone", async () => {

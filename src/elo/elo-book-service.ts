@@ -86,8 +86,9 @@ export class EloBookService extends Service {
     const othersStarted = Promise.all(PLUGIN_SERVICES.filter((type) => type !== ELO_BOOK_SERVICE).map((type) => runtime.getServiceLoadPromise(type as ServiceTypeName)));
     service.warming = Promise.race([othersStarted, service.stopped])
       .then(() => service.items.warmUp())
+      .then(() => service.items.warmLogSamples())
       .catch((error: unknown) =>
-        runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items not read into memory; they are read when needed'),
+        runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items or log samples not read into memory; they are read when needed'),
       );
     service.timer = setInterval(() => service.tick(Date.now()), FLUSH_INTERVAL_MS);
     service.timer.unref?.();

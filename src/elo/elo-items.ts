@@ -8,7 +8,10 @@ import { EloRatings } from './elo-ratings';
 import type { EloItemState, EloStore } from './elo-store';
 import { countable, countedFigures } from './elo-counted-report';
 import type { ItemFigures } from './model/stats';
-import type { EloLogName } from './tables';
+import { ELO_LOGS, type EloLogName } from './tables';
+import { EloLogSamples, REPORT_LOG_SAMPLE } from './elo-log-samples';
+import { checkLogEntries } from './model/log-entries';
+import { chunks } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 
 /** Counted buckets moved per transaction. */
@@ -24,6 +27,8 @@ const WARM_KEYS_PAGE = 5_000;
  * 1M bench database.
  */
 const WARM_PAGE = 500;
+/** Log entries checked against their schema between two turns of the event loop while the report's samples are warmed. */
+const CHECK_SLICE = 250;
 
 /**
  * The ELO book's items: at most SELF_IMPROVE_ELO_HOT_ITEMS in memory (`EloHotSet`), the rest in
@@ -40,7 +45,12 @@ export class EloItems {
     readonly rated: EloRatings,
     private readonly driftPerDay: number,
     private readonly warn: (error: unknown, message: string) => void,
-  ) {}
+  ) {
+    this.samples = new EloLogSamples(store, REPORT_LOG_SAMPLE);
+  }
+
+  /** The newest entries of each log, kept for the report. */
+  private readonly samples: EloLogSamples;
 
   /** The background moves of counted buckets (`advanceBuckets`), one after another. */
   private advancing: Promise<void> = Promise.resolve();
@@ -176,8 +186,23 @@ export class EloItems {
     await this.writer.flush();
   }
 
+  /** The newest `limit` entries of a log, after every change made so far is written; the report's sample size is kept between calls (`EloLogSamples`). */
   async logEntries(table: EloLogName, limit: number): Promise<Record<string, unknown>[]> {
     await this.hot.settled();
-    return this.writer.entries(table, limit);
+    if (limit !== this.samples.limit) return this.writer.entries(table, limit);
+    await this.writer.flush();
+    return this.samples.newest(table);
+  }
+
+  /** Reads the report's log samples in the background (a page at a time), so the first report reads only what is new. Stops early when the book stops. */
+  async warmLogSamples(): Promise<void> {
+    for (const table of Object.keys(ELO_LOGS) as EloLogName[]) {
+      if (this.stopping) return;
+      // Read, then checked against the log's schema a slice at a time (each entry once: `checkLogEntries`).
+      for (const slice of chunks(await this.samples.newest(table), CHECK_SLICE)) {
+        checkLogEntries(table, slice);
+        await yieldToEventLoop();
+      }
+    }
   }
 }

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { parseEloLogs, type SkippedEntries } from './model/log-entries';
 import { DEFAULT_BUCKET_WIDTH, eloStats, eloStatsOf, type EloStatsReport } from './model/stats';
 import { metricItems } from './model/success-metrics';
+import { REPORT_LOG_SAMPLE } from './elo-log-samples';
 import type { EloBookService } from './elo-book-service';
 
-/** Newest entries read from each ELO log when none is given: the sample the log figures use. */
-export const DEFAULT_LOG_LIMIT = 5_000;
+/** Newest entries read from each ELO log when none is given: the sample the log figures use (kept between reports, `EloLogSamples`). */
+export const DEFAULT_LOG_LIMIT = REPORT_LOG_SAMPLE;
 /** Top items per kind when none is given. */
 export const DEFAULT_TOP_K = 10;
 /** The most top items per kind a caller may ask for (HTTP `k`, CLI `--k`). */

@@ -161,6 +161,22 @@ export class EloStore {
   }
 
   /** The newest entries of a log, newest first. */
+  /** Up to `limit` entries of a log with `afterSeq < seq < beforeSeq` (null: unbounded), newest first, down the primary key. */
+  async logPage(name: EloLogName, afterSeq: number, beforeSeq: number | null, limit: number): Promise<{ seq: number; entry: Record<string, unknown> }[]> {
+    const rows = await queryJsonRowsInIndexOrder<{ seq: number | string; entry: Record<string, unknown> }>(
+      this.db,
+      sql`SELECT seq, entry FROM ${ELO_LOGS[name]} WHERE agent_id = ${this.agentId}::uuid AND seq > ${afterSeq}
+          ${beforeSeq === null ? sql`` : sql`AND seq < ${beforeSeq}`} ORDER BY seq DESC LIMIT ${limit}`,
+    );
+    return rows.map((r) => ({ seq: Number(r.seq), entry: r.entry })).sort((a, b) => b.seq - a.seq);
+  }
+
+  /** The lowest seq a log still holds, or null when it holds none. */
+  async oldestSeq(name: EloLogName): Promise<number | null> {
+    const [row] = await queryRows<{ seq: number | string }>(this.db, sql`SELECT seq FROM ${ELO_LOGS[name]} WHERE agent_id = ${this.agentId}::uuid ORDER BY seq LIMIT 1`);
+    return row === undefined ? null : Number(row.seq);
+  }
+
   async log(name: EloLogName, limit: number): Promise<Record<string, unknown>[]> {
     // One JSON document (a row object per entry costs more than the entry), walked down the primary key.
     const rows = await queryJsonRowsInIndexOrder<{ seq: number; entry: Record<string, unknown> }>(

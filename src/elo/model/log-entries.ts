@@ -59,20 +59,52 @@ export interface EloLogs {
 /** Entries that failed their schema, per log: they are left out of every statistic and counted here. */
 export type SkippedEntries = Record<keyof EloLogs, number>;
 
+/** What a schema made of an entry object (undefined: it failed), kept while the entry object lives: the report's samples hold the same objects from one report to the next. */
+const parsedEntries = new WeakMap<z.ZodTypeAny, WeakMap<object, unknown>>();
+const FAILED = Symbol('failed');
+
+/** An entry checked against its log's schema: the parsed entry, or undefined when it does not match. Remembered per entry object; treat the result as read-only. */
+function parseOne<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, entry: unknown): T | undefined {
+  if (typeof entry !== 'object' || entry === null) {
+    const parsed = schema.safeParse(entry);
+    return parsed.success ? parsed.data : undefined;
+  }
+  let memo = parsedEntries.get(schema);
+  if (!memo) {
+    memo = new WeakMap();
+    parsedEntries.set(schema, memo);
+  }
+  let result = memo.get(entry);
+  if (result === undefined) {
+    const parsed = schema.safeParse(entry);
+    result = parsed.success ? parsed.data : FAILED;
+    memo.set(entry, result);
+  }
+  return result === FAILED ? undefined : (result as T);
+}
+
 function parseAll<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, entries: readonly unknown[]): { ok: T[]; skipped: number } {
   const ok: T[] = [];
   for (const entry of entries) {
-    const parsed = schema.safeParse(entry);
-    if (parsed.success) ok.push(parsed.data);
+    const parsed = parseOne(schema, entry);
+    if (parsed !== undefined) ok.push(parsed);
   }
   return { ok, skipped: entries.length - ok.length };
 }
 
+const SCHEMA_OF_LOG = { updates: eloUpdateEntrySchema, searches: searchLogEntrySchema, sessions: sessionAuditEntrySchema } as const;
+
+/** Checks entries of one log against its schema ahead of a report (each entry object is checked once). */
+export function checkLogEntries(log: keyof EloLogs, entries: readonly unknown[]): void {
+  const schema: z.ZodTypeAny = SCHEMA_OF_LOG[log];
+  for (const entry of entries) parseOne(schema, entry);
+}
+
 /** The entries of each log that match its schema, in their given order, and how many did not. */
 export function parseEloLogs(raw: { updates: readonly unknown[]; searches: readonly unknown[]; sessions: readonly unknown[] }): { logs: EloLogs; skipped: SkippedEntries } {
-  const updates = parseAll(eloUpdateEntrySchema, raw.updates);
-  const searches = parseAll(searchLogEntrySchema, raw.searches);
-  const sessions = parseAll(sessionAuditEntrySchema, raw.sessions);
+  const updates = parseAll(SCHEMA_OF_LOG.updates, raw.updates);
+  const searches = parseAll(SCHEMA_OF_LOG.searches, raw.searches);
+  const sessions = parseAll(SCHEMA_OF_LOG.sessions, raw.sessions);
   return {
     logs: { updates: updates.ok, searches: searches.ok, sessions: sessions.ok },
     skipped: { updates: updates.skipped, searches: searches.skipped, sessions: sessions.skipped },

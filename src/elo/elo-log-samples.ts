@@ -1,0 +1,73 @@
+import type { EloLogName } from './tables';
+import { SerialQueue } from '../shared/serial-queue';
+import { yieldToEventLoop } from '../shared/event-loop';
+
+/** Newest entries of each log a report reads when not told otherwise (the sample its log figures use). */
+export const REPORT_LOG_SAMPLE = 5_000;
+
+/** Entries read per statement while a sample is read whole (the event loop gets a turn between pages). */
+const SAMPLE_PAGE = 250;
+
+/** Where the samples are read from: the ELO store's logs, by their append order (`seq`). */
+export interface EloLogSource {
+  /** Up to `limit` entries with `afterSeq < seq < beforeSeq` (null: unbounded), newest first. */
+  logPage(name: EloLogName, afterSeq: number, beforeSeq: number | null, limit: number): Promise<{ seq: number; entry: Record<string, unknown> }[]>;
+  /** The lowest seq still stored (retention deletes the oldest entries), or null when the log is empty. */
+  oldestSeq(name: EloLogName): Promise<number | null>;
+}
+
+interface Held {
+  /** Newest first. */
+  seqs: number[];
+  entries: Record<string, unknown>[];
+}
+
+/**
+ * The newest `limit` entries of each ELO log (the report's sample), kept between reports. The logs
+ * are append-only by seq and retention deletes only the oldest entries, so a report reads just the
+ * entries appended since the last one (one short statement) and drops what retention deleted. The
+ * first read of a log goes a page at a time with turns of the event loop between pages; the book
+ * does it in the background after start. Holds at most `limit` entries per log.
+ */
+export class EloLogSamples {
+  private readonly held = new Map<EloLogName, Held>();
+  private readonly queue = new SerialQueue();
+
+  constructor(
+    private readonly source: EloLogSource,
+    readonly limit: number,
+  ) {}
+
+  /** The newest `limit` entries of `name`, newest first, as stored now. */
+  newest(name: EloLogName): Promise<Record<string, unknown>[]> {
+    return this.queue.run(async () => {
+      const held = await this.refreshed(name);
+      return [...held.entries];
+    });
+  }
+
+  private async refreshed(name: EloLogName): Promise<Held> {
+    const old = this.held.get(name) ?? { seqs: [], entries: [] };
+    const oldest = await this.source.oldestSeq(name);
+    // Entries retention deleted leave the sample; a log emptied (or rewritten below what is held) is read again.
+    let keep = oldest === null ? 0 : old.seqs.findIndex((seq) => seq < oldest);
+    if (keep < 0) keep = old.seqs.length;
+    if (oldest === null || (old.seqs[0] ?? 0) < oldest) keep = 0;
+    const after = keep > 0 ? (old.seqs[0] as number) : 0;
+    const fresh: Held = { seqs: [], entries: [] };
+    for (let before: number | null = null; fresh.seqs.length < this.limit; ) {
+      const page = await this.source.logPage(name, after, before, Math.min(SAMPLE_PAGE, this.limit - fresh.seqs.length));
+      for (const row of page) {
+        fresh.seqs.push(row.seq);
+        fresh.entries.push(row.entry);
+      }
+      if (page.length < SAMPLE_PAGE) break;
+      before = fresh.seqs[fresh.seqs.length - 1] as number;
+      await yieldToEventLoop();
+    }
+    const room = this.limit - fresh.seqs.length;
+    const held: Held = { seqs: [...fresh.seqs, ...old.seqs.slice(0, Math.min(keep, room))], entries: [...fresh.entries, ...old.entries.slice(0, Math.min(keep, room))] };
+    this.held.set(name, held);
+    return held;
+  }
+}
