@@ -1,11 +1,11 @@
 import type { LedgerTransaction } from './model/chain';
 import { type CheckpointCheck, checkAgainstCheckpoint, type LedgerCheckpoint, makeCheckpoint } from './model/checkpoint';
 import { type LedgerVerification, verifyAgainstHead } from './model/integrity';
-import { ChainVerifier } from './model/chain-check';
+import { ChainVerifier, type VerifiedMark } from './model/chain-check';
 import { PROGRESS_LOG_LIMIT, progressDocument } from './model/progress-json';
 import { checkHistoryQuery, type HistoryQuery, type LedgerMetrics, type LedgerTotals, metricsOfFold, totalsOfFold } from './model/totals';
 import type { LedgerFoldKeeper } from './ledger-fold';
-import type { LedgerStore } from './ledger-store';
+import { type LedgerStore, VERIFY_PAGE } from './ledger-store';
 import type { CheckpointResult } from './ledger-types';
 import type { SerialQueue } from '../shared/serial-queue';
 import { yieldToEventLoop } from '../shared/event-loop';
@@ -22,6 +22,8 @@ export class LedgerInspector {
     private readonly agentId: string,
     private readonly key: string | null,
     private readonly folds: LedgerFoldKeeper,
+    /** The last transaction this process verified, while its hash is unchanged (`LedgerReconciler.stillVerified`); null: none. */
+    private readonly verifiedMark: () => Promise<VerifiedMark | null> = async () => null,
   ) {}
 
   /**
@@ -36,12 +38,14 @@ export class LedgerInspector {
   /**
    * A signed head checkpoint of the ledger as it stands (`makeCheckpoint`), after verifying it:
    * kept outside the database, it lets `verifyCheckpoint` detect a later rewrite of everything up
-   * to it. Needs SELF_IMPROVE_LEDGER_SECRET.
+   * to it. Needs SELF_IMPROVE_LEDGER_SECRET. The chain is verified from the last transaction this
+   * process's reconciliation verified, when that one still has the hash it had (a rewrite before it
+   * would have changed it), else from the start.
    */
   async checkpoint(nowIso = new Date().toISOString()): Promise<CheckpointResult> {
     if (this.key === null) return { ok: false, code: 'no_secret', message: 'a signed checkpoint needs SELF_IMPROVE_LEDGER_SECRET; it is not set' };
     await this.queue.idle();
-    const { verification, last } = await this.scan(0);
+    const { verification, last } = await this.scanFrom(await this.verifiedMark());
     if (!verification.ok) return { ok: false, code: 'ledger_invalid', message: `the ledger does not verify, so it is not signed: ${verification.first.message}` };
     return { ok: true, checkpoint: makeCheckpoint(this.agentId, last ? [last] : [], nowIso, this.key) };
   }
@@ -85,6 +89,14 @@ export class LedgerInspector {
     return { verification, last, prefix };
   }
 
+  /** The chain after `mark` (all of it when null) verified a page at a time, with the head; the last transaction. */
+  private async scanFrom(mark: VerifiedMark | null): Promise<{ verification: LedgerVerification; last: LedgerTransaction | null }> {
+    if (mark === null) return this.scan(0);
+    const verifier = ChainVerifier.resume(this.key, mark);
+    await this.store.feedVerifier(verifier);
+    return { verification: verifyAgainstHead(verifier.result(), verifier.last, await this.store.head(), this.key, this.agentId), last: verifier.last };
+  }
+
   async totals(): Promise<LedgerTotals> {
     return totalsOfFold(await this.folds.current());
   }
@@ -107,5 +119,3 @@ export class LedgerInspector {
   }
 }
 
-/** Transactions read per page while verifying (the event loop gets a turn between pages). */
-const VERIFY_PAGE = 1_000;

@@ -20,7 +20,6 @@ interface Suspect {
   range: RefRange;
 }
 
-const VERIFY_PAGE = 1_000;
 /** Automatic reconciliation waits for at least 1/LENGTH_SHARE of the ledger's length in new transactions. */
 const LENGTH_SHARE = 4;
 
@@ -103,7 +102,7 @@ export class LedgerReconciler {
   }
 
   /** The mark of the last verification, when the transaction it names still has the hash it had (else nothing is taken as verified). */
-  private async stillVerified(): Promise<VerifiedMark | null> {
+  async stillVerified(): Promise<VerifiedMark | null> {
     const mark = this.verified;
     if (mark === null || (await this.store.hashAt(mark.last.sequence)) !== mark.last.hash) return null;
     return mark;
@@ -112,22 +111,8 @@ export class LedgerReconciler {
   /** Verifies the chain after `from` a page at a time; returns the mark of its last valid transaction (the locked step goes on from there). */
   private async verifyUnlocked(from: VerifiedMark | null): Promise<VerifiedMark | null> {
     const verifier = ChainVerifier.resume(this.appender.key, from);
-    await this.verifyPages(verifier, this.db);
+    await this.store.feedVerifier(verifier, this.db);
     return verifier.mark;
-  }
-
-  /**
-   * Feeds the chain after the verifier's mark to it, a page at a time, until the end or a problem;
-   * the event loop gets a turn between pages (inside the locked transaction too: other queries
-   * wait for it either way, and a timer or a request must not).
-   */
-  private async verifyPages(verifier: ChainVerifier, db: Db): Promise<void> {
-    for (;;) {
-      const page = await this.store.after(verifier.mark?.last.sequence ?? 0, VERIFY_PAGE, db);
-      verifier.add(page);
-      if (page.length < VERIFY_PAGE || !verifier.ok) return;
-      await yieldToEventLoop();
-    }
   }
 
   /** The ranges of each reconciled source whose count, points or checksum differ from the ledger's (none read row by row). */
@@ -162,7 +147,7 @@ export class LedgerReconciler {
     }
     // The rows appended since the unlocked pass (or from the problem it stopped at), and the head.
     const verifier = ChainVerifier.resume(this.appender.key, verified);
-    await this.verifyPages(verifier, t);
+    await this.store.feedVerifier(verifier, t);
     const verification = verifyAgainstHead(verifier.result(), verifier.last, head, this.appender.key, this.runtime.agentId);
     this.verified = verifier.mark;
     if (!verification.ok) {

@@ -1,12 +1,16 @@
 import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import type { LedgerTransaction } from './model/chain';
+import type { ChainVerifier } from './model/chain-check';
 import { type ClaimKey, claimKeyOf } from './model/claims';
 import type { StoredFold } from './model/totals';
 import { agentLockKey, chunks, type Db, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead } from './tables';
 import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges';
+
+/** Transactions read per page while verifying (the event loop gets a turn between pages). */
+export const VERIFY_PAGE = 1_000;
 
 /**
  * `column` within `range`: compared as text, or (`uuid`) as a uuid column against the lowest
@@ -240,6 +244,20 @@ export class LedgerStore {
       sql`INSERT INTO ${ledgerFold} (agent_id, fold) VALUES (${this.agentId}::uuid, ${JSON.stringify(fold)}::jsonb)
           ON CONFLICT (agent_id) DO UPDATE SET fold = EXCLUDED.fold`,
     );
+  }
+
+  /**
+   * Feeds the chain after the verifier's mark to it, a page of VERIFY_PAGE at a time, until the end
+   * or a problem; the event loop gets a turn between pages (inside a locked transaction too: other
+   * queries wait for it either way, and a timer or a request must not).
+   */
+  async feedVerifier(verifier: ChainVerifier, db: Db = this.db): Promise<void> {
+    for (;;) {
+      const page = await this.after(verifier.mark?.last.sequence ?? 0, VERIFY_PAGE, db);
+      verifier.add(page);
+      if (page.length < VERIFY_PAGE || !verifier.ok) return;
+      await yieldToEventLoop();
+    }
   }
 
   /** The hash of the transaction at `sequence`, or null when there is none. */

@@ -74,7 +74,7 @@ export class RewardLedgerService extends Service {
     service.folds = new LedgerFoldKeeper(service.store, service.sessionStartMs, logFailure('folding the ledger totals in the background'));
     service.appender = new LedgerAppender(runtime, service.store, key, service.folds);
     service.reconciler = new LedgerReconciler(runtime, service.db, service.store, service.appender, service.queue, settings.SELF_IMPROVE_LEDGER_RECONCILE_EVERY);
-    service.inspector = new LedgerInspector(service.store, service.queue, runtime.agentId, key, service.folds);
+    service.inspector = new LedgerInspector(service.store, service.queue, runtime.agentId, key, service.folds, () => service.reconciler.stillVerified());
     const keyProblem = service.appender.keyProblem(await service.store.last(), await service.store.head());
     if (keyProblem) runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: runtime.agentId }, `${keyProblem}; appends are refused until it is fixed`);
     registerBuiltInSources(service, runtime);

@@ -1,0 +1,64 @@
+// A signed checkpoint verifies the chain from the last transaction this process's reconciliation
+// verified (while that one keeps its hash), not from the start: what follows the mark is checked
+// and a broken row there refuses the checkpoint; a process with no mark verifies everything.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import { ledgerTable } from '../../src/ledger/tables';
+import { dbOf } from '../../src/shared/sql';
+import { makeRows } from '../helpers/rows';
+import { startAgent, type TestAgent } from '../helpers/runtime';
+
+const settings = { SELF_IMPROVE_LEDGER_SECRET: 'checkpoint resume secret 0123456789', SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' };
+
+/** Edits one transaction's points in place, its hash left as it was (what only a full verification notices). */
+async function editPoints(agent: TestAgent, sequence: number): Promise<void> {
+  await dbOf(agent.runtime).execute(
+    sql`UPDATE ${ledgerTable} SET tx_json = jsonb_set(tx_json, '{points}', to_jsonb((tx_json->>'points')::int + 1)) WHERE agent_id = ${agent.runtime.agentId}::uuid AND sequence = ${sequence}`,
+  );
+}
+
+describe('a checkpoint resumes from the last verified transaction', () => {
+  let dir: string;
+  let agent: TestAgent;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'self-improve-checkpoint-resume-'));
+    agent = await startAgent({ dataDir: dir, settings });
+  });
+  afterAll(async () => {
+    await agent.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('after a reconciliation: the same checkpoint as a full verification gives, and rows appended since are checked', async () => {
+    const ledger = await rewardLedgerOf(agent.runtime);
+    await agent.service.ingest(makeRows({ n: 12, labels: ['fixed', 'rejected_fp'], keyPrefix: 'one' }));
+    expect((await ledger.reconcile('full')).ok).toBe(true);
+    const verified = await ledger.verify();
+    expect(verified).toMatchObject({ ok: true, count: 12 });
+    const at = '2026-12-01T00:00:00.000Z';
+    const made = await ledger.checkpoint(at);
+    expect(made).toMatchObject({ ok: true, checkpoint: { sequence: 12, running_total: (verified as { total: number }).total } });
+
+    // A row before the mark edited in place: a full verification names it; the checkpoint, resuming after it, does not read it.
+    await editPoints(agent, 3);
+    expect(await ledger.verify()).toMatchObject({ ok: false, first: { sequence: 3, code: 'bad_hash' } });
+    expect(await ledger.checkpoint(at)).toMatchObject({ ok: true, checkpoint: { sequence: 12 } });
+
+    // A row after the mark edited in place: the checkpoint reads it and refuses.
+    await agent.service.ingest(makeRows({ n: 4, labels: ['fixed'], keyPrefix: 'two' }));
+    await editPoints(agent, 14);
+    expect(await ledger.checkpoint(at)).toMatchObject({ ok: false, code: 'ledger_invalid' });
+  });
+
+  test('a new process, which has verified nothing, verifies the whole chain before signing', async () => {
+    await agent.close();
+    agent = await startAgent({ dataDir: dir, settings });
+    const made = await (await rewardLedgerOf(agent.runtime)).checkpoint();
+    expect(made).toMatchObject({ ok: false, code: 'ledger_invalid' });
+    expect((made as { message: string }).message).toContain('tx-3');
+  }, 60_000);
+});
