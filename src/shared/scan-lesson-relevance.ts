@@ -2,48 +2,96 @@ import { EVERYDAY_SENTENCES } from './everyday-sentences';
 import type { ContextIndex } from '../elo/model/context-index';
 import { DEFAULT_FLOOR_PERCENTILE, maxPerQuery, relevanceFloor } from './relevance-floor';
 import type { ScanLessonIndex } from '../scan/scan-lesson-index';
+import { yieldToEventLoop } from './event-loop';
 
 /** Everyday sentences embedded at once while calibrating (a model is called this many times in parallel). */
 const EMBED_CONCURRENCY = 8;
+/** Everyday sentences compared with the items between two turns of the event loop while a floor is recomputed. */
+const SENTENCES_PER_TURN = 16;
+
+/**
+ * A floor that follows what it is computed from (a `version` and a `size`): computed at once the
+ * first time, and again at once when the size has halved or doubled since (a floor of an empty or
+ * tiny set says little of a large one); otherwise, once the version moved, the last floor is
+ * answered while the new one is computed in the background, a few sentences a turn. So a prompt
+ * after a learning pass or a new item does not pay for the recomputation (10,000 lessons: 30 ms).
+ */
+class FollowingFloor {
+  private computed: { version: number; size: number; floor: number } | null = null;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(private readonly compute: () => Promise<number>) {}
+
+  async floor(version: number, size: number): Promise<number> {
+    const last = this.computed;
+    if (last?.version === version) return last.floor;
+    if (last === null || size > last.size * 2 || size * 2 < last.size) return this.recompute(version, size);
+    this.refreshing ??= this.recompute(version, size)
+      .then(() => undefined)
+      .catch(() => undefined)
+      .finally(() => {
+        this.refreshing = null;
+      });
+    return last.floor;
+  }
+
+  private async recompute(version: number, size: number): Promise<number> {
+    const floor = await this.compute();
+    this.computed = { version, size, floor };
+    return floor;
+  }
+}
+
+/** `maxPerQuery` over the queries a slice at a time, with a turn of the event loop between slices. */
+async function maxPerQueryInTurns<Q>(queries: readonly Q[], similarities: (query: Q) => ArrayLike<number>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < queries.length; i += SENTENCES_PER_TURN) {
+    if (i > 0) await yieldToEventLoop();
+    out.push(...maxPerQuery(queries.slice(i, i + SENTENCES_PER_TURN), similarities));
+  }
+  return out;
+}
 
 export type CalibrationWarning = (message: string, error: unknown) => void;
 
 /**
  * The relevance floor of the lessons (`relevanceFloor`): the everyday sentences are embedded once
- * with the lessons' own vector source, the floor recomputed whenever the lessons changed (one
- * column scan per sentence). Until the sentences are embedded, or when embedding them fails, the
+ * with the lessons' own vector source, the floor recomputed when the lessons changed (one column
+ * scan per sentence; in the background while the last floor is answered, `FollowingFloor`). Until the sentences are embedded, or when embedding them fails, the
  * floor is +∞: lessons then reach a prompt only through the finding or context a message names.
  */
 export class ScanLessonRelevanceFloor {
   private sentenceVectors: Promise<number[][]> | null = null;
-  private computed: { version: number; floor: number } | null = null;
+  private readonly following: FollowingFloor;
 
   constructor(
     private readonly index: ScanLessonIndex,
     private readonly embed: (text: string) => Promise<number[]>,
     private readonly warn: CalibrationWarning,
     private readonly percentile = DEFAULT_FLOOR_PERCENTILE,
-  ) {}
-
-  /** Starts embedding the everyday sentences, so the first message does not wait for it. */
-  warm(): void {
-    void this.vectors().catch(() => undefined);
+  ) {
+    this.following = new FollowingFloor(async () => {
+      let vectors: number[][];
+      try {
+        vectors = await this.vectors();
+      } catch (error) {
+        this.warn('the everyday sentences could not be embedded; lessons reach prompts only through the findings and scopes messages name', error);
+        return Number.POSITIVE_INFINITY;
+      }
+      return relevanceFloor(await maxPerQueryInTurns(vectors, (v) => this.index.maxCosines([v])), this.percentile);
+    });
   }
 
-  /** The cosine a lesson must exceed to be related to a message on meaning alone. */
-  async floor(): Promise<number> {
-    const version = this.index.version;
-    if (this.computed?.version === version) return this.computed.floor;
-    let vectors: number[][];
-    try {
-      vectors = await this.vectors();
-    } catch (error) {
-      this.warn('the everyday sentences could not be embedded; lessons reach prompts only through the findings and scopes messages name', error);
-      return Number.POSITIVE_INFINITY;
-    }
-    const floor = relevanceFloor(this.index.maxCosines(vectors), this.percentile);
-    this.computed = { version, floor };
-    return floor;
+  /** Starts embedding the everyday sentences and computing the floor, so the first message does not wait for them. */
+  warm(): void {
+    void this.vectors()
+      .then(() => this.floor())
+      .catch(() => undefined);
+  }
+
+  /** The cosine a lesson must exceed to be related to a message on meaning alone (`FollowingFloor`). */
+  floor(): Promise<number> {
+    return this.following.floor(this.index.version, this.index.size);
   }
 
   private vectors(): Promise<number[][]> {
@@ -64,21 +112,26 @@ async function embedAll(texts: readonly string[], embed: (text: string) => Promi
 /**
  * The relevance floor of the ELO book's content (`ContextIndex`, idf-weighted word sets): the
  * highest similarity each everyday sentence reaches, at the percentile, recomputed when the
- * content changed. No model: the content index has its own similarity.
+ * content changed (`FollowingFloor`). No model: the content index has its own similarity.
  */
 export class ContentRelevance {
-  private computed: { version: number; floor: number } | null = null;
+  private readonly following = new WeakMap<ContextIndex, FollowingFloor>();
 
   constructor(private readonly percentile = DEFAULT_FLOOR_PERCENTILE) {}
 
-  floor(content: ContextIndex): number {
-    if (this.computed?.version === content.version) return this.computed.floor;
-    const floor = relevanceFloor(
-      // A sentence that shares no word with any item reaches similarity 0.
-      maxPerQuery(EVERYDAY_SENTENCES, (s) => [0, ...content.search(s, 1).map((m) => m.similarity)]),
-      this.percentile,
-    );
-    this.computed = { version: content.version, floor };
-    return floor;
+  /** The similarity an item of `content` must exceed to be related to a message on meaning alone (`FollowingFloor`). */
+  floor(content: ContextIndex): Promise<number> {
+    let following = this.following.get(content);
+    if (!following) {
+      following = new FollowingFloor(async () =>
+        relevanceFloor(
+          // A sentence that shares no word with any item reaches similarity 0.
+          await maxPerQueryInTurns(EVERYDAY_SENTENCES, (s) => [0, ...content.search(s, 1).map((m) => m.similarity)]),
+          this.percentile,
+        ),
+      );
+      this.following.set(content, following);
+    }
+    return following.floor(content.version, content.size);
   }
 }

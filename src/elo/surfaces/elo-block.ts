@@ -43,7 +43,7 @@ export async function eloBlock(
   const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
   const query = message.content.text ?? '';
   if (!book || book.content.size === 0 || query.trim() === '' || budgetTokens <= 0) return EMPTY();
-  const floor = relevanceOf(book).floor(book.content);
+  const floor = await relevanceOf(book).floor(book.content);
   const matches = book
     .searchContent(query, CANDIDATES + shownBefore.size)
     .filter((m) => {
