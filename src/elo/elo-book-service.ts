@@ -1,4 +1,5 @@
 import { type IAgentRuntime, Service, type ServiceTypeName } from '@elizaos/core';
+import { ContentRelevance } from '../shared/scan-lesson-relevance';
 import { type ContextItem, ContextIndex, type ContextMatch } from './model/context-index';
 import { applyRankBoost } from './model/elo';
 import { EXPOSURE_HORIZON_MS, Exposures, type ItemRef } from './model/exposures';
@@ -53,6 +54,8 @@ export class EloBookService extends Service {
   settings!: EloBookSettings;
   /** Content that can be put into prompts, found by meaning. */
   readonly content = new ContextIndex();
+  /** The relevance floor of `content` (HIGH_ELO_CONTEXT's calibration), first computed in the background after start. */
+  readonly relevance = new ContentRelevance();
   private items!: EloItems;
   private readonly exposures = new Exposures();
   private readonly recentRetrievals = new Set<string>();
@@ -87,6 +90,9 @@ export class EloBookService extends Service {
     service.warming = Promise.race([othersStarted, service.stopped])
       .then(() => service.items.warmUp())
       .then(() => service.items.warmLogSamples())
+      .then(async () => {
+        await service.relevance.floor(service.content);
+      })
       .catch((error: unknown) =>
         runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items or log samples not read into memory; they are read when needed'),
       );

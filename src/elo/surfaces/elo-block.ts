@@ -2,7 +2,6 @@ import type { IAgentRuntime, Memory } from '@elizaos/core';
 import { blendWithElo } from '../model/blend';
 import { HIGH_ELO_CONTEXT_HEADER, packRatedContent } from '../model/context-text';
 import { type EloBookService, SCAN_LESSON_KIND } from '../elo-book-service';
-import { ContentRelevance } from '../../shared/scan-lesson-relevance';
 import { ELO_BOOK_SERVICE } from '../../shared/service-names';
 import { type ContextBlock, emptyBlock, itemKey } from '../../context/context-block';
 
@@ -10,18 +9,6 @@ import { type ContextBlock, emptyBlock, itemKey } from '../../context/context-bl
 const CANDIDATES = 24;
 
 const EMPTY = () => emptyBlock({ highEloContextIds: [] });
-
-/** One calibration per book: the floor follows the book's content. */
-const relevanceByBook = new WeakMap<EloBookService, ContentRelevance>();
-
-function relevanceOf(book: EloBookService): ContentRelevance {
-  let relevance = relevanceByBook.get(book);
-  if (!relevance) {
-    relevance = new ContentRelevance();
-    relevanceByBook.set(book, relevance);
-  }
-  return relevance;
-}
 
 /**
  * HIGH_ELO_CONTEXT's part of a message's context: up to 24 candidates from the book's content
@@ -43,7 +30,7 @@ export async function eloBlock(
   const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
   const query = message.content.text ?? '';
   if (!book || book.content.size === 0 || query.trim() === '' || budgetTokens <= 0) return EMPTY();
-  const floor = await relevanceOf(book).floor(book.content);
+  const floor = await book.relevance.floor(book.content);
   const matches = book
     .searchContent(query, CANDIDATES + shownBefore.size)
     .filter((m) => {
