@@ -7,25 +7,32 @@ import { yieldToEventLoop } from './event-loop';
 /** Everyday sentences embedded at once while calibrating (a model is called this many times in parallel). */
 const EMBED_CONCURRENCY = 8;
 /** Everyday sentences compared with the items between two turns of the event loop while a floor is recomputed. */
-const SENTENCES_PER_TURN = 16;
+const SENTENCES_PER_TURN = 4;
+/** Least time between two recomputations in the background (a floor moves slowly; the set may change with every prompt). */
+export const FLOOR_REFRESH_EVERY_MS = 10_000;
 
 /**
  * A floor that follows what it is computed from (a `version` and a `size`): computed at once the
  * first time, and again at once when the size has halved or doubled since (a floor of an empty or
  * tiny set says little of a large one); otherwise, once the version moved, the last floor is
- * answered while the new one is computed in the background, a few sentences a turn. So a prompt
+ * answered while the new one is computed in the background, a few sentences a turn, at most once
+ * every FLOOR_REFRESH_EVERY_MS. So a prompt
  * after a learning pass or a new item does not pay for the recomputation (10,000 lessons: 30 ms).
  */
 class FollowingFloor {
-  private computed: { version: number; size: number; floor: number } | null = null;
+  private computed: { version: number; size: number; floor: number; atMs: number } | null = null;
   private refreshing: Promise<void> | null = null;
 
-  constructor(private readonly compute: () => Promise<number>) {}
+  constructor(
+    private readonly compute: () => Promise<number>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async floor(version: number, size: number): Promise<number> {
     const last = this.computed;
     if (last?.version === version) return last.floor;
     if (last === null || size > last.size * 2 || size * 2 < last.size) return this.recompute(version, size);
+    if (this.now() - last.atMs < FLOOR_REFRESH_EVERY_MS) return last.floor;
     this.refreshing ??= this.recompute(version, size)
       .then(() => undefined)
       .catch(() => undefined)
@@ -37,7 +44,7 @@ class FollowingFloor {
 
   private async recompute(version: number, size: number): Promise<number> {
     const floor = await this.compute();
-    this.computed = { version, size, floor };
+    this.computed = { version, size, floor, atMs: this.now() };
     return floor;
   }
 }
@@ -117,7 +124,10 @@ async function embedAll(texts: readonly string[], embed: (text: string) => Promi
 export class ContentRelevance {
   private readonly following = new WeakMap<ContextIndex, FollowingFloor>();
 
-  constructor(private readonly percentile = DEFAULT_FLOOR_PERCENTILE) {}
+  constructor(
+    private readonly percentile = DEFAULT_FLOOR_PERCENTILE,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The similarity an item of `content` must exceed to be related to a message on meaning alone (`FollowingFloor`). */
   floor(content: ContextIndex): Promise<number> {
@@ -129,6 +139,7 @@ export class ContentRelevance {
           await maxPerQueryInTurns(EVERYDAY_SENTENCES, (s) => [0, ...content.search(s, 1).map((m) => m.similarity)]),
           this.percentile,
         ),
+        this.now,
       );
       this.following.set(content, following);
     }
