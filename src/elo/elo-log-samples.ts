@@ -50,9 +50,8 @@ export class EloLogSamples {
     const old = this.held.get(name) ?? { seqs: [], entries: [] };
     const oldest = await this.source.oldestSeq(name);
     // Entries retention deleted leave the sample; a log emptied (or rewritten below what is held) is read again.
-    let keep = oldest === null ? 0 : old.seqs.findIndex((seq) => seq < oldest);
-    if (keep < 0) keep = old.seqs.length;
-    if (oldest === null || (old.seqs[0] ?? 0) < oldest) keep = 0;
+    const gone = oldest === null ? 0 : old.seqs.findIndex((seq) => seq < oldest);
+    const keep = gone < 0 ? old.seqs.length : gone;
     const after = keep > 0 ? (old.seqs[0] as number) : 0;
     const fresh: Held = { seqs: [], entries: [] };
     for (let before: number | null = null; fresh.seqs.length < this.limit; ) {
@@ -65,8 +64,8 @@ export class EloLogSamples {
       before = fresh.seqs[fresh.seqs.length - 1] as number;
       await yieldToEventLoop();
     }
-    const room = this.limit - fresh.seqs.length;
-    const held: Held = { seqs: [...fresh.seqs, ...old.seqs.slice(0, Math.min(keep, room))], entries: [...fresh.entries, ...old.entries.slice(0, Math.min(keep, room))] };
+    const kept = Math.min(keep, this.limit - fresh.seqs.length);
+    const held: Held = { seqs: [...fresh.seqs, ...old.seqs.slice(0, kept)], entries: [...fresh.entries, ...old.entries.slice(0, kept)] };
     this.held.set(name, held);
     return held;
   }

@@ -160,7 +160,6 @@ export class EloStore {
     });
   }
 
-  /** The newest entries of a log, newest first. */
   /** Up to `limit` entries of a log with `afterSeq < seq < beforeSeq` (null: unbounded), newest first, down the primary key. */
   async logPage(name: EloLogName, afterSeq: number, beforeSeq: number | null, limit: number): Promise<{ seq: number; entry: Record<string, unknown> }[]> {
     const rows = await queryJsonRowsInIndexOrder<{ seq: number | string; entry: Record<string, unknown> }>(
@@ -177,12 +176,9 @@ export class EloStore {
     return row === undefined ? null : Number(row.seq);
   }
 
+  /** The newest entries of a log, newest first. */
   async log(name: EloLogName, limit: number): Promise<Record<string, unknown>[]> {
-    // One JSON document (a row object per entry costs more than the entry), walked down the primary key.
-    const rows = await queryJsonRowsInIndexOrder<{ seq: number; entry: Record<string, unknown> }>(
-      this.db,
-      sql`SELECT seq, entry FROM ${ELO_LOGS[name]} WHERE agent_id = ${this.agentId}::uuid ORDER BY seq DESC LIMIT ${limit}`,
-    );
-    return rows.sort((a, b) => b.seq - a.seq).map((r) => r.entry);
+    return (await this.logPage(name, 0, null, limit)).map((r) => r.entry);
   }
+
 }

@@ -32,7 +32,7 @@ export class LedgerInspector {
    */
   async verify(): Promise<LedgerVerification> {
     await this.queue.idle();
-    return (await this.scan(0)).verification;
+    return (await this.scanFrom(null)).verification;
   }
 
   /**
@@ -62,10 +62,10 @@ export class LedgerInspector {
 
   /**
    * One read of the whole ledger, a page at a time (the event loop gets a turn between pages):
-   * the chain and head verified, its last transaction, and the chain of its first `prefixRows`
+   * the chain and head verified, and the chain of its first `prefixRows`
    * transactions verified on its own (what a checkpoint of that length covers).
    */
-  private async scan(prefixRows: number): Promise<{ verification: LedgerVerification; last: LedgerTransaction | null; prefix: { verifier: ChainVerifier; rows: number } }> {
+  private async scan(prefixRows: number): Promise<{ verification: LedgerVerification; prefix: { verifier: ChainVerifier; rows: number } }> {
     const whole = new ChainVerifier(this.key);
     const prefix = { verifier: new ChainVerifier(this.key), rows: 0 };
     let after = 0;
@@ -86,12 +86,11 @@ export class LedgerInspector {
       await yieldToEventLoop();
     }
     const verification = verifyAgainstHead(whole.result(), whole.last, await this.store.head(), this.key, this.agentId);
-    return { verification, last, prefix };
+    return { verification, prefix };
   }
 
   /** The chain after `mark` (all of it when null) verified a page at a time, with the head; the last transaction. */
   private async scanFrom(mark: VerifiedMark | null): Promise<{ verification: LedgerVerification; last: LedgerTransaction | null }> {
-    if (mark === null) return this.scan(0);
     const verifier = ChainVerifier.resume(this.key, mark);
     await this.store.feedVerifier(verifier);
     return { verification: verifyAgainstHead(verifier.result(), verifier.last, await this.store.head(), this.key, this.agentId), last: verifier.last };

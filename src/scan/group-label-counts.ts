@@ -27,11 +27,13 @@ interface ParentLevel {
   hasCategory: boolean;
 }
 
+const GLOBAL_LEVEL: ParentLevel = { level: 'global', scanner: '', category: '', hasCategory: false };
+
 function parentLevels(scanner: string, category: string | null | undefined): ParentLevel[] {
   return [
     { level: 'scanner_category', scanner, category: category ?? '', hasCategory: category !== null && category !== undefined },
     { level: 'scanner', scanner, category: '', hasCategory: false },
-    { level: 'global', scanner: '', category: '', hasCategory: false },
+    GLOBAL_LEVEL,
   ];
 }
 
@@ -128,38 +130,37 @@ export async function ensureGroupLabelCounts(db: Db, agentId: UUID, lock: (tx: D
   });
 }
 
-/**
- * The counts of the four levels of a finding of group `key`, each in `OUTCOME_LABELS` order: one
- * statement of four primary-key reads, at most 20 rows.
- */
-export async function triageCountsOf(db: Db, agentId: UUID, key: GroupKey): Promise<LevelCounts> {
-  const parent = (p: ParentLevel) =>
-    sql`SELECT level, label, n FROM ${triageLevelCounts}
-        WHERE agent_id = ${agentId}::uuid AND level = ${p.level} AND scanner = ${p.scanner} AND category = ${p.category} AND has_category = ${p.hasCategory}`;
-  const rows = await queryRows<{ level: TriageLevel; label: OutcomeLabel; n: number | string }>(
-    db,
-    sql.join(
-      [sql`SELECT 'group' AS level, label, n FROM ${groupLabelCounts} WHERE agent_id = ${agentId}::uuid AND group_id = ${groupId(key)}`, ...parentLevels(key.scanner, key.category).map(parent)],
-      sql` UNION ALL `,
-    ),
-  );
-  const counts: LevelCounts = {};
+/** One parent level's counts, by its primary key. */
+function parentCountsQuery(agentId: UUID, p: ParentLevel): SQL {
+  return sql`SELECT level, label, n FROM ${triageLevelCounts}
+             WHERE agent_id = ${agentId}::uuid AND level = ${p.level} AND scanner = ${p.scanner} AND category = ${p.category} AND has_category = ${p.hasCategory}`;
+}
+
+/** The counts the `selects` (each of level, label, n) read in one statement, per level in `OUTCOME_LABELS` order. */
+async function levelCounts(db: Db, selects: readonly SQL[]): Promise<LevelCounts> {
+  const rows = await queryRows<{ level: TriageLevel; label: OutcomeLabel; n: number | string }>(db, sql.join([...selects], sql` UNION ALL `));
+  const counts: Partial<Record<TriageLevel, Float64Array>> = {};
   for (const r of rows) {
     if (!OUTCOME_LABELS.includes(r.label)) continue;
     const row = counts[r.level] ?? new Float64Array(OUTCOME_LABELS.length);
-    (row as Float64Array)[labelIndex(r.label)] = Number(r.n);
+    row[labelIndex(r.label)] = Number(r.n);
     counts[r.level] = row;
   }
   return counts;
 }
 
-/** The global level's counts alone (what a replay's baseline rate stands on). */
-export async function globalTriageCountsOf(db: Db, agentId: UUID): Promise<Float64Array> {
-  const rows = await queryRows<{ label: OutcomeLabel; n: number | string }>(
-    db,
-    sql`SELECT label, n FROM ${triageLevelCounts} WHERE agent_id = ${agentId}::uuid AND level = 'global' AND scanner = '' AND category = '' AND has_category = false`,
-  );
-  const counts = new Float64Array(OUTCOME_LABELS.length);
-  for (const r of rows) if (OUTCOME_LABELS.includes(r.label)) counts[labelIndex(r.label)] = Number(r.n);
-  return counts;
+/**
+ * The counts of the four levels of a finding of group `key`, each in `OUTCOME_LABELS` order: one
+ * statement of four primary-key reads, at most 20 rows.
+ */
+export function triageCountsOf(db: Db, agentId: UUID, key: GroupKey): Promise<LevelCounts> {
+  return levelCounts(db, [
+    sql`SELECT 'group' AS level, label, n FROM ${groupLabelCounts} WHERE agent_id = ${agentId}::uuid AND group_id = ${groupId(key)}`,
+    ...parentLevels(key.scanner, key.category).map((p) => parentCountsQuery(agentId, p)),
+  ]);
+}
+
+/** The global level's counts alone (what a replay's baseline rate stands on); undefined before any outcome. */
+export async function globalTriageCountsOf(db: Db, agentId: UUID): Promise<ArrayLike<number> | undefined> {
+  return (await levelCounts(db, [parentCountsQuery(agentId, GLOBAL_LEVEL)])).global;
 }

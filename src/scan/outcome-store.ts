@@ -162,7 +162,7 @@ export class OutcomeStore {
   }
 
   /** The triage prior's global counts (`globalTriageCountsOf`). */
-  globalTriageCounts(): Promise<Float64Array> {
+  globalTriageCounts(): Promise<ArrayLike<number> | undefined> {
     return globalTriageCountsOf(this.db, this.agentId);
   }
 
