@@ -78,6 +78,30 @@ describe('the packed plugin in the real ElizaOS 1.7.2 server (Node)', () => {
     expect(sarif.json.rejected).toEqual([]);
   });
 
+  test('a triage prior over HTTP stands on the counts kept in the database; the ledger verifies, signs nothing without a secret; the ELO report answers', async () => {
+    const known = EXAMPLE_ROWS.find((r) => r.finding_key === KNOWN_FINDING) as Record<string, unknown>;
+    const sameGroup = (r: Record<string, unknown>) => ['project', 'scanner', 'model_provider', 'model_name', 'category'].every((f) => r[f] === known[f]);
+    const sameScannerCategory = (r: Record<string, unknown>) => r.scanner === known.scanner && r.category === known.category;
+    const { label: _label, ...finding } = known;
+    const answer = await post(server.agentUrl('/triage'), 'application/json', JSON.stringify([{ ...finding, finding_key: 'e2e-triage' }]));
+    expect(answer.status).toBe(200);
+    const [prediction] = answer.json.predictions as { evidence: { level: string; n: number; false_positives: number }[] }[];
+    expect(prediction?.evidence.slice(0, 2)).toEqual([
+      expect.objectContaining({ level: 'group', n: EXAMPLE_ROWS.filter(sameGroup).length, false_positives: EXAMPLE_ROWS.filter((r) => sameGroup(r) && r.label === 'rejected_fp').length }),
+      expect.objectContaining({ level: 'scanner_category', n: EXAMPLE_ROWS.filter(sameScannerCategory).length }),
+    ]);
+    expect(EXAMPLE_ROWS.filter(sameGroup).length).toBeGreaterThan(0);
+
+    const verified = await request(server.agentUrl('/ledger/verify'));
+    expect(verified.status).toBe(200);
+    expect(verified.json).toMatchObject({ ok: true });
+    const checkpoint = await request(server.agentUrl('/ledger/checkpoint'));
+    expect(checkpoint).toMatchObject({ status: 409, json: { code: 'no_secret' } });
+    const elo = await request(server.agentUrl('/elo'));
+    expect(elo.status).toBe(200);
+    expect(elo.json).toHaveProperty('success_metrics');
+  });
+
   test('events and trajectories arrive as text bodies', async () => {
     const events = await post(server.agentUrl('/events'), 'text/plain', jsonl(thrice(mergeEvent, 0)));
     expect(events.status).toBe(200);
