@@ -21,8 +21,8 @@ import { textOf } from './synthetic-text';
  * A year of data on one agent: grows one PGlite database by steps of 10x outcomes (default
  * 10,000 then 100,000; `bun run bench/scale.ts 1000000` goes on to 1M) through ScanOutcomeService
  * as production does, learns after each step, and prints per step: the ingest rate of the step,
- * p50/p99 of every GET route handler (in process, without HTTP: what the plugin's own code costs)
- * and of every provider, the longest event-loop stall during ingest, learning, reconciliation
+ * p50/p99 of every GET route handler (in process, without HTTP: what the plugin's own code costs),
+ * of the reports those routes keep for reuse when none is kept (`UNCACHED`), and of every provider, the longest event-loop stall during ingest, learning, reconciliation
  * (incremental and full) and verification, RSS, and the start-up time of a new runtime on the
  * database. The last line gives each figure at the largest size as a ratio to the smallest,
  * measured in this run, and the issue's goals beside them.
@@ -81,6 +81,33 @@ async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, { p5
       const req = { method: 'GET', path: route.path, url: route.path, query: {}, params: {}, headers: {} } as unknown as RouteRequest;
       await route.handler?.(req, res, runtime);
       if (sent.status >= 400) throw new Error(`GET ${route.path} answered ${sent.status}: ${JSON.stringify(sent.body).slice(0, 300)}`);
+    });
+  }
+  return out;
+}
+
+/**
+ * Routes that keep a report for reuse (the metrics by rollup version, the ELO report by book
+ * version), asked so that no call finds one kept: what a report itself costs. Reported apart from
+ * the routes as called (`uncached_reports`).
+ */
+const UNCACHED: Record<string, (i: number) => Record<string, string>> = {
+  // An hour further back each call: drift windows end elsewhere.
+  '/metrics': (i) => ({ now: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }),
+  // Another k each call: the book keeps one report.
+  '/elo': (i) => ({ k: String(1 + (i % 100)) }),
+};
+
+async function measureUncached(runtime: AgentRuntime): Promise<Record<string, { p50_ms: number; p99_ms: number; calls: number }>> {
+  const out: Record<string, { p50_ms: number; p99_ms: number; calls: number }> = {};
+  for (const [path, queryOf] of Object.entries(UNCACHED)) {
+    const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
+    if (!route) throw new Error(`no GET ${path} route`);
+    out[path] = await timeCalls(ROUTE_CALLS, async (i) => {
+      const { res, sent } = recordingResponse();
+      const req = { method: 'GET', path, url: path, query: queryOf(i), params: {}, headers: {} } as unknown as RouteRequest;
+      await route.handler?.(req, res, runtime);
+      if (sent.status >= 400) throw new Error(`GET ${path} answered ${sent.status}: ${JSON.stringify(sent.body).slice(0, 300)}`);
     });
   }
   return out;
@@ -184,6 +211,7 @@ await inDataDir(async (dataDir) => {
       const beforeRoutes = { rss_mb: Math.round(process.memoryUsage().rss / 1_048_576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576) };
       note(`routes and providers at ${size}`);
       const routes = await measureRoutes(booted.runtime);
+      const uncachedReports = await measureUncached(booted.runtime);
       const providers = await measureProviders(booted.runtime);
       const rows = await tableRows(booted.runtime);
       Bun.gc(true);
@@ -227,6 +255,7 @@ await inDataDir(async (dataDir) => {
         services_ready_ms: Math.round(startup.ms + services.ms),
         lessons_ready_ms: Math.round(ready.ms),
         routes,
+        uncached_reports: uncachedReports,
         providers,
       };
       steps.push(step);
@@ -243,7 +272,7 @@ const first = steps[0] as Record<string, any>;
 const last = steps[steps.length - 1] as Record<string, any>;
 const ratio = (a: number, b: number) => round(b === 0 ? Number.NaN : a / b, 2);
 const p99Ratios: Record<string, number> = {};
-for (const kind of ['routes', 'providers'] as const) {
+for (const kind of ['routes', 'uncached_reports', 'providers'] as const) {
   for (const [name, figures] of Object.entries(last[kind] as Record<string, { p99_ms: number }>)) {
     p99Ratios[`${kind}:${name}`] = ratio(figures.p99_ms, (first[kind][name] as { p99_ms: number }).p99_ms);
   }
@@ -263,7 +292,7 @@ report({
   worst_provider_p99_ms: worstProvider,
   longest_stall_ms: Math.max(...stalls),
   goals: {
-    route_and_provider_p99_within_2x: Object.entries(p99Ratios).every(([k, r]) => WHOLE_LEDGER_ROUTES.has(k.slice('routes:'.length)) || r <= 2),
+    route_and_provider_p99_within_2x: Object.entries(p99Ratios).every(([k, r]) => k.startsWith('uncached_reports:') || WHOLE_LEDGER_ROUTES.has(k.slice('routes:'.length)) || r <= 2),
     route_p99_under_50_ms: worstRoute < 50,
     provider_p99_under_2_ms: worstProvider < 2,
     no_stall_over_100_ms: Math.max(...stalls) <= 100,

@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { DAY_MS } from '../../src/scan/model/grouping';
 import { OUTCOME_LABELS } from '../../src/scan/model/outcome';
-import { compareText, type MetricOutcome, summarizeFindings } from '../../src/scan/model/findings';
+import { compareCodePoints, compareText, type MetricOutcome, summarizeFindings } from '../../src/scan/model/findings';
+import { rankSlices } from '../../src/scan/model/metric-slices';
 import { computeMetricSet, median } from '../../src/scan/model/metrics';
 import { dayScope, hourScope, wholeHourScopes, findingState, findingTallies, fixBucket, keyOrderHex, locateRanks, medianRanks, type Tally } from '../../src/scan/model/metric-rollup';
 import { emptyCounts, metricSetOf, sliceCounts, sliceId, type SliceTallyRow } from '../../src/scan/model/metric-rollup-report';
@@ -20,6 +21,24 @@ describe('metrics rollup model', () => {
     );
     expect(fixBucket(1)).toBeLessThan(fixBucket(1.3));
     expect(fixBucket(1.3)).toBeLessThan(fixBucket(2));
+  });
+
+  test('compareCodePoints orders strings as their UTF-8 bytes (PostgreSQL\'s COLLATE "C"); rankSlices breaks ties by it', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (a, b) => {
+        expect(sign(compareCodePoints(a, b))).toBe(sign(Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))));
+      }),
+    );
+    expect(compareCodePoints('\uE000', '\u{1F600}')).toBeLessThan(0);
+    expect(compareText('\uE000', '\u{1F600}')).toBeGreaterThan(0);
+    const sizes = new Map([
+      ['\u{1F600}y', 10],
+      ['\uE000x', 10],
+      ['a', 5],
+      ['big', 11],
+    ]);
+    expect(rankSlices(sizes, 2)).toEqual(['big', '\uE000x']);
+    expect(rankSlices(sizes, 9)).toEqual(['big', '\uE000x', '\u{1F600}y', 'a']);
   });
 
   test('keyOrderHex orders keys as compareText does (code units, astral after U+E000..U+FFFF)', () => {

@@ -6,7 +6,7 @@ import type { RouteRequest } from '@elizaos/core';
 import { expectedScore } from '../../src/elo/model/elo';
 import { handleEloReport } from '../../src/elo/surfaces/elo-routes';
 import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
-import { eloReport } from '../../src/elo/elo-report';
+import { eloReport, refreshDefaultReport } from '../../src/elo/elo-report';
 import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
@@ -166,4 +166,41 @@ describe('the ELO report cache', () => {
       await agent.close();
     }
   }, 60_000);
+});
+
+describe('the default ELO report made ready ahead of reads', () => {
+  let dir: string;
+  let agent: TestAgent;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'self-improve-elo-ahead-'));
+    agent = await startAgent({ dataDir: dir, settings: SETTINGS });
+  }, 60_000);
+  afterAll(async () => {
+    await agent?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('computed when none is kept or the book changed, and before it expires while someone reads it; a read then gets it', async () => {
+    const book = await eloBookOf(agent.runtime);
+    book.recordAccess('file', 'AGENTS.md', { title: 'Agents guide', sessionId: 'S1' }, T);
+    await book.flush();
+    const ready = await refreshDefaultReport(book, 0);
+    expect(ready?.distribution.overall.count).toBe(1);
+    expect(await eloReport(book)).toBe(ready as NonNullable<typeof ready>);
+    // The same figures as a report computed at its time.
+    expect(await eloReport(book, { nowMs: Date.parse((ready as NonNullable<typeof ready>).as_of) })).toEqual(ready as NonNullable<typeof ready>);
+    // Unchanged and far from expiry: it stands.
+    expect(await refreshDefaultReport(book, 0)).toBeUndefined();
+    // Read just now and within the margin of its expiry: computed again, and that one is read.
+    const renewed = await refreshDefaultReport(book, 60_000);
+    expect(renewed).toBeDefined();
+    expect(renewed).not.toBe(ready);
+    expect(await eloReport(book)).toBe(renewed as NonNullable<typeof renewed>);
+    // A change to the book: the kept report is of the old book, so the next refresh computes one of the new.
+    book.recordAccess('file', 'THOUGHT/LAB/idea.md', { sessionId: 'S1' }, T + MIN);
+    await book.flush();
+    const changed = await refreshDefaultReport(book, 0);
+    expect(changed?.distribution.overall.count).toBe(2);
+    expect(await eloReport(book)).toBe(changed as NonNullable<typeof changed>);
+  }, 30_000);
 });

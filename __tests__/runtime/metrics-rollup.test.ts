@@ -9,7 +9,8 @@ import { weeklyTriage } from '../../src/scan/model/weekly-triage';
 import { MetricRollup, ROLLUP_FORMAT } from '../../src/scan/metric-rollup-store';
 import { ALL_SCOPE, SIZE_SCOPE, TALLY_KIND } from '../../src/scan/model/metric-rollup';
 import { metricOutcomes, OutcomeStore, toStoredOutcome } from '../../src/scan/outcome-store';
-import { checkOutcomeRows } from '../../src/scan/model/outcome';
+import { checkFindingRow, checkOutcomeRows, type FindingRow } from '../../src/scan/model/outcome';
+import { FindingStore } from '../../src/scan/finding-store';
 import { ScanMetrics } from '../../src/scan/scan-metrics';
 import { dbOf } from '../../src/shared/sql';
 import { findingMetrics, metricRollupState, metricTallies, weekFindingMetrics } from '../../src/scan/tables';
@@ -210,5 +211,60 @@ describe('the metrics rollup on a real runtime', () => {
     expect(rounded(weekly)).toEqual(rounded(weeklyTriage(rolledUp, { weeks: 9, asOfMs, k: 7 })));
     // The service's own reads roll up at most 2,000 waiting outcomes themselves: these are few enough.
     await expectRollupEqualsRows(agent);
+  });
+
+  test('a report is reused while the rollup is unchanged, and a change made by another process is seen at once', async () => {
+    await agent.service.metricsCaughtUp();
+    const asOfMs = AS_OFS[3] as number;
+    const { pending_outcomes: _, ...first } = await agent.service.metrics({ asOfMs, k: 7 });
+    // The same rollup and hour: the same (frozen) report, with the as_of asked for.
+    const again = await agent.service.metrics({ asOfMs: asOfMs + 60_000, k: 7 });
+    expect(again.by_project).toBe(first.by_project);
+    expect(again.as_of).toBe(new Date(asOfMs + 60_000).toISOString());
+    expect(Object.isFrozen(first.by_project)).toBe(true);
+    expect(() => {
+      (first.overall as { findings: number }).findings = -1;
+    }).toThrow();
+    // Another hour ends the drift windows elsewhere: computed anew, and right.
+    const rows = await agent.service.outcomes.forMetrics();
+    const { pending_outcomes: __, ...nextHour } = await agent.service.metrics({ asOfMs: asOfMs + HOUR, k: 7 });
+    expect(nextHour.by_project).not.toBe(first.by_project);
+    expect(rounded(nextHour)).toEqual(rounded(computeScanMetrics(rows, await agent.service.findings.firstSeen(), { asOfMs: asOfMs + HOUR, k: 7, slices: 50 })));
+
+    // Another process (its own rollup and finding store on the database) records first sightings long
+    // before the fixes of findings sighted never before: their times to fix change, no outcome is added.
+    const db = dbOf(agent.runtime);
+    const other = new MetricRollup(db, agent.runtime.agentId);
+    const otherFindings = new FindingStore(db, agent.runtime.agentId, { lock: (tx) => other.lock(tx), writing: () => {}, written: () => {}, recorded: (tx, keys) => other.refreshRecorded(tx, keys) });
+    const sightings = [...mixedRows(1, 400), ...mixedRows(2, 300, 3 * DAY_MS)]
+      .filter((r) => r.label === 'fixed')
+      .map((r, i) => checkFindingRow({ ...r, label: undefined, ts: '2020-01-01T00:00:00Z' }, i))
+      .flatMap((c) => (c.ok ? [c.row as FindingRow] : []));
+    const before = await other.lag();
+    expect((await otherFindings.record(sightings)).inserted).toBeGreaterThan(10);
+    const after = await other.lag();
+    expect(after.doneSeq).toBe(before.doneSeq);
+    expect(after.version).toBeGreaterThan(before.version);
+    const expected = computeScanMetrics(rows, await agent.service.findings.firstSeen(), { asOfMs, k: 7, slices: 50 });
+    expect(rounded(expected)).not.toEqual(rounded(first));
+    const { pending_outcomes: ___, ...changed } = await agent.service.metrics({ asOfMs, k: 7 });
+    expect(rounded(changed)).toEqual(rounded(expected));
+  });
+
+  // Last: it adds projects the other tests do not expect.
+  test('slices tied in size are shown in code-point order of their names, as the database ranks them', async () => {
+    const tied = ['\u{1F600}y', '\uE000x'].flatMap((project) =>
+      [0, 1, 2].map((i) => ({ finding_key: `tie-${project}-${i}`, label: 'accepted', ts: '2026-10-03T10:00:00Z', project, scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o' })),
+    );
+    await agent.service.ingest(tied);
+    const rows = await agent.service.outcomes.forMetrics();
+    const firstSeen = await agent.service.findings.firstSeen();
+    const asOfMs = AS_OFS[3] as number;
+    // Every project of the other tests has more outcomes than these two: the fifth slice is one of them.
+    const { pending_outcomes: _, ...report } = await agent.service.metrics({ asOfMs, k: 7, slices: PROJECTS.length + 1 });
+    expect(report.slice_totals.project).toBe(PROJECTS.length + 2);
+    expect(Object.keys(report.by_project)).toContain('\uE000x');
+    expect(Object.keys(report.by_project)).not.toContain('\u{1F600}y');
+    expect(rounded(report)).toEqual(rounded(computeScanMetrics(rows, firstSeen, { asOfMs, k: 7, slices: PROJECTS.length + 1 })));
   });
 });

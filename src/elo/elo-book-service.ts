@@ -8,6 +8,7 @@ import { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 import { subscribeEloBook } from './elo-listeners';
 import type { AccessOptions, Retrieval } from './elo-book-types';
 import { EloItems } from './elo-items';
+import { refreshDefaultReport } from './elo-report';
 import type { EloLogWriter } from './elo-log-writer';
 import type { EloRatings } from './elo-ratings';
 import { type EloItemState, EloStore } from './elo-store';
@@ -61,6 +62,10 @@ export class EloBookService extends Service {
   private readonly recentRetrievals = new Set<string>();
   private sessions!: SessionAudits;
   private timer: ReturnType<typeof setInterval> | undefined;
+  private versionAtLastTick = -1;
+  private stopping = false;
+  /** The default report being computed ahead of reads (`refreshDefaultReport`). */
+  private reporting: Promise<void> = Promise.resolve();
   /** The background read of the book into memory after start (`EloItems.warmUp`). */
   warming: Promise<void> = Promise.resolve();
   private markStopped: () => void = () => undefined;
@@ -104,7 +109,9 @@ export class EloBookService extends Service {
   override async stop(): Promise<void> {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
+    this.stopping = true;
     this.markStopped();
+    await this.reporting;
     await this.items.stopAdvancing();
     await this.warming;
     await this.items.settled();
@@ -333,11 +340,31 @@ export class EloBookService extends Service {
     return this.items.rated;
   }
 
-  /** Sessions idle too long end, what is pending is written, and counted buckets that are due move. */
+  private warnReport(error: unknown): void {
+    this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'the ELO report could not be computed ahead; the next read computes it');
+  }
+
+  /**
+   * Sessions idle too long end, what is pending is written, and counted buckets that are due move;
+   * then, when the book was quiet since the tick before, the default report is made ready
+   * (`refreshDefaultReport`).
+   */
   private tick(nowMs: number): void {
     this.writer.log('sessions', ...this.sessions.endIdle(nowMs));
+    // A book unchanged since the last tick is quiet: the default report is made ready for the next read.
+    const quiet = this.writer.version === this.versionAtLastTick;
+    this.versionAtLastTick = this.writer.version;
     this.flush()
       .then(() => this.advanceBuckets(nowMs))
+      .then(() => {
+        if (quiet && !this.stopping) {
+          this.reporting = refreshDefaultReport(this, 2 * FLUSH_INTERVAL_MS).then(
+            () => undefined,
+            (error: unknown) => this.warnReport(error),
+          );
+        }
+        return this.reporting;
+      })
       .catch((error: unknown) => this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'moving counted ELO buckets failed; the next tick tries again'));
   }
 }

@@ -159,7 +159,23 @@ export class EloItems {
     await this.flush();
     if (this.writer.dirtyItems > 0) return undefined;
     const unique = [...new Map(refs.map((r) => [ratingKey(r.kind, r.id), r])).values()];
-    return countedFigures({ buckets: this.store.buckets, states: (wanted) => this.store.buckets.states(wanted), driftPerDay: this.driftPerDay }, nowMs, k, bucketWidth, unique);
+    return countedFigures({ buckets: this.store.buckets, states: (wanted) => this.writtenStates(wanted), driftPerDay: this.driftPerDay }, nowMs, k, bucketWidth, unique);
+  }
+
+  /**
+   * The written states of these items, with nothing pending: those in memory as they are there (the
+   * same as written), the others read from the database. The items the logs name were used
+   * recently, so most are in memory.
+   */
+  private async writtenStates(refs: readonly ItemRef[]): Promise<EloItemState[]> {
+    const found: EloItemState[] = [];
+    const cold: ItemRef[] = [];
+    for (const r of refs) {
+      const state = this.hot.peek(ratingKey(r.kind, r.id));
+      if (state) found.push(state);
+      else cold.push(r);
+    }
+    return cold.length === 0 ? found : [...found, ...(await this.store.buckets.states(cold))];
   }
 
   /** See `EloBookService.advanceBuckets`. */

@@ -4,6 +4,7 @@ import { DEFAULT_BUCKET_WIDTH, eloStats, eloStatsOf, type EloStatsReport } from 
 import { metricItems } from './model/success-metrics';
 import { REPORT_LOG_SAMPLE } from './elo-log-samples';
 import type { EloBookService } from './elo-book-service';
+import { yieldToEventLoop } from '../shared/event-loop';
 
 /** Newest entries read from each ELO log when none is given: the sample the log figures use (kept between reports, `EloLogSamples`). */
 export const DEFAULT_LOG_LIMIT = REPORT_LOG_SAMPLE;
@@ -50,13 +51,19 @@ export interface EloReport extends EloStatsReport {
  * is every item read.
  */
 export async function eloReport(book: EloBookService, options: EloReportOptions = {}): Promise<EloReport> {
-  const key = `${book.version}:${options.k ?? DEFAULT_TOP_K}:${options.logLimit ?? DEFAULT_LOG_LIMIT}:${options.bucketWidth ?? ''}`;
-  const cached = recentReports.get(book);
-  if (options.nowMs === undefined && cached && cached.key === key && Date.now() - cached.atMs < REPORT_REUSE_MS) return cached.report;
+  const key = reportKey(book, options);
+  const kept = recentReports.get(book);
+  if (options.nowMs === undefined && kept && kept.key === key && Date.now() - kept.atMs < REPORT_REUSE_MS) {
+    kept.readAtMs = Date.now();
+    return kept.report;
+  }
   const report = await buildReport(book, options);
-  if (options.nowMs === undefined) recentReports.set(book, { key, atMs: Date.now(), report });
+  if (options.nowMs === undefined) recentReports.set(book, { key, atMs: Date.now(), readAtMs: Date.now(), report });
   return report;
 }
+
+const reportKey = (book: EloBookService, options: EloReportOptions) =>
+  `${book.version}:${options.k ?? DEFAULT_TOP_K}:${options.logLimit ?? DEFAULT_LOG_LIMIT}:${options.bucketWidth ?? ''}`;
 
 /**
  * A report is reused while the book has not changed and it is younger than this (only drift, a
@@ -64,16 +71,40 @@ export async function eloReport(book: EloBookService, options: EloReportOptions 
  * reads three logs.
  */
 const REPORT_REUSE_MS = 60_000;
-const recentReports = new WeakMap<EloBookService, { key: string; atMs: number; report: EloReport }>();
+/** A kept report read within this long is computed again before it expires (`refreshDefaultReport`). */
+const READ_RECENTLY_MS = 10 * 60_000;
+const recentReports = new WeakMap<EloBookService, { key: string; atMs: number; readAtMs: number; report: EloReport }>();
+
+/**
+ * Computes the default report (the dashboard's) ahead of the next read when the one kept is of an
+ * older book or none is kept, or when it will expire within `marginMs` and was read within
+ * READ_RECENTLY_MS (someone is polling). The book calls it when it has been quiet for a while, so
+ * the first read after a burst of use, and every poll after, finds a report ready. Returns the
+ * report computed, or undefined when the kept one stands.
+ */
+export async function refreshDefaultReport(book: EloBookService, marginMs: number): Promise<EloReport | undefined> {
+  const kept = recentReports.get(book);
+  const nowMs = Date.now();
+  if (kept && kept.key === reportKey(book, {}) && (nowMs - kept.atMs < REPORT_REUSE_MS - marginMs || nowMs - kept.readAtMs > READ_RECENTLY_MS)) return undefined;
+  const key = reportKey(book, {});
+  const report = await buildReport(book, {});
+  recentReports.set(book, { key, atMs: Date.now(), readAtMs: kept?.readAtMs ?? 0, report });
+  return report;
+}
 
 async function buildReport(book: EloBookService, options: EloReportOptions): Promise<EloReport> {
   const nowMs = options.nowMs ?? Date.now();
   const logLimit = options.logLimit ?? DEFAULT_LOG_LIMIT;
   if (!Number.isSafeInteger(logLimit) || logLimit < 1) throw new RangeError(`logLimit must be an integer >= 1, got ${logLimit}`);
   const [updates, searches, sessions] = [await book.updateLogEntries(logLimit), await book.searchLogEntries(logLimit), await book.sessionLogEntries(logLimit)];
+  // Turns of the event loop between the reads and the figures: a report computed in the background (`refreshDefaultReport`) holds it for one at a time.
+  await yieldToEventLoop();
   const { logs, skipped } = parseEloLogs({ updates, searches, sessions });
   const input = { ...logs, k: options.k ?? DEFAULT_TOP_K, nowMs, ...(options.bucketWidth === undefined ? {} : { bucketWidth: options.bucketWidth }) };
-  const figures = await book.countedFigures(nowMs, input.k, options.bucketWidth ?? DEFAULT_BUCKET_WIDTH, metricItems(logs.searches, logs.sessions));
+  const refs = metricItems(logs.searches, logs.sessions);
+  await yieldToEventLoop();
+  const figures = await book.countedFigures(nowMs, input.k, options.bucketWidth ?? DEFAULT_BUCKET_WIDTH, refs);
+  await yieldToEventLoop();
   const stats = figures ? eloStatsOf(figures, input) : eloStats({ items: await book.ratings(nowMs), ...input });
   return { ...stats, skipped };
 }

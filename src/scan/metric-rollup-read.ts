@@ -8,6 +8,7 @@ import { emptyCounts, medianPlan, metricSetOf, reportOf, SLICE_DIMS, type SliceC
 import { checkWeeklyOptions, pointOf, WEEK_MS, weekPoint, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
 import { metricOutcomes } from './outcome-store';
 import { type Db, queryJsonRows, queryRows, queryRowsInIndexOrder } from '../shared/sql';
+import { yieldToEventLoop } from '../shared/event-loop';
 import { findingMetrics, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
 
 /**
@@ -45,22 +46,36 @@ function grainSelects(shown: Shown): SQL[] {
   return selects;
 }
 
-/** Per dimension, the `limit` slices with the most outcomes (ties by name, `rankSlices`) and how many there are, from the slices' size tallies. */
+/** The slice dimensions with sizes, by grain (fixed names, never outside text). */
+const SIZED = [
+  { dim: 'project', grain: GRAIN.project },
+  { dim: 'scanner', grain: GRAIN.scanner },
+  { dim: 'model', grain: GRAIN.model },
+] as const;
+
+/**
+ * Per dimension, the `limit` slices with the most outcomes (ties by name in code-point order, as
+ * `rankSlices` ranks them) and how many there are, from the slices' size tallies: the database
+ * ranks them, so only the shown slices' rows and a count per dimension are read.
+ */
 async function pickShown(db: Db, agentId: UUID, limit: number): Promise<{ shown: Shown; totals: ScanMetricsReport['slice_totals'] }> {
-  const rows = await queryJsonRows<GrainRow & { n: number }>(
-    db,
-    sql`SELECT grain, project, scanner, model, n::float8 AS n FROM ${metricTallies}
-        WHERE agent_id = ${agentId}::uuid AND scope = ${SIZE_SCOPE} AND kind = ${TALLY_KIND.size}::smallint AND n > 0`,
-  );
-  const sizes = { project: new Map<string, number>(), scanner: new Map<string, number>(), model: new Map<string, number>() };
-  for (const r of rows) {
-    const dim = dimOf(r);
-    if (dim === 'project' || dim === 'scanner' || dim === 'model') sizes[dim].set(valueOf(dim, r), Number(r.n));
+  const sizesOf = (grain: number) => sql`${metricTallies} WHERE agent_id = ${agentId}::uuid AND scope = ${SIZE_SCOPE} AND grain = ${grain}::smallint AND kind = ${TALLY_KIND.size}::smallint AND n > 0`;
+  const parts = SIZED.flatMap(({ grain }) => {
+    const name = sql.raw(grain === GRAIN.project ? 'project' : grain === GRAIN.scanner ? 'scanner' : 'model');
+    return [
+      sql`(SELECT ${grain}::int AS grain, ${name} AS name, n::float8 AS n FROM ${sizesOf(grain)} ORDER BY n DESC, ${name} COLLATE "C" LIMIT ${limit})`,
+      sql`(SELECT ${grain}::int AS grain, NULL AS name, count(*)::float8 AS n FROM ${sizesOf(grain)})`,
+    ];
+  });
+  const rows = await queryJsonRows<{ grain: number; name: string | null; n: number }>(db, sql.join(parts, sql` UNION ALL `));
+  const shown: Shown = { project: [], scanner: [], model: [] };
+  const totals = { project: 0, scanner: 0, model: 0 };
+  for (const { dim, grain } of SIZED) {
+    const mine = rows.filter((r) => Number(r.grain) === grain);
+    totals[dim] = Number(mine.find((r) => r.name === null)?.n ?? 0);
+    shown[dim] = rankSlices(new Map(mine.flatMap((r) => (r.name === null ? [] : [[r.name, Number(r.n)] as const]))), limit);
   }
-  return {
-    shown: { project: rankSlices(sizes.project, limit), scanner: rankSlices(sizes.scanner, limit), model: rankSlices(sizes.model, limit) },
-    totals: { project: sizes.project.size, scanner: sizes.scanner.size, model: sizes.model.size },
-  };
+  return { shown, totals };
 }
 
 /**
@@ -71,6 +86,7 @@ export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: nu
   const { asOfMs, k } = options;
   checkMetricOptions(options);
   const { shown, totals } = await pickShown(db, agentId, options.slices);
+  await yieldToEventLoop();
   const slices = grainSelects(shown).map(
     (where) => sql`(SELECT t.grain, t.project, t.scanner, t.model, t.kind, t.bucket, t.n::float8 AS n, t.p_sum::float8 AS p, (t.p_sum - t.y_sum)::float8 AS gap
       FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope = ${ALL_SCOPE} AND ${where})`,
@@ -94,8 +110,14 @@ export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: nu
   });
   const counts = sliceCounts(tallies);
   const reads = new Map<string, SliceReads>([...counts.keys()].map((id) => [id, { topConfirmed: 0, topTaken: 0, medianValues: [], drift: [] }]));
+  // A turn of the event loop between the reads, so a report computed in the background (`ScanMetrics`)
+  // holds it for one read at a time. A rollup step may land between two: `ScanMetrics` keeps no report
+  // whose rollup version changed while it was read.
+  await yieldToEventLoop();
   await readTopK(db, agentId, k, counts, reads);
+  await yieldToEventLoop();
   await readMedians(db, agentId, counts, reads);
+  await yieldToEventLoop();
   await readDrift(db, agentId, asOfMs, shown, reads);
   return { ...reportOf(asOfMs, k, counts, reads, tallies), slice_totals: totals, slice_limit: options.slices };
 }

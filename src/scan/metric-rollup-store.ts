@@ -56,6 +56,20 @@ export interface OutcomeFollower {
 }
 
 /**
+ * A rollup's version: the microseconds of the clock, and always more than the one before. A
+ * rollup started over (its state row deleted) so never reuses a version a process may remember.
+ */
+const CLOCK_VERSION = sql`(extract(epoch FROM clock_timestamp()) * 1000000)::bigint`;
+const nextVersion = sql`greatest(s.version + 1, ${CLOCK_VERSION})`;
+
+/** Where a rollup stands: the seq it holds, the outcomes stored after it, and its `version`. */
+export interface RollupPosition {
+  doneSeq: number;
+  pending: number;
+  version: number;
+}
+
+/**
  * The metrics rollup of one agent (`metric_tallies`, `finding_metrics`, `week_finding_metrics`),
  * kept by following the outcomes in `seq` order, off the ingest path: `step` rolls up the next
  * chunk after `done_seq` in one transaction. Every transaction that writes outcomes or findings
@@ -229,14 +243,20 @@ export class MetricRollup {
     return Number(row?.done_seq ?? 0);
   }
 
-  /** How many of the agent's outcomes are not rolled up yet, and the seq the rollup holds. */
-  async lag(): Promise<{ doneSeq: number; pending: number }> {
-    const [row] = await queryRows<{ done_seq: number | string | null; pending: number | string }>(
+  /** The rollup's `version` (0 before anything is rolled up): it changes with every transaction that changes the rollup. */
+  async version(): Promise<number> {
+    const [row] = await queryRows<{ version: number | string }>(this.db, sql`SELECT version FROM ${metricRollupState} WHERE agent_id = ${this.agentId}::uuid`);
+    return Number(row?.version ?? 0);
+  }
+
+  /** How many of the agent's outcomes are not rolled up yet, the seq the rollup holds, and its `version`. */
+  async lag(): Promise<RollupPosition> {
+    const [row] = await queryRows<{ done_seq: number | string | null; version: number | string | null; pending: number | string }>(
       this.db,
-      sql`SELECT s.done_seq, (SELECT count(*) FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > coalesce(s.done_seq, 0)) AS pending
-          FROM (SELECT (SELECT done_seq FROM ${metricRollupState} WHERE agent_id = ${this.agentId}::uuid) AS done_seq) s`,
+      sql`SELECT s.done_seq, s.version, (SELECT count(*) FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > coalesce(s.done_seq, 0)) AS pending
+          FROM (SELECT max(done_seq) AS done_seq, max(version) AS version FROM ${metricRollupState} WHERE agent_id = ${this.agentId}::uuid) s`,
     );
-    return { doneSeq: Number(row?.done_seq ?? 0), pending: Number(row?.pending ?? 0) };
+    return { doneSeq: Number(row?.done_seq ?? 0), pending: Number(row?.pending ?? 0), version: Number(row?.version ?? 0) };
   }
 
   /**
@@ -255,8 +275,8 @@ export class MetricRollup {
       const through = range.through;
       await this.rollUpOutcomes(tx, inRange, through);
       await tx.execute(
-        sql`INSERT INTO ${metricRollupState} (agent_id, done_seq, format) VALUES (${this.agentId}::uuid, ${through}, ${ROLLUP_FORMAT}::smallint)
-            ON CONFLICT (agent_id) DO UPDATE SET done_seq = excluded.done_seq`,
+        sql`INSERT INTO ${metricRollupState} AS s (agent_id, done_seq, format, version) VALUES (${this.agentId}::uuid, ${through}, ${ROLLUP_FORMAT}::smallint, ${CLOCK_VERSION})
+            ON CONFLICT (agent_id) DO UPDATE SET done_seq = excluded.done_seq, version = ${nextVersion}`,
       );
       return Number(counted?.n ?? 0);
     });
@@ -278,13 +298,18 @@ export class MetricRollup {
         );
         await yieldToEventLoop();
       }
-      await tx.execute(sql`UPDATE ${metricRollupState} SET format = ${ROLLUP_FORMAT}::smallint WHERE agent_id = ${this.agentId}::uuid`);
+      await tx.execute(sql`UPDATE ${metricRollupState} AS s SET format = ${ROLLUP_FORMAT}::smallint, version = ${nextVersion} WHERE agent_id = ${this.agentId}::uuid`);
     });
   }
 
   /** Refreshes newly recorded findings (a first sighting moves a labelled finding's time to fix); call inside the recording transaction, after `lock`. */
   async refreshRecorded(tx: Db, keys: readonly string[]): Promise<void> {
-    if (keys.length > 0) await this.refreshFindings(tx, keys, await this.doneSeq(tx));
+    if (keys.length === 0) return;
+    await this.refreshFindings(tx, keys, await this.doneSeq(tx));
+    await tx.execute(
+      sql`INSERT INTO ${metricRollupState} AS s (agent_id, done_seq, format, version) VALUES (${this.agentId}::uuid, 0, ${ROLLUP_FORMAT}::smallint, ${CLOCK_VERSION})
+          ON CONFLICT (agent_id) DO UPDATE SET version = ${nextVersion}`,
+    );
   }
 }
 

@@ -1,8 +1,10 @@
 import type { IAgentRuntime } from '@elizaos/core';
-import type { ScanMetricsReport } from './model/metrics';
+import { checkMetricOptions, type ScanMetricsReport } from './model/metrics';
 import type { WeeklyTriageOptions, WeeklyTriageReport } from './model/weekly-triage';
-import { MetricRollup, type OutcomeFollower } from './metric-rollup-store';
+import { MetricRollup, type OutcomeFollower, type RollupPosition } from './metric-rollup-store';
 import { rollupMetrics, rollupWeekly } from './metric-rollup-read';
+import { HOUR_MS } from './model/grouping';
+import { deepFreeze } from '../shared/deep-freeze';
 import { yieldToEventLoop } from '../shared/event-loop';
 import type { Db } from '../shared/sql';
 
@@ -15,6 +17,12 @@ export const DEFAULT_METRIC_SLICES = 50;
 export const MAX_METRIC_SLICES = 1_000;
 /** The largest k of precision@k a metrics request may name (as `SELF_IMPROVE_METRICS_K` may). */
 export const MAX_METRICS_K = 100_000;
+/** Reports kept for reuse (`ScanMetrics.report`): the dashboard's and a few others. */
+export const REPORT_MEMO_SIZE = 8;
+/** After the follower catches up, the default report is computed ahead of the next read at most this often. */
+export const REPORT_WARM_EVERY_MS = 5_000;
+
+type ReportOptions = { asOfMs: number; k: number; slices: number };
 
 /** What a metrics read says of the outcomes its figures leave out. */
 export interface RollupLag {
@@ -40,6 +48,9 @@ export class ScanMetrics implements OutcomeFollower {
   private dirty = false;
   private stopping = false;
   private upgrading: Promise<void> | null = null;
+  /** Reports by rollup version and options (`memoKey`), oldest first, frozen: every reader gets the same object. */
+  private readonly memo = new Map<string, ScanMetricsReport>();
+  private lastWarmMs = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly runtime: IAgentRuntime,
@@ -48,6 +59,8 @@ export class ScanMetrics implements OutcomeFollower {
     private readonly otherWork: () => boolean = () => false,
     /** How many waiting outcomes a read rolls up itself before answering. */
     private readonly readCatchUpMax = READ_CATCH_UP_MAX,
+    /** The options of the report computed ahead of reads once the follower catches up (the dashboard's); none computes nothing ahead. */
+    private readonly warmOptions: (() => Omit<ReportOptions, 'asOfMs'>) | null = null,
   ) {
     this.rollup = new MetricRollup(db, runtime.agentId);
   }
@@ -116,7 +129,7 @@ export class ScanMetrics implements OutcomeFollower {
         }
         this.dirty = false;
         const taken = await this.rollup.step();
-        if (taken === 0 && !this.dirty) return;
+        if (taken === 0 && !this.dirty) break;
         await yieldToEventLoop();
       }
     } catch (error) {
@@ -124,11 +137,27 @@ export class ScanMetrics implements OutcomeFollower {
         { src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) },
         'the metrics rollup stopped following the outcomes; it goes on with the next write or metrics read',
       );
+      return;
+    }
+    await this.warm();
+  }
+
+  /** The default report, computed ahead of the next read (at most every `REPORT_WARM_EVERY_MS`); a failure is logged and left to the read. */
+  private async warm(): Promise<void> {
+    if (!this.warmOptions || this.stopping || Date.now() - this.lastWarmMs < REPORT_WARM_EVERY_MS) return;
+    this.lastWarmMs = Date.now();
+    try {
+      await this.report({ ...this.warmOptions(), asOfMs: Date.now() });
+    } catch (error) {
+      this.runtime.logger.warn(
+        { src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) },
+        'the metrics report could not be computed ahead; the next read computes it',
+      );
     }
   }
 
-  /** Rolls up what is waiting when that is at most `READ_CATCH_UP_MAX` outcomes; returns the seq the rollup then holds and what is still waiting. */
-  private async catchUp(): Promise<{ doneSeq: number; pending: number }> {
+  /** Rolls up what is waiting when that is at most `READ_CATCH_UP_MAX` outcomes; returns the seq the rollup then holds, what is still waiting, and the rollup's version. */
+  private async catchUp(): Promise<RollupPosition> {
     await this.upgraded();
     let lag = await this.rollup.lag();
     if (lag.pending > this.readCatchUpMax) return lag;
@@ -140,13 +169,42 @@ export class ScanMetrics implements OutcomeFollower {
     return lag;
   }
 
-  async report(options: { asOfMs: number; k: number; slices: number }): Promise<ScanMetricsReport & RollupLag> {
-    const { pending } = await this.catchUp();
-    return { ...(await rollupMetrics(this.db, this.runtime.agentId, options)), pending_outcomes: pending };
+  /**
+   * The report at `asOfMs`. A report depends on the rollup's version, k, the slices and the hour of
+   * `asOfMs` alone (its drift windows end at a whole hour), so one computed at the same version is
+   * reused (`REPORT_MEMO_SIZE` kept) with its `as_of` set to this one's: a dashboard polling an
+   * agent whose outcomes have not changed costs two reads of the rollup's state. The version is read
+   * from the database, so a change made by any process is seen. A report is kept only when the
+   * version is the same after it as before (no change landed while it was read).
+   */
+  async report(options: ReportOptions): Promise<ScanMetricsReport & RollupLag> {
+    checkMetricOptions(options);
+    const { pending, version } = await this.catchUp();
+    const key = memoKey(version, options);
+    let report = this.memo.get(key);
+    if (!report) {
+      report = await rollupMetrics(this.db, this.runtime.agentId, options);
+      if ((await this.rollup.version()) === version) this.remember(key, deepFreeze(report));
+    }
+    return { ...report, as_of: new Date(options.asOfMs).toISOString(), pending_outcomes: pending };
+  }
+
+  private remember(key: string, report: ScanMetricsReport): void {
+    this.memo.delete(key);
+    this.memo.set(key, report);
+    for (const oldest of this.memo.keys()) {
+      if (this.memo.size <= REPORT_MEMO_SIZE) break;
+      this.memo.delete(oldest);
+    }
   }
 
   async weekly(options: WeeklyTriageOptions): Promise<WeeklyTriageReport & RollupLag> {
     const { doneSeq, pending } = await this.catchUp();
     return { ...(await rollupWeekly(this.db, this.runtime.agentId, { ...options, throughSeq: doneSeq })), pending_outcomes: pending };
   }
+}
+
+/** What a report depends on besides the stored rollup: the options, with `asOfMs` as the hour its drift windows end at. */
+function memoKey(version: number, options: ReportOptions): string {
+  return `${version}:${options.k}:${options.slices}:${Math.floor(options.asOfMs / HOUR_MS)}`;
 }

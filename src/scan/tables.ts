@@ -160,11 +160,15 @@ export const metricTallies = pluginSchema.table(
  * How far the metrics rollup of an agent has followed its outcomes: every outcome with seq ≤
  * `done_seq` is rolled up (`MetricRollup.step`). `format`: the layout its tallies are in
  * (`ROLLUP_FORMAT`); a rollup in an older one is brought up to date when its follower starts.
+ * `version`: a new, larger one with every transaction that changes the rollup, so a report
+ * computed at a version holds until it changes (`ScanMetrics`' report memo, in every process on
+ * the database).
  */
 export const metricRollupState = pluginSchema.table('metric_rollup_state', {
   agentId: uuid('agent_id').primaryKey(),
   doneSeq: bigint('done_seq', { mode: 'number' }).notNull(),
   format: smallint('format').notNull().default(1),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
 });
 
 /**

@@ -62,6 +62,25 @@ export interface FindingSummary {
 export const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
+ * Order of strings by Unicode code point, as PostgreSQL orders text `COLLATE "C"` in a UTF-8
+ * database (byte order). It differs from `compareText` only where a character at or above U+E000
+ * meets one beyond U+FFFF (a surrogate pair, which code units put first).
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const surrogate = (c: number) => c >= 0xd800 && c <= 0xdfff;
+    // A surrogate (part of a character beyond U+FFFF) ranks above every other code unit.
+    if (surrogate(x) !== surrogate(y)) return surrogate(x) ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/**
  * Total order of a finding's outcomes, latest last: by time, then lifecycle rank, then (only so
  * that input order never matters) project, scanner, model, confidence (absent first), reward.
  */

@@ -1,4 +1,4 @@
-import { compareText, type FindingSummary, type MetricOutcome } from './findings';
+import { compareCodePoints, compareText, type FindingSummary, type MetricOutcome } from './findings';
 
 /** What a finding or an outcome is sliced by. */
 export interface SliceFields {
@@ -32,7 +32,7 @@ export const difference = (a: number | null, b: number | null): number | null =>
 
 /**
  * The slices of one dimension a report shows: the `limit` with the most outcomes, ties in
- * ascending code-unit order of their names; and how many there are in all.
+ * ascending code-point order of their names; and how many there are in all.
  */
 export function pickSlices(outcomes: readonly SliceFields[], keyOf: (x: SliceFields) => string, limit: number): { keys: Set<string>; total: number } {
   const sizes = new Map<string, number>();
@@ -40,10 +40,10 @@ export function pickSlices(outcomes: readonly SliceFields[], keyOf: (x: SliceFie
   return { keys: new Set(rankSlices(sizes, limit)), total: sizes.size };
 }
 
-/** The `limit` slice names with the largest sizes, ties in ascending code-unit order. */
+/** The `limit` slice names with the largest sizes, ties in ascending code-point order (as the database ranks them, `compareCodePoints`). */
 export function rankSlices(sizes: ReadonlyMap<string, number>, limit: number): string[] {
   return [...sizes]
-    .sort((a, b) => b[1] - a[1] || compareText(a[0], b[0]))
+    .sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0]))
     .slice(0, limit)
     .map(([name]) => name);
 }
