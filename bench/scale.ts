@@ -1,5 +1,5 @@
 import '../src/cli/quiet';
-import type { AgentRuntime, Memory, Route, RouteRequest } from '@elizaos/core';
+import type { AgentRuntime, Route, RouteRequest } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import { routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
@@ -9,11 +9,11 @@ import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { rewardLedgerOf } from '../src/ledger/reward-ledger-service';
 import { dbOf, queryRows } from '../src/shared/sql';
 import { recordingResponse } from '../__tests__/helpers/route-response';
-import { chatMessage } from '../__tests__/helpers/runtime';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { eloBookOf } from '../src/elo/elo-book-service';
 import { yieldToEventLoop } from '../src/shared/event-loop';
-import { note, peakRssMb, percentile, report, round, timeMs, withStallMeter, withTempDir } from './lib';
+import { note, peakRssMb, report, round, timeMs, withStallMeter, withTempDir } from './lib';
+import { measureProviders, type Timing, timeCalls } from './scale-calls';
 import { seedLessons } from './lesson-seeding';
 import { textOf } from './synthetic-text';
 
@@ -23,8 +23,9 @@ import { textOf } from './synthetic-text';
  * as production does, learns after each step, and prints per step: the ingest rate of the step,
  * p50/p99 of every GET route handler (in process, without HTTP: what the plugin's own code costs),
  * of the reports those routes keep for reuse when none is kept (`UNCACHED`), and of every provider, the longest event-loop stall during ingest, learning, reconciliation
- * (incremental and full) and verification, RSS, and the start-up time of a new runtime on the
- * database. The last line gives each figure at the largest size as a ratio to the smallest,
+ * (incremental and full) and verification, RSS, the start-up time of a new runtime on the
+ * database, and (`bench/scale-fresh.ts`, in a process of its own) the RSS and providers of an agent
+ * process started on it. The last line gives each figure at the largest size as a ratio to the smallest,
  * measured in this run, and the issue's goals beside them.
  *
  * Rows come from the example generator, 10,000 at a time with their own seed, key prefix and
@@ -38,7 +39,6 @@ const MAX = Number(process.argv[2] ?? 100_000);
 const FIRST = Number(process.argv[3] ?? 10_000);
 const CHUNK = 10_000;
 const ROUTE_CALLS = 30;
-const PROVIDER_CALLS = 100;
 /** Routes whose cost is the whole ledger by definition (a full verification): reported apart. A checkpoint verifies from the last reconciliation's mark, so it is measured with the others. */
 const WHOLE_LEDGER_ROUTES = new Set(['/ledger/verify']);
 const NOT_MEASURED = new Set(['/dashboard']);
@@ -59,21 +59,9 @@ function chunkRows(chunk: number) {
   }));
 }
 
-/** p50/p99 of `calls` calls; a call that takes over a second makes it 3 calls in all (a route that reads everything at 1M would take minutes). */
-async function timeCalls(calls: number, call: (i: number) => Promise<void>): Promise<{ p50_ms: number; p99_ms: number; calls: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const start = performance.now();
-    await call(i);
-    times.push(performance.now() - start);
-    if ((times[0] as number) > 1_000 && times.length >= 3) break;
-  }
-  return { p50_ms: round(percentile(times, 50)), p99_ms: round(percentile(times, 99)), calls: times.length };
-}
-
-async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, { p50_ms: number; p99_ms: number; calls: number }>> {
+async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, Timing>> {
   const routes = (selfImprovePlugin.routes ?? []).filter((r: Route) => r.type === 'GET' && !NOT_MEASURED.has(r.path) && !r.path.includes(':'));
-  const out: Record<string, { p50_ms: number; p99_ms: number; calls: number }> = {};
+  const out: Record<string, Timing> = {};
   for (const route of routes) {
     const calls = WHOLE_LEDGER_ROUTES.has(route.path) ? 3 : ROUTE_CALLS;
     out[route.path] = await timeCalls(calls, async () => {
@@ -98,8 +86,8 @@ const UNCACHED: Record<string, (i: number) => Record<string, string>> = {
   '/elo': (i) => ({ k: String(1 + (i % 100)) }),
 };
 
-async function measureUncached(runtime: AgentRuntime): Promise<Record<string, { p50_ms: number; p99_ms: number; calls: number }>> {
-  const out: Record<string, { p50_ms: number; p99_ms: number; calls: number }> = {};
+async function measureUncached(runtime: AgentRuntime): Promise<Record<string, Timing>> {
+  const out: Record<string, Timing> = {};
   for (const [path, queryOf] of Object.entries(UNCACHED)) {
     const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
     if (!route) throw new Error(`no GET ${path} route`);
@@ -108,18 +96,6 @@ async function measureUncached(runtime: AgentRuntime): Promise<Record<string, { 
       const req = { method: 'GET', path, url: path, query: queryOf(i), params: {}, headers: {} } as unknown as RouteRequest;
       await route.handler?.(req, res, runtime);
       if (sent.status >= 400) throw new Error(`GET ${path} answered ${sent.status}: ${JSON.stringify(sent.body).slice(0, 300)}`);
-    });
-  }
-  return out;
-}
-
-async function measureProviders(runtime: AgentRuntime): Promise<Record<string, { p50_ms: number; p99_ms: number; calls: number }>> {
-  const out: Record<string, { p50_ms: number; p99_ms: number; calls: number }> = {};
-  const messages: Memory[] = [];
-  for (let i = 0; i < PROVIDER_CALLS; i++) messages.push(await chatMessage(runtime, `semgrep found sql-injection in payments-api-${i} handler ${i}, is it a false positive?`));
-  for (const provider of selfImprovePlugin.providers ?? []) {
-    out[provider.name] = await timeCalls(PROVIDER_CALLS, async (i) => {
-      await provider.get(runtime, messages[i] as Memory, { values: {}, data: {}, text: '' });
     });
   }
   return out;
@@ -154,6 +130,15 @@ async function growEloBook(runtime: AgentRuntime, uses: number, items: number, l
   }
   await book.flush();
   return i;
+}
+
+/** `bench/scale-fresh.ts` run in its own process on the database: its RSS and providers once warmed up. */
+async function freshProcess(dataDir: string): Promise<Record<string, unknown>> {
+  const child = Bun.spawn([process.execPath, 'run', `${import.meta.dir}/scale-fresh.ts`, dataDir, JSON.stringify(SETTINGS)], { stdout: 'pipe', stderr: 'ignore' });
+  const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  if (code !== 0) throw new Error(`bench/scale-fresh.ts exited with ${code}`);
+  const { bench: _bench, ...figures } = JSON.parse(out.trim().split('\n').pop() as string) as Record<string, unknown>;
+  return figures;
 }
 
 async function tableRows(runtime: AgentRuntime): Promise<{ lessons: number; ledger: number; log_rows: number }> {
@@ -217,6 +202,8 @@ await inDataDir(async (dataDir) => {
       Bun.gc(true);
       const rssMb = Math.round(process.memoryUsage().rss / 1_048_576);
       await booted.close();
+      // With this process's runtime closed (one PGlite process per database), an agent's own process on it.
+      const fresh = await freshProcess(dataDir);
       Bun.gc(true);
       const startup = await timeMs(() => bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS }));
       booted = startup.value;
@@ -257,6 +244,7 @@ await inDataDir(async (dataDir) => {
         routes,
         uncached_reports: uncachedReports,
         providers,
+        fresh_process: fresh,
       };
       steps.push(step);
       report(step);
@@ -277,9 +265,13 @@ for (const kind of ['routes', 'uncached_reports', 'providers'] as const) {
     p99Ratios[`${kind}:${name}`] = ratio(figures.p99_ms, (first[kind][name] as { p99_ms: number }).p99_ms);
   }
 }
+for (const [name, figures] of Object.entries(last.fresh_process.providers as Record<string, { p99_ms: number }>)) {
+  p99Ratios[`fresh_process_providers:${name}`] = ratio(figures.p99_ms, (first.fresh_process.providers[name] as { p99_ms: number }).p99_ms);
+}
 const stalls = ['ingest_stall_ms', 'learn_stall_ms', 'metrics_rollup_stall_ms', 'reconcile_incremental_stall_ms', 'reconcile_full_stall_ms', 'verify_stall_ms'].map((k) => Number(last[k]));
 const worstRoute = Math.max(...Object.entries(last.routes as Record<string, { p99_ms: number }>).filter(([p]) => !WHOLE_LEDGER_ROUTES.has(p)).map(([, f]) => f.p99_ms));
 const worstProvider = Math.max(...Object.values(last.providers as Record<string, { p99_ms: number }>).map((f) => f.p99_ms));
+const worstFreshProvider = Math.max(...Object.values(last.fresh_process.providers as Record<string, { p99_ms: number }>).map((f) => f.p99_ms));
 report({
   bench: 'scale',
   from_outcomes: first.outcomes,
@@ -290,13 +282,16 @@ report({
   startup_ratio: ratio(last.services_ready_ms, first.services_ready_ms),
   worst_route_p99_ms: worstRoute,
   worst_provider_p99_ms: worstProvider,
+  worst_provider_p99_ms_in_a_fresh_process: worstFreshProvider,
   longest_stall_ms: Math.max(...stalls),
   goals: {
-    route_and_provider_p99_within_2x: Object.entries(p99Ratios).every(([k, r]) => k.startsWith('uncached_reports:') || WHOLE_LEDGER_ROUTES.has(k.slice('routes:'.length)) || r <= 2),
+    route_and_provider_p99_within_2x: Object.entries(p99Ratios).every(([k, r]) => k.startsWith('uncached_reports:') || k.startsWith('fresh_process_providers:') || WHOLE_LEDGER_ROUTES.has(k.slice('routes:'.length)) || r <= 2),
     route_p99_under_50_ms: worstRoute < 50,
     provider_p99_under_2_ms: worstProvider < 2,
+    provider_p99_under_2_ms_in_a_fresh_process: worstFreshProvider < 2,
     no_stall_over_100_ms: Math.max(...stalls) <= 100,
     rss_under_1_gb: last.rss_mb < 1024,
+    rss_under_1_gb_in_a_fresh_process: last.fresh_process.rss_after_providers_mb < 1024,
     startup_under_5_s: last.services_ready_ms < 5_000,
     ingest_at_largest_at_least_half_rate: last.ingest_rows_per_s >= first.ingest_rows_per_s / 2,
   },

@@ -1,0 +1,35 @@
+import type { AgentRuntime, Memory } from '@elizaos/core';
+import selfImprovePlugin from '../src/index';
+import { chatMessage } from '../__tests__/helpers/runtime';
+import { percentile, round } from './lib';
+
+/** Calls of each provider a step times. */
+export const PROVIDER_CALLS = 100;
+
+export type Timing = { p50_ms: number; p99_ms: number; calls: number };
+
+/** p50/p99 of `calls` calls; a call that takes over a second makes it 3 calls in all (a route that reads everything at 1M would take minutes). */
+export async function timeCalls(calls: number, call: (i: number) => Promise<void>): Promise<Timing> {
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const start = performance.now();
+    await call(i);
+    times.push(performance.now() - start);
+    if ((times[0] as number) > 1_000 && times.length >= 3) break;
+  }
+  return { p50_ms: round(percentile(times, 50)), p99_ms: round(percentile(times, 99)), calls: times.length };
+}
+
+/** p50/p99 of PROVIDER_CALLS calls of every provider of the plugin, each on its own chat message. */
+export async function measureProviders(runtime: AgentRuntime): Promise<Record<string, Timing>> {
+  const out: Record<string, Timing> = {};
+  const messages: Memory[] = [];
+  for (let i = 0; i < PROVIDER_CALLS; i++) messages.push(await chatMessage(runtime, `semgrep found sql-injection in payments-api-${i} handler ${i}, is it a false positive?`));
+  for (const provider of selfImprovePlugin.providers ?? []) {
+    out[provider.name] = await timeCalls(PROVIDER_CALLS, async (i) => {
+      await provider.get(runtime, messages[i] as Memory, { values: {}, data: {}, text: '' });
+    });
+  }
+  return out;
+}
+

@@ -1,0 +1,33 @@
+import '../src/cli/quiet';
+import { routeConsoleToStderr } from '../src/cli/output';
+import selfImprovePlugin from '../src/index';
+import { bootRuntime } from '../src/cli/boot';
+import { eloBookOf } from '../src/elo/elo-book-service';
+import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
+import { report } from './lib';
+import { measureProviders } from './scale-calls';
+
+/**
+ * An agent's own process on a database `bench/scale.ts` grew: boots a runtime on `dataDir` (argv 2)
+ * with the settings given as JSON (argv 3), waits until every service has started and the
+ * background reads after start are done (the lessons, the ELO book's items and log samples), then
+ * prints one JSON line: its RSS and heap after a full collection, how long that took, and the
+ * providers' p50/p99 (`measureProviders`). The bench's own process has grown the database through a
+ * year of writes; this is what a process that starts on it holds and costs.
+ */
+routeConsoleToStderr();
+const started = performance.now();
+const booted = await bootRuntime({ dataDir: process.argv[2] as string, plugins: [selfImprovePlugin], settings: JSON.parse(process.argv[3] ?? '{}') });
+try {
+  const { runtime } = booted;
+  await Promise.all((selfImprovePlugin.services ?? []).map((s) => runtime.getServiceLoadPromise(s.serviceType as never)));
+  await (await scanOutcomeServiceOf(runtime)).scanLessonsReady();
+  await (await eloBookOf(runtime)).warming;
+  const warmedMs = performance.now() - started;
+  Bun.gc(true);
+  const memory = process.memoryUsage();
+  const providers = await measureProviders(runtime);
+  report({ bench: 'scale-fresh-process', warmed_up_ms: Math.round(warmedMs), rss_mb: Math.round(memory.rss / 1_048_576), heap_mb: Math.round(memory.heapUsed / 1_048_576), providers, rss_after_providers_mb: Math.round(process.memoryUsage().rss / 1_048_576) });
+} finally {
+  await booted.close();
+}
