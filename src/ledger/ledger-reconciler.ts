@@ -3,7 +3,7 @@ import type { LedgerEntryInput, LedgerTransaction } from './model/chain';
 import { ChainVerifier, type VerifiedMark } from './model/chain-check';
 import { verifyAgainstHead } from './model/integrity';
 import { diffAgainstSources, type ReconcileDiff } from './model/reconcile';
-import { addSummaries, partsFor, prefixDigits, type RangeSummary, type RefRange, refRanges, sameSummary, splitRange } from './model/ref-ranges';
+import { prefixDigits, type RefRange, refRanges, sameSummary } from './model/ref-ranges';
 import { type LedgerAppender, LEDGER_LOG_SRC, type LockedAppend } from './ledger-appender';
 import type { LedgerStore } from './ledger-store';
 import type { ReconciledSource, ReconcileReport } from './ledger-types';
@@ -115,26 +115,14 @@ export class LedgerReconciler {
     return verifier.mark;
   }
 
-  /**
-   * The ranges of each reconciled source whose count, points or checksum differ from the ledger's
-   * (none read row by row). A source's summary of a large range is read in parts (`splitRange`,
-   * about ROWS_PER_STATEMENT rows each) with a turn of the event loop after each.
-   */
+  /** The ranges of each reconciled source whose count, points or checksum differ from the ledger's (none read row by row). */
   private async suspectRanges(db: Db = this.db): Promise<{ suspects: Suspect[]; compared: number }> {
-    const length = (await this.store.head(db))?.count ?? 0;
-    const digits = prefixDigits(length);
-    const ranges = refRanges(digits);
-    const parts = partsFor(length / ranges.length);
+    const ranges = refRanges(prefixDigits((await this.store.head(db))?.count ?? 0));
     const suspects: Suspect[] = [];
     for (const [source, expected] of this.sources) {
       for (const range of ranges) {
-        const pieces: RangeSummary[] = [];
-        for (const part of splitRange(range, digits, parts)) {
-          pieces.push(await expected.summary(db, part));
-          await yieldToEventLoop();
-        }
-        const held = await this.store.rangeSummary(source, range, db);
-        if (!sameSummary(addSummaries(pieces), held)) suspects.push({ source, range });
+        const [wanted, held] = await Promise.all([expected.summary(db, range), this.store.rangeSummary(source, range, db)]);
+        if (!sameSummary(wanted, held)) suspects.push({ source, range });
         await yieldToEventLoop();
       }
     }

@@ -45,12 +45,8 @@ export function toStoredOutcome(agentId: UUID, row: OutcomeRow): StoredOutcome {
   };
 }
 
-/**
- * Outcome seqs `pendingGroups` looks at per statement. Each outcome costs a probe of
- * `outcome_learned` (PGlite never vacuums, so the probe reads the table's page too): at 1M
- * outcomes 5,000 a statement held the event loop for 260 ms, and for 1.3 s with cold pages.
- */
-export const PENDING_SCAN_PAGE = 1_000;
+/** Outcome seqs `pendingGroups` looks at per statement. */
+export const PENDING_SCAN_PAGE = 5_000;
 
 /** Durable outcomes of one agent, in the runtime's database. */
 export class OutcomeStore {

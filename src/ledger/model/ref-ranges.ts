@@ -45,48 +45,6 @@ export function uuidBound(prefix: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/**
- * Rows a statement of a range's summary reads at most, about: a larger range is summed in parts
- * (`splitRange`). Each row costs a page read of its table where rows are stored in another order
- * than their ids (PGlite reads a page through its file system): at 1M outcomes a range of 244 rows
- * read in one statement held the event loop for up to 150 ms.
- */
-export const ROWS_PER_STATEMENT = 64;
-
-/** How many parts (1, 2, 4, 8 or 16) a range of about `rowsInRange` rows is summed in, so that each reads about ROWS_PER_STATEMENT. */
-export function partsFor(rowsInRange: number, perStatement = ROWS_PER_STATEMENT): number {
-  let parts = 1;
-  while (parts < 16 && rowsInRange / parts > perStatement) parts *= 2;
-  return parts;
-}
-
-/**
- * `range` (of a split by a prefix of `digits` hex digits, `refRanges`) cut into `parts` contiguous
- * ranges (1, 2, 4, 8 or 16) at one more hex digit: every id in `range` is in exactly one of them.
- */
-export function splitRange(range: RefRange, digits: number, parts: number): RefRange[] {
-  if (parts <= 1) return [range];
-  if (!Number.isInteger(Math.log2(parts)) || parts > 16) throw new RangeError(`parts must be 1, 2, 4, 8 or 16, got ${parts}`);
-  // The range's own prefix: its low bound, or for the first range (open below) the lowest prefix.
-  const base = range.lo ?? '0'.repeat(digits);
-  const cuts = Array.from({ length: parts - 1 }, (_, i) => base + ((i + 1) * (16 / parts)).toString(16));
-  const bounds = [range.lo, ...cuts, range.hi];
-  return cuts.length === 0 ? [range] : bounds.slice(0, -1).map((lo, i) => ({ lo, hi: bounds[i + 1] as string | null }));
-}
-
-/** The summary of the records of several ranges, from each range's: counts and points add, and so do the checksums (sums of hashes, exact as integers). */
-export function addSummaries(parts: readonly RangeSummary[]): RangeSummary {
-  let checksum = 0n;
-  let count = 0;
-  let points = 0;
-  for (const p of parts) {
-    count += p.count;
-    points += p.points;
-    checksum += BigInt(p.checksum);
-  }
-  return { count, points, checksum: checksum.toString() };
-}
-
 export function sameSummary(a: RangeSummary, b: RangeSummary): boolean {
   return a.count === b.count && a.points === b.points && a.checksum === b.checksum;
 }
