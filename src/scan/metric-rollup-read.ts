@@ -60,8 +60,8 @@ const SIZED = [
  */
 async function pickShown(db: Db, agentId: UUID, limit: number): Promise<{ shown: Shown; totals: ScanMetricsReport['slice_totals'] }> {
   const sizesOf = (grain: number) => sql`${metricTallies} WHERE agent_id = ${agentId}::uuid AND scope = ${SIZE_SCOPE} AND grain = ${grain}::smallint AND kind = ${TALLY_KIND.size}::smallint AND n > 0`;
-  const parts = SIZED.flatMap(({ grain }) => {
-    const name = sql.raw(grain === GRAIN.project ? 'project' : grain === GRAIN.scanner ? 'scanner' : 'model');
+  const parts = SIZED.flatMap(({ dim, grain }) => {
+    const name = COLUMN[dim];
     return [
       sql`(SELECT ${grain}::int AS grain, ${name} AS name, n::float8 AS n FROM ${sizesOf(grain)} ORDER BY n DESC, ${name} COLLATE "C" LIMIT ${limit})`,
       sql`(SELECT ${grain}::int AS grain, NULL AS name, count(*)::float8 AS n FROM ${sizesOf(grain)})`,
