@@ -84,9 +84,9 @@ const recentReports = new WeakMap<EloBookService, { key: string; atMs: number; r
  */
 export async function refreshDefaultReport(book: EloBookService, marginMs: number): Promise<EloReport | undefined> {
   const kept = recentReports.get(book);
-  const nowMs = Date.now();
-  if (kept && kept.key === reportKey(book, {}) && (nowMs - kept.atMs < REPORT_REUSE_MS - marginMs || nowMs - kept.readAtMs > READ_RECENTLY_MS)) return undefined;
   const key = reportKey(book, {});
+  const nowMs = Date.now();
+  if (kept && kept.key === key && (nowMs - kept.atMs < REPORT_REUSE_MS - marginMs || nowMs - kept.readAtMs > READ_RECENTLY_MS)) return undefined;
   const report = await buildReport(book, {});
   recentReports.set(book, { key, atMs: Date.now(), readAtMs: kept?.readAtMs ?? 0, report });
   return report;

@@ -298,7 +298,8 @@ export class MetricRollup {
         );
         await yieldToEventLoop();
       }
-      await tx.execute(sql`UPDATE ${metricRollupState} AS s SET format = ${ROLLUP_FORMAT}::smallint, version = ${nextVersion} WHERE agent_id = ${this.agentId}::uuid`);
+      await tx.execute(sql`UPDATE ${metricRollupState} SET format = ${ROLLUP_FORMAT}::smallint WHERE agent_id = ${this.agentId}::uuid`);
+      await this.newVersion(tx);
     });
   }
 
@@ -306,6 +307,11 @@ export class MetricRollup {
   async refreshRecorded(tx: Db, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return;
     await this.refreshFindings(tx, keys, await this.doneSeq(tx));
+    await this.newVersion(tx);
+  }
+
+  /** Gives the rollup a new version in `tx` (a transaction that changed it without moving `done_seq`); the state row is made when there is none yet. */
+  private async newVersion(tx: Db): Promise<void> {
     await tx.execute(
       sql`INSERT INTO ${metricRollupState} AS s (agent_id, done_seq, format, version) VALUES (${this.agentId}::uuid, 0, ${ROLLUP_FORMAT}::smallint, ${CLOCK_VERSION})
           ON CONFLICT (agent_id) DO UPDATE SET version = ${nextVersion}`,
