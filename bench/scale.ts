@@ -226,6 +226,8 @@ await inDataDir(async (dataDir) => {
         metrics_rollup_stall_ms: rollup.stall_ms,
         reconcile_incremental_s: round(incremental.ms / 1000, 2),
         reconcile_incremental_stall_ms: incremental.stall_ms,
+        reconcile_incremental_records: incremental.value.records_compared,
+        reconcile_incremental_ranges: incremental.value.ranges_compared,
         reconcile_full_s: round(full.ms / 1000, 2),
         reconcile_full_stall_ms: full.stall_ms,
         ranges_compared: full.value.ranges_compared,

@@ -24,6 +24,7 @@ export const PLUGIN_TABLE_NAMES = [
   'ledger_audit',
   'ledger_fold',
   'ledger_head',
+  'ledger_reconciled',
   'metric_rollup_state',
   'metric_tallies',
   'outcome_learned',

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { ledgerTable } from '../../src/ledger/tables';
+import { ledgerReconciled, ledgerTable } from '../../src/ledger/tables';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { dbOf } from '../../src/shared/sql';
 import { makeRows } from '../helpers/rows';
@@ -59,6 +59,26 @@ describe('reward ledger reconciliation on a real runtime', () => {
       await other.service.ingest(makeRows({ n: 4, labels: ['fixed'], keyPrefix: 'auto' }));
       await otherLedger.verify();
       expect(otherLedger.lastReconciliation).toMatchObject({ ok: true });
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a reconciliation that runs by itself is full when none was in the last day, else incremental', async () => {
+    const other = await startAgent({ settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '3' } });
+    try {
+      const otherLedger = await rewardLedgerOf(other.runtime);
+      const ingestThree = async (keyPrefix: string) => {
+        await other.service.ingest(makeRows({ n: 3, labels: ['fixed'], keyPrefix }));
+        await otherLedger.verify();
+        return otherLedger.lastReconciliation;
+      };
+      expect(await ingestThree('day-1')).toMatchObject({ ok: true, ranges_compared: 16, records_compared: 0 });
+      expect(await ingestThree('day-1b')).toMatchObject({ ok: true, ranges_compared: 0, records_compared: 6 });
+      // the last full one a day and a minute ago
+      await dbOf(other.runtime).execute(sql`UPDATE ${ledgerReconciled} SET full_at = now() - interval '1441 minutes' WHERE agent_id = ${other.runtime.agentId}::uuid`);
+      expect(await ingestThree('day-2')).toMatchObject({ ok: true, ranges_compared: 16, records_compared: 0 });
+      expect(await ingestThree('day-2b')).toMatchObject({ ok: true, ranges_compared: 0, records_compared: 6 });
     } finally {
       await other.close();
     }

@@ -5,7 +5,7 @@ import { verifyAgainstHead } from './model/integrity';
 import { diffAgainstSources, type ReconcileDiff } from './model/reconcile';
 import { prefixDigits, type RefRange, refRanges, sameSummary } from './model/ref-ranges';
 import { type LedgerAppender, LEDGER_LOG_SRC, type LockedAppend } from './ledger-appender';
-import type { LedgerStore } from './ledger-store';
+import type { LedgerStore, ReconcileMark } from './ledger-store';
 import type { ReconciledSource, ReconcileReport } from './ledger-types';
 import type { SerialQueue } from '../shared/serial-queue';
 import type { Db } from '../shared/sql';
@@ -14,23 +14,34 @@ import { yieldToEventLoop } from '../shared/event-loop';
 /** `full`: the whole chain is verified. `incremental`: only what follows the last verified transaction. */
 export type ReconcileMode = 'full' | 'incremental';
 
-/** A range of one reconciled source whose figures differ from the ledger's. */
-interface Suspect {
-  source: string;
-  range: RefRange;
+/** Where one reconciled source differs from the ledger: a range of record ids whose figures differ, or records new since the last reconciliation that disagree with their entries. */
+type Suspect = { source: string; range: RefRange } | { source: string; refs: string[] };
+
+/** What the comparison outside the lock found, and how much it compared. `through`: the ledger length the new-records comparison went to (null: ranges were compared). */
+interface Compared {
+  suspects: Suspect[];
+  ranges: number;
+  records: number;
+  through: number | null;
 }
 
-/** Automatic reconciliation waits for at least 1/LENGTH_SHARE of the ledger's length in new transactions. */
-const LENGTH_SHARE = 4;
+/** Ledger sequences an incremental reconciliation compares per statement. */
+const NEW_ENTRIES_PAGE = 1_000;
+
+/** An automatic reconciliation is a full one when the last full one ended longer ago than this (or never did). */
+export const FULL_RECONCILE_EVERY_MS = 24 * 3_600_000;
 
 /**
  * Balance reconciliation (seed 000 §4) of one ledger: when it runs (every `every` new
- * transactions and on a timer, incrementally; at once and in full on a checksum mismatch or when
- * asked), what it compares and how it recovers. Its cost does not grow with what was already
- * reconciled, in memory or in any one step: the chain is read a page at a time (from the last
- * transaction verified, when incremental), and each reconciled source is compared with the ledger
- * by count, points and a record-id checksum per range of record ids, with rows read only in a
- * range whose figures differ. The event loop gets a turn between pages and ranges.
+ * transactions and on a timer; in full at once on a checksum mismatch, once a day, and when
+ * asked; else incrementally), what it compares and how it recovers. Its cost does not grow with
+ * what was already reconciled, in memory or in any one step. The chain is read a page at a time
+ * (from the last transaction verified, when incremental). A full reconciliation compares each
+ * reconciled source with the ledger by count, points and a record-id checksum per range of record
+ * ids, reading rows only in a range whose figures differ; an incremental one compares only what
+ * is new since the last reconciliation, a page at a time, and so misses an edit of an older row
+ * that keeps the chain intact (the next full one finds it). The event loop gets a turn between
+ * pages and ranges.
  */
 export class LedgerReconciler {
   /** The last reconciliation's report, or null before the first. */
@@ -39,8 +50,6 @@ export class LedgerReconciler {
   private sinceReconcile = 0;
   /** The last transaction a reconciliation of this process verified (kept while its hash stays the same). */
   private verified: VerifiedMark | null = null;
-  /** The ledger's length when it was last reconciled. */
-  private lastLength = 0;
 
   constructor(
     private readonly runtime: IAgentRuntime,
@@ -58,36 +67,46 @@ export class LedgerReconciler {
 
   /**
    * One reconciliation, queued with this process's appends. Outside the database lock: the chain
-   * is verified (`mode`) and every range of every reconciled source summarised on both sides.
-   * Then, in one database transaction holding the ledger lock: the chain since, the head, and the ranges that
-   * differed row by row. On a mismatch scoring writes halt (appends wait for the lock), an audit
-   * record is written, and recovery runs: a broken chain is cut back to its last valid transaction
-   * (the rows after it are kept in the audit log, and every range is compared row by row), source
-   * records without their entry get it appended, and entries no record accounts for are flagged
-   * for review in the audit log.
+   * is verified (`mode`) and the sources compared with the ledger — in full, every range of every
+   * reconciled source by its summary; incrementally, from where the last reconciliation (of any
+   * process) left off, each ledger entry appended since against the record it names and each
+   * record added since against the ledger (by ranges when there is no usable mark). Then, in one
+   * database transaction holding the ledger lock: the chain since, the head, the entries appended
+   * since (incremental), and what differed, row by row. On a mismatch scoring writes halt
+   * (appends wait for the lock), an audit record is written, and recovery runs: a broken chain is
+   * cut back to its last valid transaction (the rows after it are kept in the audit log, and
+   * every range is compared row by row), source records without their entry get it appended, and
+   * entries no record accounts for are flagged for review in the audit log. Where it left off is
+   * stored with it.
    */
-  async reconcile(mode: ReconcileMode = 'full'): Promise<ReconcileReport> {
+  async reconcile(mode: ReconcileMode | 'scheduled' = 'full'): Promise<ReconcileReport> {
     const report = await this.queue.run(async () => {
-      const verified = await this.verifyUnlocked(mode === 'full' ? null : await this.stillVerified());
-      const suspects = await this.suspectRanges();
-      return this.db.transaction((t) => this.reconcileLocked(t, verified, suspects.suspects, suspects.compared));
+      const full = mode === 'full' || (mode === 'scheduled' && (await this.fullDue()));
+      // Records after these positions are for the next reconciliation.
+      const positions = await this.positions();
+      const mark = full ? null : await this.usableMark(positions);
+      const verified = await this.verifyUnlocked(full ? null : await this.stillVerified());
+      const compared = mark ? await this.newSuspects(this.db, mark, { count: (await this.store.head())?.count ?? 0, positions }) : await this.suspectRanges();
+      return this.db.transaction((t) => this.reconcileLocked(t, verified, compared, positions, full));
     });
     this.lastReport = report;
     return report;
   }
 
-  /** A reconciliation nobody awaits: a failure is logged (and the next one retries), never an unhandled rejection. */
+  /** Whether the last full reconciliation (of any process) ended FULL_RECONCILE_EVERY_MS ago or more, or none did. */
+  private async fullDue(): Promise<boolean> {
+    const fullAtMs = (await this.store.reconcileMark())?.fullAtMs ?? null;
+    return fullAtMs === null || Date.now() - fullAtMs >= FULL_RECONCILE_EVERY_MS;
+  }
+
+  /** A reconciliation nobody awaits: full on a checksum mismatch or when one is due (`fullDue`), else incremental. A failure is logged (and the next one retries), never an unhandled rejection. */
   inBackground(reason: 'interval' | 'every' | 'checksum'): void {
-    this.reconcile(reason === 'checksum' ? 'full' : 'incremental').catch((error: unknown) => {
+    this.reconcile(reason === 'checksum' ? 'full' : 'scheduled').catch((error: unknown) => {
       this.runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: this.runtime.agentId, reason, error: error instanceof Error ? error.message : String(error) }, 'ledger reconciliation failed; it runs again on the next trigger');
     });
   }
 
-  /**
-   * After each append: reconciliation every `every` transactions or every quarter of the ledger's
-   * length, whichever is more (a reconciliation reads each row once, so this keeps its cost per
-   * appended transaction bounded at any length), and at once on a checksum mismatch (seed 000 §2).
-   */
+  /** After each append: reconciliation every `every` transactions, and at once on a checksum mismatch (seed 000 §2). */
   afterAppend(outcome: LockedAppend): void {
     this.sinceReconcile += outcome.appended;
     if (!outcome.checksumOk) {
@@ -95,10 +114,61 @@ export class LedgerReconciler {
       this.appender.checksum = null;
       this.sinceReconcile = 0;
       queueMicrotask(() => this.inBackground('checksum'));
-    } else if (this.sinceReconcile >= Math.max(this.every, Math.floor(this.lastLength / LENGTH_SHARE))) {
+    } else if (this.sinceReconcile >= this.every) {
       this.sinceReconcile = 0;
       queueMicrotask(() => this.inBackground('every'));
     }
+  }
+
+  /** Each reconciled source's position now. */
+  private async positions(): Promise<Record<string, number>> {
+    const positions: Record<string, number> = {};
+    for (const [source, expected] of this.sources) positions[source] = await expected.position(this.db);
+    return positions;
+  }
+
+  /** The stored mark, when an incremental reconciliation can go on from it: the ledger not shorter than it and every source at or past its position (else ranges are compared). */
+  private async usableMark(positions: Record<string, number>): Promise<ReconcileMark | null> {
+    const mark = await this.store.reconcileMark();
+    if (mark === null || mark.count > ((await this.store.head())?.count ?? 0)) return null;
+    for (const [source, position] of Object.entries(positions)) {
+      const from = mark.positions[source];
+      if (from === undefined || from > position) return null;
+    }
+    return mark;
+  }
+
+  /**
+   * The records new between two marks that disagree with the ledger: each entry appended after
+   * `from.count` through `to.count` against what the record it names calls for, and each record
+   * after its source's `from` position through its `to` position that calls for an entry the
+   * ledger lacks. A page of entries per statement, the event loop free between them.
+   */
+  private async newSuspects(db: Db, from: Pick<ReconcileMark, 'count' | 'positions'>, to: Pick<ReconcileMark, 'count' | 'positions'>): Promise<Compared> {
+    const suspects: Suspect[] = [];
+    let records = 0;
+    for (const [source, expected] of this.sources) {
+      const refs = new Set<string>();
+      for (let after = from.count; after < to.count; after += NEW_ENTRIES_PAGE) {
+        const txs = await this.store.sourceBetween(source, after, Math.min(after + NEW_ENTRIES_PAGE, to.count), db);
+        records += txs.length;
+        const wanted = await expected.entriesFor(
+          db,
+          txs.map((tx) => tx.source_ref),
+        );
+        const part = diffAgainstSources(txs, new Map([[source, wanted]]));
+        for (const row of [...part.unexpected, ...part.mismatched]) refs.add(row.source_ref);
+        await yieldToEventLoop();
+      }
+      const [after, through] = [from.positions[source] ?? 0, to.positions[source] ?? 0];
+      if (after < through) {
+        const added = await expected.newRecords(db, after, through);
+        records += added.count;
+        for (const ref of added.unpaid.keys()) refs.add(ref);
+      }
+      if (refs.size > 0) suspects.push({ source, refs: [...refs] });
+    }
+    return { suspects, ranges: 0, records, through: to.count };
   }
 
   /** The mark of the last verification, when the transaction it names still has the hash it had (else nothing is taken as verified). */
@@ -116,7 +186,7 @@ export class LedgerReconciler {
   }
 
   /** The ranges of each reconciled source whose count, points or checksum differ from the ledger's (none read row by row). */
-  private async suspectRanges(db: Db = this.db): Promise<{ suspects: Suspect[]; compared: number }> {
+  private async suspectRanges(db: Db = this.db): Promise<Compared> {
     const ranges = refRanges(prefixDigits((await this.store.head(db))?.count ?? 0));
     const suspects: Suspect[] = [];
     for (const [source, expected] of this.sources) {
@@ -126,15 +196,14 @@ export class LedgerReconciler {
         await yieldToEventLoop();
       }
     }
-    return { suspects, compared: ranges.length * this.sources.size };
+    return { suspects, ranges: ranges.length * this.sources.size, records: 0, through: null };
   }
 
-  private async reconcileLocked(t: Db, verified: VerifiedMark | null, suspects: Suspect[], compared: number): Promise<ReconcileReport> {
+  private async reconcileLocked(t: Db, verified: VerifiedMark | null, compared: Compared, positions: Record<string, number>, full: boolean): Promise<ReconcileReport> {
     await this.store.lock(t);
     this.sinceReconcile = 0;
-    const report: ReconcileReport = { at: new Date().toISOString(), ok: true, chain_problem: null, quarantined: 0, appended: 0, unexpected: 0, mismatched: 0, ranges_compared: compared, ranges_read: 0 };
+    const report: ReconcileReport = { at: new Date().toISOString(), ok: true, chain_problem: null, quarantined: 0, appended: 0, unexpected: 0, mismatched: 0, ranges_compared: compared.ranges, ranges_read: 0, records_compared: compared.records, records_read: 0 };
     const head = await this.store.head(t);
-    this.lastLength = head?.count ?? 0;
     const keyProblem = this.appender.keyProblem(await this.store.last(t), head);
     if (keyProblem) {
       // A missing or different key makes every keyed row look forged, and a head the key did not sign
@@ -150,16 +219,25 @@ export class LedgerReconciler {
     await this.store.feedVerifier(verifier, t);
     const verification = verifyAgainstHead(verifier.result(), verifier.last, head, this.appender.key, this.runtime.agentId);
     this.verified = verifier.mark;
+    let { suspects } = compared;
     if (!verification.ok) {
       report.ok = false;
       report.chain_problem = verification.first;
       await this.store.audit('chain_broken', { problem: verification.first }, t);
       report.quarantined = await this.store.quarantineFrom(t, verification.first.sequence, { problem: verification.first }, this.appender.signHead);
       // Rows cut away were entries of some records: every range is compared again.
-      ({ suspects } = await this.suspectRanges(t));
+      const again = await this.suspectRanges(t);
+      ({ suspects } = again);
+      report.ranges_compared = again.ranges;
+    } else if (compared.through !== null) {
+      // Entries appended while the comparison ran (the records' positions stay those read before it).
+      const since = await this.newSuspects(t, { count: compared.through, positions }, { count: head?.count ?? 0, positions });
+      suspects = [...suspects, ...since.suspects];
+      report.records_compared += since.records;
     }
-    report.ranges_read = suspects.length;
-    const diff = await this.diffRanges(t, suspects);
+    report.ranges_read = suspects.filter((s) => 'range' in s).length;
+    report.records_read = suspects.reduce((n, s) => n + ('refs' in s ? s.refs.length : 0), 0);
+    const diff = await this.diffSuspects(t, suspects);
     report.unexpected = diff.unexpected.length;
     report.mismatched = diff.mismatched.length;
     if (diff.unexpected.length > 0 || diff.mismatched.length > 0) {
@@ -174,18 +252,21 @@ export class LedgerReconciler {
       report.appended = appended.results.filter((r) => r.ok && r.status === 'appended').length;
     }
     if (!report.ok) await this.store.audit('recovered', { ...report }, t);
+    await this.store.saveReconcileMark(t, (await this.store.head(t))?.count ?? 0, positions, full);
     return report;
   }
 
-  /** The ledger compared row by row with its sources in the suspect ranges (read on `t`, under the lock). */
-  private async diffRanges(t: Db, suspects: readonly Suspect[]): Promise<ReconcileDiff> {
+  /** The ledger compared row by row with its sources where they differed (read on `t`, under the lock): a range, or the records named. */
+  private async diffSuspects(t: Db, suspects: readonly Suspect[]): Promise<ReconcileDiff> {
     const diff: ReconcileDiff = { missing: [], unexpected: [], mismatched: [] };
-    for (const { source, range } of suspects) {
-      const expected = this.sources.get(source);
+    for (const suspect of suspects) {
+      const expected = this.sources.get(suspect.source);
       if (!expected) continue;
-      const txs: LedgerTransaction[] = await this.store.inRange(source, range, t);
-      const wanted: ReadonlyMap<string, LedgerEntryInput> = await expected.entries(t, range);
-      const part = diffAgainstSources(txs, new Map([[source, wanted]]));
+      const [txs, wanted]: [LedgerTransaction[], ReadonlyMap<string, LedgerEntryInput>] =
+        'range' in suspect
+          ? [await this.store.inRange(suspect.source, suspect.range, t), await expected.entries(t, suspect.range)]
+          : [await this.store.ofRefs(suspect.source, suspect.refs, t), await expected.entriesFor(t, suspect.refs)];
+      const part = diffAgainstSources(txs, new Map([[suspect.source, wanted]]));
       diff.missing.push(...part.missing);
       diff.unexpected.push(...part.unexpected);
       diff.mismatched.push(...part.mismatched);

@@ -5,6 +5,9 @@ import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, POINTS_PER_REWARD, ruleId
 import { inRefRange } from './ledger-store';
 import type { OutcomeLabel } from '../scan/model/outcome';
 import { outcomesTable } from '../scan/tables';
+import { newestOutcomeSeq, nextOutcomeSeqRange } from '../scan/outcome-store';
+import { MetricRollup } from '../scan/metric-rollup-store';
+import { ledgerTable } from './tables';
 import { rulesTable } from '../rules/tables';
 import type { RewardLedgerService } from './reward-ledger-service';
 import { chunks, queryRows } from '../shared/sql';
@@ -18,6 +21,8 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
  * sixteenth of 1,000, and the event loop gets a turn between lookups.
  */
 const LOOKUP_BATCH = 250;
+/** Outcome seqs an incremental reconciliation reads per statement. */
+const NEW_RECORDS_PAGE = 1_000;
 
 /**
  * The sources this plugin records from, each checked in batches on the database handle it is
@@ -48,6 +53,14 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
     sql`, `,
   )}) AND floor(reward * ${POINTS_PER_REWARD} + 0.5) <> 0`;
   const ofAgent = sql`agent_id = ${runtime.agentId}::uuid`;
+  const expectedOf = (rows: readonly OutcomeEntryRow[]) => {
+    const expected = new Map<string, LedgerEntryInput>();
+    for (const r of rows) {
+      const entry = outcomeLedgerEntry({ id: r.id, label: r.label, reward: Number(r.reward), findingKey: r.finding_key });
+      if (entry) expected.set(r.id, entry);
+    }
+    return expected;
+  };
   ledger.registerExpected('scan_outcome', {
     async summary(db, range) {
       const [row] = await queryRows<{ n: number | string; points: number | string; checksum: string }>(
@@ -58,14 +71,42 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
       return { count: Number(row?.n ?? 0), points: Number(row?.points ?? 0), checksum: row?.checksum ?? '0' };
     },
     async entries(db, range) {
-      const rows = await queryRows<{ id: string; label: OutcomeLabel; reward: number; finding_key: string }>(
-        db,
-        sql`SELECT id, label, reward, finding_key FROM ${outcomesTable} WHERE ${ofAgent} AND ${inRefRange(sql`id`, range, 'uuid')}`,
-      );
+      return expectedOf(await queryRows<OutcomeEntryRow>(db, sql`SELECT id, label, reward, finding_key FROM ${outcomesTable} WHERE ${ofAgent} AND ${inRefRange(sql`id`, range, 'uuid')}`));
+    },
+    // The newest seq with every lower one committed: inserting transactions take the metrics rollup's lock first (`OutcomeStore.insert`).
+    async position(db) {
+      const rollup = new MetricRollup(db, runtime.agentId);
+      return db.transaction(async (tx) => {
+        await rollup.lock(tx);
+        return newestOutcomeSeq(tx, runtime.agentId);
+      });
+    },
+    async newRecords(db, after, through) {
+      let count = 0;
+      const unpaid = new Map<string, LedgerEntryInput>();
+      for (let range = await nextOutcomeSeqRange(db, runtime.agentId, after, NEW_RECORDS_PAGE, through); range; ) {
+        const rows = await queryRows<OutcomeEntryRow & { paid: boolean }>(
+          db,
+          sql`SELECT o.id, o.label, o.reward, o.finding_key,
+                EXISTS (SELECT 1 FROM ${ledgerTable} l WHERE l.agent_id = o.agent_id AND l.source = 'scan_outcome' AND l.source_ref = o.id::text) AS paid
+              FROM ${outcomesTable} o WHERE o.agent_id = ${runtime.agentId}::uuid AND o.seq > ${range.after} AND o.seq <= ${range.through}`,
+        );
+        count += rows.length;
+        for (const [id, entry] of expectedOf(rows.filter((r) => !r.paid))) unpaid.set(id, entry);
+        await yieldToEventLoop();
+        range = await nextOutcomeSeqRange(db, runtime.agentId, range.through, NEW_RECORDS_PAGE, through);
+      }
+      return { count, unpaid };
+    },
+    async entriesFor(db, refs) {
       const expected = new Map<string, LedgerEntryInput>();
-      for (const r of rows) {
-        const entry = outcomeLedgerEntry({ id: r.id, label: r.label, reward: Number(r.reward), findingKey: r.finding_key });
-        if (entry) expected.set(r.id, entry);
+      for (const batch of chunks([...new Set(refs)].filter((r) => UUID_PATTERN.test(r)), LOOKUP_BATCH)) {
+        const list = sql.join(
+          batch.map((r) => sql`${r}::uuid`),
+          sql`, `,
+        );
+        const rows = await queryRows<OutcomeEntryRow>(db, sql`SELECT id, label, reward, finding_key FROM ${outcomesTable} WHERE ${ofAgent} AND id IN (${list})`);
+        for (const [id, entry] of expectedOf(rows)) expected.set(id, entry);
       }
       return expected;
     },
@@ -96,4 +137,12 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
     }
     return found;
   });
+}
+
+/** What an outcome's ledger entry is made of. */
+interface OutcomeEntryRow {
+  id: string;
+  label: OutcomeLabel;
+  reward: number;
+  finding_key: string;
 }

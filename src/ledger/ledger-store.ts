@@ -6,7 +6,7 @@ import { type ClaimKey, claimKeyOf } from './model/claims';
 import type { StoredFold } from './model/totals';
 import { agentLockKey, chunks, type Db, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead } from './tables';
+import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead, ledgerReconciled } from './tables';
 import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges';
 
 /** Transactions read per page while verifying (the event loop gets a turn between pages). */
@@ -45,6 +45,16 @@ const INSERT_BATCH = 250;
 const CLAIM_BATCH = 250;
 /** Transactions per statement when points are summed. */
 const SUM_PAGE = 10_000;
+
+/**
+ * Where a reconciliation left off: the ledger's length then, and each reconciled source's position
+ * (`ReconciledSource.position`); `fullAtMs`, when the last full reconciliation ended (null: never).
+ */
+export interface ReconcileMark {
+  count: number;
+  positions: Record<string, number>;
+  fullAtMs: number | null;
+}
 
 export interface LedgerHead {
   count: number;
@@ -229,6 +239,52 @@ export class LedgerStore {
       sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND ${inRefRange(sql`source_ref`, range)} ORDER BY sequence`,
     );
     return rows.map((r) => parse(r.tx_json));
+  }
+
+  /** `source`'s transactions with `after < sequence <= through`, in sequence order (one statement: the caller pages). */
+  async sourceBetween(source: string, after: number, through: number, db: Db = this.db): Promise<LedgerTransaction[]> {
+    const rows = await queryRows<{ tx_json: unknown }>(
+      db,
+      sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND sequence > ${after} AND sequence <= ${through} AND source = ${source} ORDER BY sequence`,
+    );
+    return rows.map((r) => parse(r.tx_json));
+  }
+
+  /** Every transaction of `source` for these record ids, in sequence order (through `ledger_once`, CLAIM_BATCH ids per statement). */
+  async ofRefs(source: string, refs: readonly string[], db: Db = this.db): Promise<LedgerTransaction[]> {
+    const txs: LedgerTransaction[] = [];
+    for (const batch of chunks(refs, CLAIM_BATCH)) {
+      const list = sql.join(
+        batch.map((r) => sql`${r}`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ tx_json: unknown }>(db, sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND source_ref IN (${list})`);
+      for (const r of rows) txs.push(parse(r.tx_json));
+    }
+    return txs.sort((a, b) => a.sequence - b.sequence);
+  }
+
+  /** Where the last reconciliation left off, or null (none yet, or a mark this code cannot read: a range reconciliation then starts again). */
+  async reconcileMark(db: Db = this.db): Promise<ReconcileMark | null> {
+    const [row] = await queryRows<{ ledger_count: number | string; positions: unknown; full_at_ms: number | null }>(
+      db,
+      sql`SELECT ledger_count, positions, (extract(epoch FROM full_at) * 1000)::float8 AS full_at_ms FROM ${ledgerReconciled} WHERE agent_id = ${this.agentId}::uuid`,
+    );
+    if (!row) return null;
+    const positions = typeof row.positions === 'string' ? (JSON.parse(row.positions) as unknown) : row.positions;
+    if (positions === null || typeof positions !== 'object' || Array.isArray(positions)) return null;
+    const entries = Object.entries(positions as Record<string, unknown>);
+    if (!entries.every(([, v]) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) return null;
+    return { count: Number(row.ledger_count), positions: Object.fromEntries(entries) as Record<string, number>, fullAtMs: row.full_at_ms === null ? null : Number(row.full_at_ms) };
+  }
+
+  /** Records where a reconciliation left off, on `t` (it commits with the reconciliation); a full one also records its time. */
+  async saveReconcileMark(t: Db, count: number, positions: Record<string, number>, full: boolean): Promise<void> {
+    const fullAt = full ? sql`now()` : sql`NULL`;
+    await t.execute(
+      sql`INSERT INTO ${ledgerReconciled} (agent_id, ledger_count, positions, full_at) VALUES (${this.agentId}::uuid, ${count}, ${JSON.stringify(positions)}::jsonb, ${fullAt})
+          ON CONFLICT (agent_id) DO UPDATE SET ledger_count = EXCLUDED.ledger_count, positions = EXCLUDED.positions${full ? sql`, full_at = EXCLUDED.full_at` : sql``}`,
+    );
   }
 
   /** The stored totals (`ledger_fold`), as stored, or null. */

@@ -27,6 +27,17 @@ export type LedgerProblem = Extract<LedgerVerification, { ok: false }>['first'];
 export interface ReconciledSource {
   summary(db: Db, range: RefRange): Promise<RangeSummary>;
   entries(db: Db, range: RefRange): Promise<ReadonlyMap<string, LedgerEntryInput>>;
+  /**
+   * What an incremental reconciliation compares (only what is new since the last one):
+   * `position`, the newest record every record up to which is committed (read on the runtime's
+   * database, never inside the ledger lock); `newRecords`, how many records after `after` through
+   * `through` there are and the entries those of them the ledger holds none for call for, read a
+   * page at a time; `entriesFor`, the entries these records call for (a record that does not exist
+   * or calls for none is absent).
+   */
+  position(db: Db): Promise<number>;
+  newRecords(db: Db, after: number, through: number): Promise<{ count: number; unpaid: ReadonlyMap<string, LedgerEntryInput> }>;
+  entriesFor(db: Db, refs: readonly string[]): Promise<ReadonlyMap<string, LedgerEntryInput>>;
 }
 
 /** What one reconciliation found and did. Snake_case: printed as JSON. */
@@ -44,6 +55,9 @@ export interface ReconcileReport {
   /** Ranges of record ids whose summaries were compared (per reconciled source), and how many of them were read row by row. */
   ranges_compared: number;
   ranges_read: number;
+  /** Incremental: the ledger entries and source records new since the last reconciliation that were compared, and the records among them read again under the lock. */
+  records_compared: number;
+  records_read: number;
 }
 
 /**

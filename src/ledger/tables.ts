@@ -58,4 +58,17 @@ export const ledgerFold = pluginSchema.table('ledger_fold', {
   fold: jsonb('fold').notNull(),
 });
 
-export const ledgerTables = { ledger: ledgerTable, ledgerHead, ledgerAudit, ledgerFold };
+/**
+ * Where the last reconciliation of an agent's ledger left off (`ReconcileMark`): the ledger's
+ * length and each reconciled source's position (the newest record it had then), so the next
+ * incremental reconciliation, in this process or another, compares only what is newer; and when
+ * the last full one ran.
+ */
+export const ledgerReconciled = pluginSchema.table('ledger_reconciled', {
+  agentId: uuid('agent_id').primaryKey(),
+  ledgerCount: bigint('ledger_count', { mode: 'number' }).notNull(),
+  positions: jsonb('positions').notNull(),
+  fullAt: timestamp('full_at', { withTimezone: true }),
+});
+
+export const ledgerTables = { ledger: ledgerTable, ledgerHead, ledgerAudit, ledgerFold, ledgerReconciled };

@@ -90,7 +90,7 @@ export const settingsSchema = z.object({
   SELF_IMPROVE_TRAJECTORY_CI_BONUS_SATS: int(0, 1_000_000, 200),
   SELF_IMPROVE_TRAJECTORY_TOKEN_BONUS_SATS_PER_1K: int(0, 1_000_000, 10),
   SELF_IMPROVE_TRAJECTORY_TOOL_CALL_BONUS_SATS: int(0, 1_000_000, 5),
-  /** Reconcile the reward ledger with its source stores after this many new transactions, or a quarter of the ledger's length when that is more. */
+  /** Reconcile the reward ledger with its source stores after this many new transactions (incrementally: what is new since the last reconciliation; in full once a day). */
   SELF_IMPROVE_LEDGER_RECONCILE_EVERY: int(1, 10_000_000, 10_000),
   /** ... and at least this often. */
   SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS: int(1_000, 7 * 86_400_000, 3_600_000),
