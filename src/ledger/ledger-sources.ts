@@ -5,7 +5,7 @@ import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, POINTS_PER_REWARD, ruleId
 import { inRefRange } from './ledger-store';
 import type { OutcomeLabel } from '../scan/model/outcome';
 import { outcomesTable } from '../scan/tables';
-import { newestOutcomeSeq, nextOutcomeSeqRange } from '../scan/outcome-store';
+import { committedOutcomeSeq, nextOutcomeSeqRange } from '../scan/outcome-store';
 import { MetricRollup } from '../scan/metric-rollup-store';
 import { ledgerTable } from './tables';
 import { rulesTable } from '../rules/tables';
@@ -73,13 +73,9 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
     async entries(db, range) {
       return expectedOf(await queryRows<OutcomeEntryRow>(db, sql`SELECT id, label, reward, finding_key FROM ${outcomesTable} WHERE ${ofAgent} AND ${inRefRange(sql`id`, range, 'uuid')}`));
     },
-    // The newest seq with every lower one committed: inserting transactions take the metrics rollup's lock first (`OutcomeStore.insert`).
-    async position(db) {
+    position(db) {
       const rollup = new MetricRollup(db, runtime.agentId);
-      return db.transaction(async (tx) => {
-        await rollup.lock(tx);
-        return newestOutcomeSeq(tx, runtime.agentId);
-      });
+      return committedOutcomeSeq(db, runtime.agentId, (tx) => rollup.lock(tx));
     },
     async newRecords(db, after, through) {
       let count = 0;

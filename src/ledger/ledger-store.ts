@@ -241,13 +241,18 @@ export class LedgerStore {
     return rows.map((r) => parse(r.tx_json));
   }
 
-  /** `source`'s transactions with `after < sequence <= through`, in sequence order (one statement: the caller pages). */
+  /**
+   * `source`'s transactions with `after < sequence <= through`, in sequence order (one statement:
+   * the caller pages). The source is picked out here, not in SQL: without table statistics a
+   * `source = …` condition is planned through `ledger_once`, reading every entry of the source
+   * (0.5 s at 1M).
+   */
   async sourceBetween(source: string, after: number, through: number, db: Db = this.db): Promise<LedgerTransaction[]> {
-    const rows = await queryRows<{ tx_json: unknown }>(
+    const rows = await queryRows<{ source: string; tx_json: unknown }>(
       db,
-      sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND sequence > ${after} AND sequence <= ${through} AND source = ${source} ORDER BY sequence`,
+      sql`SELECT source, tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND sequence > ${after} AND sequence <= ${through} ORDER BY sequence`,
     );
-    return rows.map((r) => parse(r.tx_json));
+    return rows.filter((r) => r.source === source).map((r) => parse(r.tx_json));
   }
 
   /** Every transaction of `source` for these record ids, in sequence order (through `ledger_once`, CLAIM_BATCH ids per statement). */

@@ -136,10 +136,7 @@ export class OutcomeStore {
    * read under the follower's lock, which every outcome write holds for its whole transaction.
    */
   async committedMaxSeq(): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      await this.follower?.lock(tx);
-      return newestOutcomeSeq(tx, this.agentId);
-    });
+    return committedOutcomeSeq(this.db, this.agentId, (tx) => this.follower?.lock(tx) ?? Promise.resolve());
   }
 
 
@@ -309,6 +306,18 @@ const NOT_LEARNED = sql`NOT EXISTS (SELECT 1 FROM ${outcomeLearned} l WHERE l.ou
 function inWindow(agentId: UUID, group: string, startMs: number, endMs: number, maxSeq: number) {
   return sql`o.agent_id = ${agentId}::uuid AND o.group_id = ${group} AND o.seq <= ${maxSeq}
     AND o.ts > ${new Date(startMs).toISOString()}::timestamptz AND o.ts <= ${new Date(endMs).toISOString()}::timestamptz`;
+}
+
+/**
+ * The newest seq of the agent's outcomes such that every outcome at or below it is committed,
+ * read under `lock`: the metrics rollup's lock (`MetricRollup.lock`), which every outcome write
+ * takes first and holds for its whole transaction.
+ */
+export function committedOutcomeSeq(db: Db, agentId: UUID, lock: (tx: Db) => Promise<void>): Promise<number> {
+  return db.transaction(async (tx) => {
+    await lock(tx);
+    return newestOutcomeSeq(tx, agentId);
+  });
 }
 
 /** The newest seq of the agent's outcomes (0 for none): one index entry. */
