@@ -44,6 +44,15 @@ describe('ScanLessonIndex.rank', () => {
     expect(actual.filter((id, rank) => id === reference[rank]?.id).length).toBeGreaterThanOrEqual(20);
   });
 
+  test('the warm-up after loading ranks and changes nothing: the same rankings after it, and an empty index warms up too', async () => {
+    const query = { context: { project: 'billing' }, nowMs: NOW, halfLifeDays: 30, minScanLessonConfidence: 0.5 };
+    const before = index.rankScored(lexicalVector('semgrep xss'), query, 25);
+    await index.warmUp(5, NOW);
+    expect(index.rankScored(lexicalVector('semgrep xss'), query, 25)).toEqual(before);
+    expect(index.size).toBe(600);
+    await new ScanLessonIndex().warmUp(5, NOW);
+  });
+
   test('lessons below the minimum confidence and unrelated lessons are left out', () => {
     const ranked = index.rank(lexicalVector('zzz qqq'), { context: {}, nowMs: NOW, halfLifeDays: 30, minScanLessonConfidence: 0.9 }, 50);
     expect(ranked).toEqual([]);

@@ -34,6 +34,8 @@ export function vectorizerFor(runtime: IAgentRuntime): Vectorizer {
 const MESSAGE_VECTOR_CACHE = 64;
 /** Lessons read by id per query. */
 const READ_CHUNK = 500;
+/** Rankings run once the lessons are loaded (`ScanLessonIndex.warmUp`). */
+const RANK_WARM_UP_CALLS = 40;
 /** Lessons put into the index between two turns of the event loop while loading. */
 const LOAD_TURN_EVERY = 500;
 /** Lessons per page when every stored lesson is read. */
@@ -96,6 +98,7 @@ export class ScanLessonStore {
     }
     this.trim();
     this.relevance.warm();
+    await this.index.warmUp(RANK_WARM_UP_CALLS, Date.now());
     return this.index.size;
   }
 
