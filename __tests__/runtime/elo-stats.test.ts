@@ -6,7 +6,7 @@ import type { RouteRequest } from '@elizaos/core';
 import { expectedScore } from '../../src/elo/model/elo';
 import { handleEloReport } from '../../src/elo/surfaces/elo-routes';
 import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
-import { eloReport, refreshDefaultReport } from '../../src/elo/elo-report';
+import { eloReport, refreshDefaultReport, REPORT_REUSE_MS } from '../../src/elo/elo-report';
 import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
@@ -192,7 +192,7 @@ describe('the default ELO report made ready ahead of reads', () => {
     // Unchanged and far from expiry: it stands.
     expect(await refreshDefaultReport(book, 0)).toBeUndefined();
     // Read just now and within the margin of its expiry: computed again, and that one is read.
-    const renewed = await refreshDefaultReport(book, 60_000);
+    const renewed = await refreshDefaultReport(book, REPORT_REUSE_MS);
     expect(renewed).toBeDefined();
     expect(renewed).not.toBe(ready);
     expect(await eloReport(book)).toBe(renewed as NonNullable<typeof renewed>);

@@ -66,11 +66,12 @@ const reportKey = (book: EloBookService, options: EloReportOptions) =>
   `${book.version}:${options.k ?? DEFAULT_TOP_K}:${options.logLimit ?? DEFAULT_LOG_LIMIT}:${options.bucketWidth ?? ''}`;
 
 /**
- * A report is reused while the book has not changed and it is younger than this (only drift, a
- * slow function of time, could move it meanwhile): the dashboard asks every 5 s, and each report
+ * A report is reused while the book has not changed and it is younger than this: only drift, a
+ * slow function of time, could move it meanwhile (at the default 1% a day, ten minutes move a
+ * rating by 0.007% of its distance from its start). The dashboard asks every 5 s, and each report
  * reads three logs.
  */
-const REPORT_REUSE_MS = 60_000;
+export const REPORT_REUSE_MS = 10 * 60_000;
 /** A kept report read within this long is computed again before it expires (`refreshDefaultReport`). */
 const READ_RECENTLY_MS = 10 * 60_000;
 const recentReports = new WeakMap<EloBookService, { key: string; atMs: number; readAtMs: number; report: EloReport }>();
