@@ -24,11 +24,11 @@ import { chunks, type Db, eachKey, queryRows } from '../shared/sql';
 import { findingMetrics, findingsTable, metricRollupState, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
 
 /**
- * Findings refreshed per query. Each finding row writes into several indexes at random places, so
- * on a large database a statement costs about a page read per index entry: 250 a statement took
- * 90-220 ms at 1M outcomes (a stall), 100 takes well under that.
+ * Findings refreshed per query. Each finding row writes into nine indexes at random places, so on
+ * a large database a statement costs about a page read per index entry: at 1M outcomes, 250 a
+ * statement took 90-220 ms (a stall), 100 still 50-220 ms on a cold cache; 25 keeps it a quarter of that.
  */
-const KEY_BATCH = 100;
+const KEY_BATCH = 25;
 /** Tally rows per statement (10 parameters each). */
 const TALLY_BATCH = 500;
 /**
@@ -36,8 +36,8 @@ const TALLY_BATCH = 500;
  * in ALL_SCOPE).
  */
 export const ROLLUP_FORMAT = 2;
-/** Outcomes a step of the rollup takes in one transaction. */
-export const ROLLUP_CHUNK = 250;
+/** Outcomes a step of the rollup takes in one transaction (its tally statement upserts about 40 rows per outcome: 250 took up to 190 ms at 1M). */
+export const ROLLUP_CHUNK = 100;
 
 /** The label's lifecycle rank, in SQL (labels are the model's constants, never outside text). */
 const LABEL_RANK_SQL = sql.raw(`CASE o.label ${Object.entries(LIFECYCLE_RANK).map(([label, rank]) => `WHEN '${label}' THEN ${rank}`).join(' ')} END`);
