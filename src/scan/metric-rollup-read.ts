@@ -56,24 +56,23 @@ const SIZED = [
 /**
  * Per dimension, the `limit` slices with the most outcomes (ties by name in code-point order, as
  * `rankSlices` ranks them) and how many there are, from the slices' size tallies: the database
- * ranks them, so only the shown slices' rows and a count per dimension are read.
+ * ranks them and counts them in the same scan (one statement per dimension, the event loop free
+ * between them), so only the shown slices' rows are returned.
  */
 async function pickShown(db: Db, agentId: UUID, limit: number): Promise<{ shown: Shown; totals: ScanMetricsReport['slice_totals'] }> {
-  const sizesOf = (grain: number) => sql`${metricTallies} WHERE agent_id = ${agentId}::uuid AND scope = ${SIZE_SCOPE} AND grain = ${grain}::smallint AND kind = ${TALLY_KIND.size}::smallint AND n > 0`;
-  const parts = SIZED.flatMap(({ dim, grain }) => {
-    const name = COLUMN[dim];
-    return [
-      sql`(SELECT ${grain}::int AS grain, ${name} AS name, n::float8 AS n FROM ${sizesOf(grain)} ORDER BY n DESC, ${name} COLLATE "C" LIMIT ${limit})`,
-      sql`(SELECT ${grain}::int AS grain, NULL AS name, count(*)::float8 AS n FROM ${sizesOf(grain)})`,
-    ];
-  });
-  const rows = await queryJsonRows<{ grain: number; name: string | null; n: number }>(db, sql.join(parts, sql` UNION ALL `));
   const shown: Shown = { project: [], scanner: [], model: [] };
   const totals = { project: 0, scanner: 0, model: 0 };
   for (const { dim, grain } of SIZED) {
-    const mine = rows.filter((r) => Number(r.grain) === grain);
-    totals[dim] = Number(mine.find((r) => r.name === null)?.n ?? 0);
-    shown[dim] = rankSlices(new Map(mine.flatMap((r) => (r.name === null ? [] : [[r.name, Number(r.n)] as const]))), limit);
+    const name = COLUMN[dim];
+    const rows = await queryJsonRows<{ name: string; n: number; total: number }>(
+      db,
+      sql`SELECT ${name} AS name, n::float8 AS n, (count(*) OVER ())::float8 AS total FROM ${metricTallies}
+          WHERE agent_id = ${agentId}::uuid AND scope = ${SIZE_SCOPE} AND grain = ${grain}::smallint AND kind = ${TALLY_KIND.size}::smallint AND n > 0
+          ORDER BY n DESC, ${name} COLLATE "C" LIMIT ${limit}`,
+    );
+    totals[dim] = Number(rows[0]?.total ?? 0);
+    shown[dim] = rankSlices(new Map(rows.map((r) => [r.name, Number(r.n)] as const)), limit);
+    await yieldToEventLoop();
   }
   return { shown, totals };
 }
