@@ -45,22 +45,32 @@ export async function timeMs<T>(work: () => Promise<T>): Promise<{ ms: number; v
   return { ms: performance.now() - start, value };
 }
 
-/** The longest delay of a 5 ms timer while `work` runs: how long the event loop was blocked at most. */
 /**
- * Times `work` and the longest event-loop stall during it. Work the bench itself does
- * synchronously (generating the rows it feeds in) goes through `untimed`, so it is not taken for
- * a stall of the plugin's.
+ * Times `work` and the longest event-loop stall during it (the longest delay of a 5 ms timer), with
+ * the longest PGlite statement run in that stall (`stall_sql`: its time and text; null when it ran
+ * none, or the runtime is not on PGlite). Work the bench itself does synchronously (generating the
+ * rows it feeds in) goes through `untimed`, so it is not taken for a stall of the plugin's.
  */
-export async function withStallMeter<T>(work: (untimed: <R>(bench: () => R) => R) => Promise<T>): Promise<{ value: T; ms: number; stall_ms: number }> {
+export async function withStallMeter<T>(work: (untimed: <R>(bench: () => R) => R) => Promise<T>): Promise<{ value: T; ms: number; stall_ms: number; stall_sql: string | null }> {
+  watchStatementsOnce();
   let expected = performance.now() + 5;
   let worst = 0;
+  let worstSql: string | null = null;
+  const seeTurn = (now: number) => {
+    if (now - expected > worst) {
+      worst = now - expected;
+      worstSql = longestSinceTurn ? `${round(longestSinceTurn.ms, 1)} ms: ${longestSinceTurn.sql.slice(0, 120)}` : null;
+    }
+    longestSinceTurn = null;
+  };
+  longestSinceTurn = null;
   const timer = setInterval(() => {
     const now = performance.now();
-    worst = Math.max(worst, now - expected);
+    seeTurn(now);
     expected = now + 5;
   }, 5);
   const untimed = <R>(bench: () => R): R => {
-    worst = Math.max(worst, performance.now() - expected);
+    seeTurn(performance.now());
     try {
       return bench();
     } finally {
@@ -70,19 +80,35 @@ export async function withStallMeter<T>(work: (untimed: <R>(bench: () => R) => R
   try {
     const { ms, value } = await timeMs(() => work(untimed));
     // The time since the last tick counts too: work that never yields starves the timer entirely.
-    worst = Math.max(worst, performance.now() - expected);
-    return { value, ms, stall_ms: round(worst, 1) };
+    seeTurn(performance.now());
+    return { value, ms, stall_ms: round(worst, 1), stall_sql: worstSql };
   } finally {
     clearInterval(timer);
   }
 }
 
-/**
- * Calls `seen` after every protocol message plugin-sql's PGlite client runs (each runs
- * synchronously on the main thread): the message's type byte, its time, and the SQL of the
- * statement it belongs to (from the last Parse 'P' or simple Query 'Q', whitespace collapsed, its
- * first 200 characters).
- */
+/** The longest PGlite statement since the stall meter's last turn (its text and time), for `stall_sql`. */
+let longestSinceTurn: { ms: number; sql: string } | null = null;
+let watching = false;
+
+/** Watches PGlite's statements for the stall meter, once per process; nothing when the runtime is not on PGlite (or not booted yet). */
+function watchStatementsOnce(): void {
+  if (watching) return;
+  let inStatement = 0;
+  try {
+    watchPgliteStatements((kind, ms, sql) => {
+      inStatement += ms;
+      // Execute ('E') or a simple query ('Q') ends a statement.
+      if (kind !== 0x45 && kind !== 0x51) return;
+      if (!longestSinceTurn || inStatement > longestSinceTurn.ms) longestSinceTurn = { ms: inStatement, sql: sql.trim() };
+      inStatement = 0;
+    });
+    watching = true;
+  } catch {
+    // no PGlite client (yet): stalls are measured without their statements
+  }
+}
+
 export function watchPgliteStatements(seen: (kind: number, ms: number, sql: string) => void): void {
   const singletons = (globalThis as Record<symbol, { pgLiteClientManager?: { client: Record<string, unknown> } } | undefined>)[Symbol.for('@elizaos/plugin-sql/global-singletons')];
   const client = singletons?.pgLiteClientManager?.client;

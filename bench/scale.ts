@@ -235,6 +235,8 @@ await inDataDir(async (dataDir) => {
         verify_s: round(verify.ms / 1000, 2),
         verify_stall_ms: verify.stall_ms,
         verify_ok: verify.value.ok,
+        // What ran in each phase's longest stall (its longest statement), to see what to shorten next.
+        stall_sql: { ingest: ingest.stall_sql, learn: learn.stall_sql, metrics_rollup: rollup.stall_sql, reconcile_incremental: incremental.stall_sql, reconcile_full: full.stall_sql, verify: verify.stall_sql },
         rss_before_routes_mb: beforeRoutes.rss_mb,
         heap_before_routes_mb: beforeRoutes.heap_mb,
         rss_mb: rssMb,
