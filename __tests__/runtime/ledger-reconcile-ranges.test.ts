@@ -81,6 +81,18 @@ describe('reconciliation by ranges of record ids, and of what is new', () => {
     expect(await ledger.reconcile('incremental')).toMatchObject({ ok: true, ranges_compared: 0, records_compared: 0, records_read: 0 });
   });
 
+  test('the last entry cut away, and the ledger grown again past the mark before the next reconciliation: the transaction the mark ends on changed, so every range is compared', async () => {
+    const db = dbOf(agent.runtime);
+    const [last] = await ledger.history({ limit: 1 });
+    await db.execute(sql`DELETE FROM ${ledgerTable} WHERE ${agentIs()} AND sequence = ${last?.sequence}`);
+    const [before] = await ledger.history({ limit: 1 });
+    await db.execute(sql`UPDATE ${ledgerHead} SET count = ${before?.sequence}, last_hash = ${before?.hash} WHERE ${agentIs()}`);
+    await agent.service.ingest(makeRows({ n: 2, labels: ['fixed'], keyPrefix: 'rng-regrown' }));
+    expect((await ledger.history({ limit: 1 }))[0]?.sequence).toBeGreaterThanOrEqual(last?.sequence as number);
+    expect(await ledger.reconcile('incremental')).toMatchObject({ ok: false, chain_problem: null, ranges_compared: 16, ranges_read: 1, appended: 1 });
+    expect(await ledger.reconcile('incremental')).toMatchObject({ ok: true, ranges_compared: 0, records_compared: 0 });
+  });
+
   test('a mark this code cannot read (written by hand): every range is compared', async () => {
     await dbOf(agent.runtime).execute(sql`UPDATE ${ledgerReconciled} SET positions = '{"scan_outcome": "far"}'::jsonb WHERE ${agentIs()}`);
     expect(await ledger.reconcile('incremental')).toMatchObject({ ok: true, ranges_compared: 16, records_compared: 0 });

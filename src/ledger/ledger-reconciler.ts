@@ -127,10 +127,14 @@ export class LedgerReconciler {
     return positions;
   }
 
-  /** The stored mark, when an incremental reconciliation can go on from it: the ledger not shorter than it and every source at or past its position (else ranges are compared). */
+  /**
+   * The stored mark, when an incremental reconciliation can go on from it: the transaction it ends
+   * on still there with the same hash (not cut away, nor cut and appended again), and every source
+   * at or past its position; else ranges are compared.
+   */
   private async usableMark(positions: Record<string, number>): Promise<ReconcileMark | null> {
     const mark = await this.store.reconcileMark();
-    if (mark === null || mark.count > ((await this.store.head())?.count ?? 0)) return null;
+    if (mark === null || (mark.count > 0 && (await this.store.hashAt(mark.count)) !== mark.lastHash)) return null;
     for (const [source, position] of Object.entries(positions)) {
       const from = mark.positions[source];
       if (from === undefined || from > position) return null;
@@ -252,7 +256,8 @@ export class LedgerReconciler {
       report.appended = appended.results.filter((r) => r.ok && r.status === 'appended').length;
     }
     if (!report.ok) await this.store.audit('recovered', { ...report }, t);
-    await this.store.saveReconcileMark(t, (await this.store.head(t))?.count ?? 0, positions, full);
+    const end = await this.store.head(t);
+    await this.store.saveReconcileMark(t, { count: end?.count ?? 0, lastHash: end?.lastHash ?? null, positions }, full);
     return report;
   }
 

@@ -52,6 +52,8 @@ const SUM_PAGE = 10_000;
  */
 export interface ReconcileMark {
   count: number;
+  /** The hash of the transaction at `count` then (null: an empty ledger). */
+  lastHash: string | null;
   positions: Record<string, number>;
   fullAtMs: number | null;
 }
@@ -271,24 +273,30 @@ export class LedgerStore {
 
   /** Where the last reconciliation left off, or null (none yet, or a mark this code cannot read: a range reconciliation then starts again). */
   async reconcileMark(db: Db = this.db): Promise<ReconcileMark | null> {
-    const [row] = await queryRows<{ ledger_count: number | string; positions: unknown; full_at_ms: number | null }>(
+    const [row] = await queryRows<{ ledger_count: number | string; last_hash: string | null; positions: unknown; full_at_ms: number | null }>(
       db,
-      sql`SELECT ledger_count, positions, (extract(epoch FROM full_at) * 1000)::float8 AS full_at_ms FROM ${ledgerReconciled} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT ledger_count, last_hash, positions, (extract(epoch FROM full_at) * 1000)::float8 AS full_at_ms FROM ${ledgerReconciled} WHERE agent_id = ${this.agentId}::uuid`,
     );
     if (!row) return null;
     const positions = typeof row.positions === 'string' ? (JSON.parse(row.positions) as unknown) : row.positions;
     if (positions === null || typeof positions !== 'object' || Array.isArray(positions)) return null;
     const entries = Object.entries(positions as Record<string, unknown>);
     if (!entries.every(([, v]) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) return null;
-    return { count: Number(row.ledger_count), positions: Object.fromEntries(entries) as Record<string, number>, fullAtMs: row.full_at_ms === null ? null : Number(row.full_at_ms) };
+    return {
+      count: Number(row.ledger_count),
+      lastHash: row.last_hash,
+      positions: Object.fromEntries(entries) as Record<string, number>,
+      fullAtMs: row.full_at_ms === null ? null : Number(row.full_at_ms),
+    };
   }
 
   /** Records where a reconciliation left off, on `t` (it commits with the reconciliation); a full one also records its time. */
-  async saveReconcileMark(t: Db, count: number, positions: Record<string, number>, full: boolean): Promise<void> {
+  async saveReconcileMark(t: Db, mark: Pick<ReconcileMark, 'count' | 'lastHash' | 'positions'>, full: boolean): Promise<void> {
     const fullAt = full ? sql`now()` : sql`NULL`;
     await t.execute(
-      sql`INSERT INTO ${ledgerReconciled} (agent_id, ledger_count, positions, full_at) VALUES (${this.agentId}::uuid, ${count}, ${JSON.stringify(positions)}::jsonb, ${fullAt})
-          ON CONFLICT (agent_id) DO UPDATE SET ledger_count = EXCLUDED.ledger_count, positions = EXCLUDED.positions${full ? sql`, full_at = EXCLUDED.full_at` : sql``}`,
+      sql`INSERT INTO ${ledgerReconciled} (agent_id, ledger_count, last_hash, positions, full_at)
+          VALUES (${this.agentId}::uuid, ${mark.count}, ${mark.lastHash}, ${JSON.stringify(mark.positions)}::jsonb, ${fullAt})
+          ON CONFLICT (agent_id) DO UPDATE SET ledger_count = EXCLUDED.ledger_count, last_hash = EXCLUDED.last_hash, positions = EXCLUDED.positions${full ? sql`, full_at = EXCLUDED.full_at` : sql``}`,
     );
   }
 

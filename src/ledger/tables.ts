@@ -60,13 +60,15 @@ export const ledgerFold = pluginSchema.table('ledger_fold', {
 
 /**
  * Where the last reconciliation of an agent's ledger left off (`ReconcileMark`): the ledger's
- * length and each reconciled source's position (the newest record it had then), so the next
+ * length and the hash of its last transaction, each reconciled source's position (the newest record it had then), so the next
  * incremental reconciliation, in this process or another, compares only what is newer; and when
  * the last full one ran.
  */
 export const ledgerReconciled = pluginSchema.table('ledger_reconciled', {
   agentId: uuid('agent_id').primaryKey(),
   ledgerCount: bigint('ledger_count', { mode: 'number' }).notNull(),
+  /** The hash of the transaction at `ledger_count` then (null for an empty ledger): a mark whose transaction changed since is not gone on from. */
+  lastHash: text('last_hash'),
   positions: jsonb('positions').notNull(),
   fullAt: timestamp('full_at', { withTimezone: true }),
 });
