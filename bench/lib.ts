@@ -89,29 +89,32 @@ export async function withStallMeter<T>(work: (untimed: <R>(bench: () => R) => R
 
 /** The longest PGlite statement since the stall meter's last turn (its text and time), for `stall_sql`. */
 let longestSinceTurn: { ms: number; sql: string } | null = null;
-let watching = false;
+/** The PGlite clients the stall meter watches: a runtime booted again on the same database has a client of its own. */
+const watched = new WeakSet<object>();
 
-/** Watches PGlite's statements for the stall meter, once per process; nothing when the runtime is not on PGlite (or not booted yet). */
+/** Watches the current PGlite client's statements for the stall meter, once per client; nothing when the runtime is not on PGlite (or not booted yet). */
 function watchStatementsOnce(): void {
-  if (watching) return;
+  const client = pgliteClient();
+  if (!client || watched.has(client)) return;
+  watched.add(client);
   let inStatement = 0;
-  try {
-    watchPgliteStatements((kind, ms, sql) => {
-      inStatement += ms;
-      // Execute ('E') or a simple query ('Q') ends a statement.
-      if (kind !== 0x45 && kind !== 0x51) return;
-      if (!longestSinceTurn || inStatement > longestSinceTurn.ms) longestSinceTurn = { ms: inStatement, sql: sql.trim() };
-      inStatement = 0;
-    });
-    watching = true;
-  } catch {
-    // no PGlite client (yet): stalls are measured without their statements
-  }
+  watchPgliteStatements((kind, ms, sql) => {
+    inStatement += ms;
+    // Execute ('E') or a simple query ('Q') ends a statement.
+    if (kind !== 0x45 && kind !== 0x51) return;
+    if (!longestSinceTurn || inStatement > longestSinceTurn.ms) longestSinceTurn = { ms: inStatement, sql: sql.trim() };
+    inStatement = 0;
+  });
+}
+
+/** plugin-sql's PGlite client of this process, or undefined. */
+function pgliteClient(): Record<string, unknown> | undefined {
+  const singletons = (globalThis as Record<symbol, { pgLiteClientManager?: { client: Record<string, unknown> } } | undefined>)[Symbol.for('@elizaos/plugin-sql/global-singletons')];
+  return singletons?.pgLiteClientManager?.client;
 }
 
 export function watchPgliteStatements(seen: (kind: number, ms: number, sql: string) => void): void {
-  const singletons = (globalThis as Record<symbol, { pgLiteClientManager?: { client: Record<string, unknown> } } | undefined>)[Symbol.for('@elizaos/plugin-sql/global-singletons')];
-  const client = singletons?.pgLiteClientManager?.client;
+  const client = pgliteClient();
   if (!client) throw new Error('no PGlite client found: this bench needs plugin-sql on PGlite');
   const original = (client.execProtocolRawSync as (m: Uint8Array) => Uint8Array).bind(client);
   let sql = '';
