@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
+import { learningProgress } from '../../src/scan/tables';
+import { dbOf, queryRows } from '../../src/shared/sql';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
 const DAY = 86_400_000;
@@ -57,5 +60,27 @@ describe('learning looks only after what it has learned', () => {
     expect(later.pending_outcomes).toBe(5);
     expect(await agent.service.outcomes.countPending()).toBe(0);
     expect(await agent.service.outcomes.learnedThrough()).toBe((await agent.service.outcomes.pendingGroups(AS_OF + 30 * DAY)).maxSeq);
+  });
+
+  test('outcomes above the highest seq a pass looked at are pending without a lookup of outcome_learned; with that seq unknown every one is looked up', async () => {
+    const db = dbOf(agent.runtime);
+    const ofAgent = sql`agent_id = ${agent.runtime.agentId}::uuid`;
+    const progress = async () => (await queryRows<{ learned: string; seen: string | null }>(db, sql`SELECT learned_through_seq AS learned, seen_through_seq AS seen FROM ${learningProgress} WHERE ${ofAgent}`))[0];
+    const newest = async () => (await agent.service.outcomes.pendingGroups(AS_OF + 30 * DAY)).maxSeq;
+    // The last pass looked at every outcome.
+    expect(Number((await progress())?.seen)).toBe(await newest());
+    await agent.service.ingest(rows('c', 8, START + 3 * DAY));
+    expect(await agent.service.outcomes.countPending()).toBe(8);
+    // A database from before the seq was kept: every outcome is looked up, with the same count, and the next pass records it.
+    await db.execute(sql`UPDATE ${learningProgress} SET seen_through_seq = NULL WHERE ${ofAgent}`);
+    expect(await agent.service.outcomes.countPending()).toBe(8);
+    expect((await agent.service.learnPending({ asOf: AS_OF + 30 * DAY })).pending_outcomes).toBe(8);
+    expect(Number((await progress())?.seen)).toBe(await newest());
+    expect(await agent.service.outcomes.countPending()).toBe(0);
+    // Both marks moved back by hand below the 8 outcomes just learned: looked up, they are learned; above a seen seq, they are taken as pending unlooked.
+    await db.execute(sql`UPDATE ${learningProgress} SET learned_through_seq = learned_through_seq - 8, seen_through_seq = NULL WHERE ${ofAgent}`);
+    expect(await agent.service.outcomes.countPending()).toBe(0);
+    await db.execute(sql`UPDATE ${learningProgress} SET seen_through_seq = learned_through_seq WHERE ${ofAgent}`);
+    expect(await agent.service.outcomes.countPending()).toBe(8);
   });
 });

@@ -109,18 +109,39 @@ export class OutcomeStore {
 
   /** Outcomes not yet learned from (only those after `learnedThrough` can be). */
   async countPending(): Promise<number> {
-    const through = await this.learnedThrough();
+    const { learnedThrough, seenThrough } = await this.progress();
     const [row] = await queryRows<{ n: number | string }>(
       this.db,
-      sql`SELECT count(*)::int AS n FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > ${through} AND ${NOT_LEARNED}`,
+      sql`SELECT count(*)::int AS n FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > ${learnedThrough} AND ${notLearned(seenThrough)}`,
     );
     return Number(row?.n ?? 0);
   }
 
   /** Every outcome with seq at or below this is learned from (`learning_progress`; 0 before any pass). */
   async learnedThrough(): Promise<number> {
-    const [row] = await queryRows<{ seq: number | string }>(this.db, sql`SELECT learned_through_seq AS seq FROM ${learningProgress} WHERE agent_id = ${this.agentId}::uuid`);
-    return Number(row?.seq ?? 0);
+    return (await this.progress()).learnedThrough;
+  }
+
+  /** `learning_progress`: `learnedThrough` and the highest seq a pass has looked at (`seenThrough`, null when not known). */
+  private async progress(): Promise<{ learnedThrough: number; seenThrough: number | null }> {
+    const [row] = await queryRows<{ learned: number | string; seen: number | string | null }>(
+      this.db,
+      sql`SELECT learned_through_seq AS learned, seen_through_seq AS seen FROM ${learningProgress} WHERE agent_id = ${this.agentId}::uuid`,
+    );
+    // No row (no pass finished, or one from before it was kept): not known either, as a pass that failed may have marked some.
+    return { learnedThrough: Number(row?.learned ?? 0), seenThrough: row?.seen === null || row?.seen === undefined ? null : Number(row.seen) };
+  }
+
+  /**
+   * Records that a learning pass looks at outcomes up to `seq`, before it marks any learned (never
+   * moves back). Every earlier pass looked at most up to the newest committed seq of its start, which
+   * is no more than this pass's, so from here an outcome above the recorded seq was never learned from.
+   */
+  async recordSeen(seq: number): Promise<void> {
+    await this.db.execute(
+      sql`INSERT INTO ${learningProgress} (agent_id, learned_through_seq, seen_through_seq) VALUES (${this.agentId}::uuid, 0, ${seq})
+          ON CONFLICT (agent_id) DO UPDATE SET seen_through_seq = GREATEST(coalesce(${learningProgress.seenThroughSeq}, 0), excluded.seen_through_seq)`,
+    );
   }
 
   /** Records that every outcome with seq ≤ `seq` is learned from (never moves back). */
@@ -178,18 +199,22 @@ export class OutcomeStore {
    * at, `page` seqs per statement with the event loop free between them; the outcomes
    * themselves are read a few groups at a time (`pendingTimes`).
    */
-  async pendingGroups(asOfMs: number, page = PENDING_SCAN_PAGE): Promise<{ maxSeq: number; laterSeq: number | null; groups: { groupId: string; count: number; firstSeq: number }[] }> {
+  async pendingGroups(
+    asOfMs: number,
+    page = PENDING_SCAN_PAGE,
+  ): Promise<{ maxSeq: number; laterSeq: number | null; seenThrough: number | null; groups: { groupId: string; count: number; firstSeq: number }[] }> {
     const maxSeq = await this.committedMaxSeq();
+    const { learnedThrough, seenThrough } = await this.progress();
     const asOf = new Date(asOfMs).toISOString();
     const groups = new Map<string, { groupId: string; count: number; firstSeq: number }>();
     let laterSeq: number | null = null;
-    for (let range = await nextOutcomeSeqRange(this.db, this.agentId, await this.learnedThrough(), page, maxSeq); range; ) {
+    for (let range = await nextOutcomeSeqRange(this.db, this.agentId, learnedThrough, page, maxSeq); range; ) {
       const [lo, hi] = [range.after, range.through];
       const rows = await queryRows<{ group_id: string; n: number | string; first_seq: number | string | null; later_seq: number | string | null }>(
         this.db,
         sql`SELECT o.group_id, count(*) FILTER (WHERE o.ts <= ${asOf}::timestamptz) AS n, min(o.seq) FILTER (WHERE o.ts <= ${asOf}::timestamptz) AS first_seq,
               min(o.seq) FILTER (WHERE o.ts > ${asOf}::timestamptz) AS later_seq
-            FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > ${lo} AND o.seq <= ${hi} AND ${NOT_LEARNED} GROUP BY o.group_id`,
+            FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > ${lo} AND o.seq <= ${hi} AND ${notLearned(seenThrough)} GROUP BY o.group_id`,
       );
       for (const r of rows) {
         if (r.later_seq !== null) laterSeq = Math.min(laterSeq ?? Number.POSITIVE_INFINITY, Number(r.later_seq));
@@ -202,18 +227,21 @@ export class OutcomeStore {
       await yieldToEventLoop();
       range = await nextOutcomeSeqRange(this.db, this.agentId, hi, page, maxSeq);
     }
-    return { maxSeq, laterSeq, groups: [...groups.values()] };
+    return { maxSeq, laterSeq, seenThrough, groups: [...groups.values()] };
   }
 
-  /** The times of these groups' outcomes not yet learned from, with `ts <= asOfMs` and `seq <= maxSeq`, by group (one query). */
-  async pendingTimes(groups: readonly string[], asOfMs: number, maxSeq: number): Promise<Map<string, number[]>> {
+  /**
+   * The times of these groups' outcomes not yet learned from, with `ts <= asOfMs` and `seq <= maxSeq`,
+   * by group (one query). `seenThrough`: as `pendingGroups` returned it (outcomes above it are not learned from).
+   */
+  async pendingTimes(groups: readonly string[], asOfMs: number, maxSeq: number, seenThrough: number | null): Promise<Map<string, number[]>> {
     const times = new Map<string, number[]>(groups.map((g) => [g, []]));
     if (groups.length === 0) return times;
     const perGroup = eachKey(
       groups,
       (group) => sql`SELECT o.group_id, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms FROM ${outcomesTable} o
           WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id = ${group} AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz
-            AND o.seq <= ${maxSeq} AND ${NOT_LEARNED}`,
+            AND o.seq <= ${maxSeq} AND ${notLearned(seenThrough)}`,
     );
     const rows = await queryRows<{ group_id: string; ts_ms: number }>(this.db, sql`SELECT x.group_id, x.ts_ms FROM ${perGroup}`);
     for (const r of rows) times.get(r.group_id)?.push(Number(r.ts_ms));
@@ -230,13 +258,13 @@ export class OutcomeStore {
     return rows.map((r) => ({ ...fromEvidenceRow(r), findingKey: r.finding_key, summary: r.summary ?? undefined }));
   }
 
-  /** Marks every not-yet-learned outcome of a group with `ts <= asOfMs` and `seq <= maxSeq` as learned. */
-  async markGroupLearned(group: string, asOfMs: number, maxSeq: number): Promise<void> {
+  /** Marks every not-yet-learned outcome of a group with `ts <= asOfMs` and `seq <= maxSeq` as learned (`seenThrough` as in `pendingTimes`). */
+  async markGroupLearned(group: string, asOfMs: number, maxSeq: number, seenThrough: number | null): Promise<void> {
     const asOf = new Date(asOfMs).toISOString();
     await this.db.execute(
       sql`INSERT INTO ${outcomeLearned} (outcome_id, agent_id, learned_at)
           SELECT o.id, o.agent_id, ${asOf}::timestamptz FROM ${outcomesTable} o
-          WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id = ${group} AND o.ts <= ${asOf}::timestamptz AND o.seq <= ${maxSeq} AND ${NOT_LEARNED}
+          WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id = ${group} AND o.ts <= ${asOf}::timestamptz AND o.seq <= ${maxSeq} AND ${notLearned(seenThrough)}
           ON CONFLICT DO NOTHING`,
     );
   }
@@ -301,7 +329,16 @@ function fromEvidenceRow(r: EvidenceDbRow): EvidenceOutcome {
   };
 }
 
-const NOT_LEARNED = sql`NOT EXISTS (SELECT 1 FROM ${outcomeLearned} l WHERE l.outcome_id = o.id)`;
+/**
+ * Outcome `o` not learned from. One above `seenThrough` (the highest seq a learning pass has looked
+ * at) is not, without a probe of `outcome_learned`: on a large database that probe reads a random
+ * page of its index per outcome (5,000 of them took 300 ms on a cold cache at 1M). Null: unknown,
+ * every outcome is looked up.
+ */
+function notLearned(seenThrough: number | null): SQL {
+  const probe = sql`NOT EXISTS (SELECT 1 FROM ${outcomeLearned} l WHERE l.outcome_id = o.id)`;
+  return seenThrough === null ? probe : sql`(o.seq > ${seenThrough} OR ${probe})`;
+}
 
 function inWindow(agentId: UUID, group: string, startMs: number, endMs: number, maxSeq: number) {
   return sql`o.agent_id = ${agentId}::uuid AND o.group_id = ${group} AND o.seq <= ${maxSeq}

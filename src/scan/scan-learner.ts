@@ -88,7 +88,9 @@ export class ScanLearner {
     const report = emptyReport(asOfMs);
     // Pending outcomes are counted per group, then read about PENDING_PAGE at a time, whole groups
     // together: memory and the longest step follow that page (or the largest group), not everything pending.
-    const { maxSeq, laterSeq, groups: pendingGroups } = await this.outcomes.pendingGroups(asOfMs);
+    const { maxSeq, laterSeq, seenThrough, groups: pendingGroups } = await this.outcomes.pendingGroups(asOfMs);
+    // Before anything is marked learned: outcomes above maxSeq stay known as never looked at.
+    await this.outcomes.recordSeen(maxSeq);
     report.pending_outcomes = pendingGroups.reduce((n, g) => n + g.count, 0);
     const counts = new Map(pendingGroups.map((g) => [g.groupId, g.count]));
     const groups = pendingGroups.map((g) => g.groupId).sort();
@@ -98,8 +100,8 @@ export class ScanLearner {
     let done = 0;
     for (const [at, group] of groups.entries()) {
       try {
-        if (!page.has(group)) page = await this.outcomes.pendingTimes(pageOfGroups(groups, at, counts), asOfMs, maxSeq);
-        await this.learnGroup(group, page.get(group) ?? [], { asOfMs, maxSeq, windowMs }, report);
+        if (!page.has(group)) page = await this.outcomes.pendingTimes(pageOfGroups(groups, at, counts), asOfMs, maxSeq, seenThrough);
+        await this.learnGroup(group, page.get(group) ?? [], { asOfMs, maxSeq, seenThrough, windowMs }, report);
       } catch (error) {
         report.failed_groups.push(group);
         this.runtime.logger.warn(
@@ -121,8 +123,8 @@ export class ScanLearner {
    * Learns one group's windows, then marks its pending outcomes learned. Throws on any failure
    * before the mark, so a failed group's outcomes stay pending (a retry re-links the same evidence).
    */
-  private async learnGroup(group: string, pendingTimes: readonly number[], pass: { asOfMs: number; maxSeq: number; windowMs: number }, report: LearnReport): Promise<void> {
-    const { asOfMs, maxSeq, windowMs } = pass;
+  private async learnGroup(group: string, pendingTimes: readonly number[], pass: { asOfMs: number; maxSeq: number; seenThrough: number | null; windowMs: number }, report: LearnReport): Promise<void> {
+    const { asOfMs, maxSeq, seenThrough, windowMs } = pass;
     if (pendingTimes.length === 0) return;
     const ends = coveringWindowEnds(pendingTimes, windowMs).reverse();
     const first = ends[0] as number;
@@ -133,7 +135,7 @@ export class ScanLearner {
       await this.learnWindow({ key: parseGroupId(group), group, rows: windowRows, startMs: end - windowMs, endMs: end, asOfMs, maxSeq }, report);
       await yieldToEventLoop();
     }
-    await this.outcomes.markGroupLearned(group, asOfMs, maxSeq);
+    await this.outcomes.markGroupLearned(group, asOfMs, maxSeq, seenThrough);
   }
 
   private async learnWindow(w: LearningWindow, report: LearnReport): Promise<void> {

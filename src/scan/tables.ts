@@ -178,6 +178,12 @@ export const metricRollupState = pluginSchema.table('metric_rollup_state', {
 export const learningProgress = pluginSchema.table('learning_progress', {
   agentId: uuid('agent_id').primaryKey(),
   learnedThroughSeq: bigint('learned_through_seq', { mode: 'number' }).notNull(),
+  /**
+   * The highest seq any learning pass has looked at (recorded before the pass marks anything):
+   * an outcome above it is not learned from, with no need to look in `outcome_learned`. Null on a
+   * database from before it was kept (every outcome is then looked up until the next pass).
+   */
+  seenThroughSeq: bigint('seen_through_seq', { mode: 'number' }),
 });
 
 /** Outcomes per group and label (the triage prior's counts), kept by every outcome insert in its transaction. */
