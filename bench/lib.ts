@@ -113,6 +113,12 @@ function pgliteClient(): Record<string, unknown> | undefined {
   return singletons?.pgLiteClientManager?.client;
 }
 
+/**
+ * Calls `seen` after every protocol message plugin-sql's PGlite client runs (each runs
+ * synchronously on the main thread): the message's type byte, its time, and the SQL of the
+ * statement it belongs to (from the last Parse 'P' or simple Query 'Q', whitespace collapsed, its
+ * first 200 characters).
+ */
 export function watchPgliteStatements(seen: (kind: number, ms: number, sql: string) => void): void {
   const client = pgliteClient();
   if (!client) throw new Error('no PGlite client found: this bench needs plugin-sql on PGlite');
