@@ -126,14 +126,9 @@ export class LedgerStore {
     for (const c of claims) refsBySource.set(c.source, (refsBySource.get(c.source) ?? new Set<string>()).add(c.source_ref));
     const found = new Map<string, LedgerTransaction>();
     for (const [source, refs] of refsBySource) {
-      for (const batch of chunks([...refs], CLAIM_BATCH)) {
-        const rows = await queryRows<{ tx_json: unknown }>(t, sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND source_ref IN ${batch}`);
-        for (const r of rows) {
-          const tx = parse(r.tx_json);
-          const key = claimKeyOf(tx);
-          if (wanted.has(key)) found.set(key, tx);
-        }
-        await yieldToEventLoop();
+      for (const tx of await this.ofRefs(source, [...refs], t)) {
+        const key = claimKeyOf(tx);
+        if (wanted.has(key)) found.set(key, tx);
       }
     }
     return found;
@@ -257,16 +252,13 @@ export class LedgerStore {
     return rows.filter((r) => r.source === source).map((r) => parse(r.tx_json));
   }
 
-  /** Every transaction of `source` for these record ids, in sequence order (through `ledger_once`, CLAIM_BATCH ids per statement). */
+  /** Every transaction of `source` for these record ids, in sequence order (through `ledger_once`, CLAIM_BATCH ids per statement, the event loop getting a turn between them). */
   async ofRefs(source: string, refs: readonly string[], db: Db = this.db): Promise<LedgerTransaction[]> {
     const txs: LedgerTransaction[] = [];
     for (const batch of chunks(refs, CLAIM_BATCH)) {
-      const list = sql.join(
-        batch.map((r) => sql`${r}`),
-        sql`, `,
-      );
-      const rows = await queryRows<{ tx_json: unknown }>(db, sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND source_ref IN (${list})`);
+      const rows = await queryRows<{ tx_json: unknown }>(db, sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND source_ref IN ${batch}`);
       for (const r of rows) txs.push(parse(r.tx_json));
+      await yieldToEventLoop();
     }
     return txs.sort((a, b) => a.sequence - b.sequence);
   }
