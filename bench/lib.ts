@@ -26,6 +26,18 @@ export function peakRssMb(): number | null {
   }
 }
 
+/**
+ * The live heap after a full collection: its size, the memory held outside it (array buffers and
+ * the like), and the object types with the most objects, to see what a process keeps.
+ */
+export function liveHeap(types = 10): { heap_mb: number; extra_mb: number; objects: number; top_types: [string, number][] } {
+  Bun.gc(true);
+  const { heapStats } = require('bun:jsc') as typeof import('bun:jsc');
+  const stats = heapStats();
+  const top = Object.entries(stats.objectTypeCounts).sort((a, b) => b[1] - a[1]).slice(0, types);
+  return { heap_mb: Math.round(stats.heapSize / 1_048_576), extra_mb: Math.round(stats.extraMemorySize / 1_048_576), objects: stats.objectCount, top_types: top };
+}
+
 export function note(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
 }

@@ -12,7 +12,7 @@ import { recordingResponse } from '../__tests__/helpers/route-response';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { eloBookOf } from '../src/elo/elo-book-service';
 import { yieldToEventLoop } from '../src/shared/event-loop';
-import { note, peakRssMb, report, round, timeMs, withStallMeter, withTempDir } from './lib';
+import { liveHeap, note, peakRssMb, report, round, timeMs, withStallMeter, withTempDir } from './lib';
 import { measureProviders, type Timing, timeCalls } from './scale-calls';
 import { seedLessons } from './lesson-seeding';
 import { textOf } from './synthetic-text';
@@ -177,8 +177,10 @@ await inDataDir(async (dataDir) => {
           if (chunk % 5 === 4) note(`ingested ${(chunk + 1) * CHUNK}/${size}`);
         }
       });
+      const heapAfter: Record<string, ReturnType<typeof liveHeap>> = { ingest: liveHeap() };
       note(`learning at ${size}`);
       const learn = await withStallMeter(() => service.learnPending({ asOf: Date.parse('2027-01-01T00:00:00Z') }));
+      heapAfter.learn = liveHeap();
       // Lessons and the ELO book up to the issue's sizes for this many outcomes, written as production writes them.
       const lessonsSeeded = await timeMs(async () => {
         nextLessonGroup = await seedLessons(service, Math.round(size * LESSONS_PER_OUTCOME), nextLessonGroup);
@@ -186,13 +188,14 @@ await inDataDir(async (dataDir) => {
       const eloGrown = await timeMs(async () => {
         eloUses = await growEloBook(booted.runtime, eloUses, Math.round(size * ELO_ITEMS_PER_OUTCOME), Math.round(size * LOG_ROWS_PER_OUTCOME), (await tableRows(booted.runtime)).log_rows);
       });
+      heapAfter.lessons_and_elo = liveHeap();
       // The metrics rollup follows the outcomes in the background from the moment the ingest went quiet: what it still needs after learning.
       const rollup = await withStallMeter(() => service.metricsCaughtUp());
       const ledger = await rewardLedgerOf(booted.runtime);
       const incremental = await withStallMeter(() => ledger.reconcile('incremental'));
       const full = await withStallMeter(() => ledger.reconcile('full'));
       const verify = await withStallMeter(() => ledger.verify());
-      Bun.gc(true);
+      heapAfter.ledger = liveHeap();
       const beforeRoutes = { rss_mb: Math.round(process.memoryUsage().rss / 1_048_576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576) };
       note(`routes and providers at ${size}`);
       const routes = await measureRoutes(booted.runtime);
@@ -242,6 +245,8 @@ await inDataDir(async (dataDir) => {
         rss_mb: rssMb,
         rss_peak_so_far_mb: peakRssMb(),
         heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
+        // The bench process's live heap after each phase (a full collection first), with its most numerous object types.
+        heap_after: heapAfter,
         startup_ms: Math.round(startup.ms),
         services_ready_ms: Math.round(startup.ms + services.ms),
         lessons_ready_ms: Math.round(ready.ms),
