@@ -5,7 +5,12 @@ import { sql } from 'drizzle-orm';
 import { eloBookOf } from '../../src/elo/elo-book-service';
 import { DEFAULT_LOG_LIMIT } from '../../src/elo/elo-report';
 import { eloLog } from '../../src/elo/tables';
-import { pruneToNewest } from '../../src/shared/log-retention';
+import { LogRetention, pruneToNewest } from '../../src/shared/log-retention';
+import { RuleStore } from '../../src/rules/rule-store';
+import { guardLog, ruleEvents, ruleParseErrors } from '../../src/rules/tables';
+import type { GuardEntry } from '../../src/rules/model/logs';
+import type { LearningEvent } from '../../src/rules/model/types';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import { dbOf, queryRows } from '../../src/shared/sql';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
@@ -69,4 +74,44 @@ describe('log retention', () => {
     expect(await logRows(agent.runtime.agentId)).toEqual(before);
     expect(await pruneToNewest(db, eloLog, other, 10)).toBe(0);
   });
+
+  test('pruneToNewest finds its cut and deletes across many statements (over 5,000 kept, over 2,000 deleted): the newest kept, exactly', async () => {
+    const db = dbOf(agent.runtime);
+    const other = '00000000-0000-4000-8000-000000000002';
+    await db.execute(sql`INSERT INTO ${eloLog} (agent_id, entry) SELECT ${other}::uuid, jsonb_build_object('i', g) FROM generate_series(1, 17000) g`);
+    const before = await logRows(agent.runtime.agentId);
+    expect(await pruneToNewest(db, eloLog, other, 12_345)).toBe(17_000 - 12_345);
+    const kept = await queryRows<{ n: number; first: number; last: number }>(
+      db,
+      sql`SELECT count(*)::int AS n, min((entry->>'i')::int) AS first, max((entry->>'i')::int) AS last FROM ${eloLog} WHERE agent_id = ${other}::uuid`,
+    );
+    expect(kept[0]).toEqual({ n: 12_345, first: 17_000 - 12_345 + 1, last: 17_000 });
+    expect(await logRows(agent.runtime.agentId)).toEqual(before);
+    expect(await pruneToNewest(db, eloLog, other, 12_345)).toBe(0);
+  }, 60_000);
+
+  test('the guard log and the rule parse errors are kept to their newest rows by the guard entries and errors written; rule events are never pruned', async () => {
+    const keep = 1_000;
+    const agentId = '00000000-0000-4000-8000-000000000003';
+    const store = new RuleStore(dbOf(agent.runtime), agentId, new LogRetention(agentId, keep));
+    const count = async (table: PgTable) =>
+      Number((await queryRows<{ n: number }>(dbOf(agent.runtime), sql`SELECT count(*)::int AS n FROM ${table} WHERE agent_id = ${agentId}::uuid`))[0]?.n);
+    const T0 = Date.parse('2026-02-11T10:30:00.000Z');
+    const guard = (n: number): GuardEntry => ({ id: `g-${n}`, tsMs: T0 + n, action: 'post', matchedRules: [], scores: {}, saveLogged: false, outcome: 'pending' });
+    const event = (n: number): LearningEvent => ({ id: `ev-${n}`, tsMs: T0 + n, type: 'mistake', category: 'shell', tags: [], problem: `p ${n}`, solution: 's', evidenceLevel: 'testing', source: 'session' });
+    const sizes: number[] = [];
+    for (let round = 0; round < 15; round++) {
+      const ns = Array.from({ length: 100 }, (_, i) => round * 100 + i);
+      await store.commitLearning({ guardEntries: ns.map(guard), parseErrors: ns.map((n) => ({ tsMs: T0 + n, error: 'bad', line: `{${n}`, script: 'x' })) });
+      sizes.push(await count(guardLog));
+    }
+    // Events alone never prune the guard log (they used to count toward it); they are never pruned themselves.
+    await store.commitLearning({ events: Array.from({ length: 1_500 }, (_, i) => event(i)) });
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(keep * 1.1);
+    expect(await count(guardLog)).toBeGreaterThanOrEqual(keep);
+    expect(await count(ruleParseErrors)).toBeLessThanOrEqual(keep * 1.1);
+    expect(await count(ruleEvents)).toBe(1_500);
+    const newest = await store.guardEntries({ limit: 1 });
+    expect(newest.items[0]?.id).toBe('g-1499');
+  }, 60_000);
 });

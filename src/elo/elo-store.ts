@@ -155,9 +155,10 @@ export class EloStore {
           );
           await t.execute(sql`INSERT INTO ${ELO_LOGS[name]} (agent_id, entry) VALUES ${values}`);
         }
-        await this.retention?.noteAppended(t, ELO_LOGS[name], entries.length);
       }
     });
+    // Retention once the entries are committed, in statements of its own (`pruneToNewest`).
+    for (const [name, entries] of Object.entries(logs) as [EloLogName, readonly object[]][]) await this.retention?.noteAppended(this.db, ELO_LOGS[name], entries.length);
   }
 
   /** Up to `limit` entries of a log with `afterSeq < seq < beforeSeq` (null: unbounded), newest first, down the primary key. */

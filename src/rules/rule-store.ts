@@ -88,6 +88,9 @@ export class RuleStore {
       await this.writeGuardOutcomes(tx, batch.guardOutcomes ?? []);
       await this.writeParseErrors(tx, batch.parseErrors ?? []);
     });
+    // Retention once the entries are committed, in statements of its own (`pruneToNewest`).
+    await this.retention?.noteAppended(this.db, guardLog, result.newGuardIds.length);
+    await this.retention?.noteAppended(this.db, ruleParseErrors, batch.parseErrors?.length ?? 0);
     return result;
   }
 
@@ -221,7 +224,6 @@ export class RuleStore {
       );
       for (const r of rows) inserted.add(r.id);
     }
-    await this.retention?.noteAppended(tx, guardLog, inserted.size);
     return [...new Set(events.map((e) => e.id))].filter((id) => inserted.has(id));
   }
 
@@ -295,7 +297,6 @@ export class RuleStore {
         sql`, `,
       );
       await tx.execute(sql`INSERT INTO ${ruleParseErrors} (agent_id, ts, entry) VALUES ${values}`);
-      await this.retention?.noteAppended(tx, ruleParseErrors, batch.length);
     }
   }
 }

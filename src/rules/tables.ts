@@ -73,7 +73,7 @@ export const guardLog = pluginSchema.table(
     outcome: text('outcome'),
     entry: jsonb('entry').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.agentId, t.id] }), index('guard_log_ts_idx').on(t.agentId, t.ts)],
+  (t) => [primaryKey({ columns: [t.agentId, t.id] }), index('guard_log_ts_idx').on(t.agentId, t.ts), index('guard_log_seq_idx').on(t.agentId, t.seq)],
 );
 
 export const ruleParseErrors = pluginSchema.table(
