@@ -4,7 +4,7 @@
 // outcome ids reads only its own rows, the first and the last range too.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type SQL, sql } from 'drizzle-orm';
-import { scanLessonIdsPageQuery } from '../../src/scan/scan-lesson-sql';
+import { SCAN_LESSONS_GROUP_INDEX, scanLessonIdsOfGroup, scanLessonIdsOfGroupQuery, scanLessonIdsPageQuery } from '../../src/scan/scan-lesson-sql';
 import { type TrajectoryService, trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
 import { trajectoryPageQuery } from '../../src/trajectories/trajectory-store';
 import { inRefRange } from '../../src/ledger/ledger-store';
@@ -48,6 +48,19 @@ describe('page plans', () => {
   }, 120_000);
   afterAll(async () => {
     await agent.close();
+  });
+
+  test(`the lessons of one group are read through the group index, not by filtering all ${LESSONS} lessons of the agent`, async () => {
+    const lesson = syntheticScanLesson(7);
+    const group = lesson.metadata.group_id;
+    const text = await plan(agent, scanLessonIdsOfGroupQuery(agent.runtime.agentId, group));
+    expect(text).toContain(SCAN_LESSONS_GROUP_INDEX);
+    expect(text).not.toContain('Rows Removed by Filter');
+    const expected = Array.from({ length: LESSONS }, (_, i) => syntheticScanLesson(i)).filter((l) => l.metadata.group_id === group);
+    expect(expected.length).toBeGreaterThan(0);
+    expect((await scanLessonIdsOfGroup(dbOf(agent.runtime), agent.runtime.agentId, group)).sort()).toEqual(expected.map((l) => l.id).sort());
+    // Another agent's lessons of the same group are not its own.
+    expect(await scanLessonIdsOfGroup(dbOf(agent.runtime), '00000000-0000-4000-8000-000000000009', group)).toEqual([]);
   });
 
   test(`a page of 10 lessons out of ${LESSONS} that share their last_seen reads 10 index entries, unsorted`, async () => {

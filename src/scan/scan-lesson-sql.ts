@@ -9,7 +9,19 @@ import type { ScanLessonCursor } from './model/scan-lesson-cursor';
  * indexes (lesson rows only), so other memories' writes do not pay for them.
  */
 export const SCAN_LESSONS_NEWEST_INDEX = 'self_improve_scan_lessons_newest';
-export const SCAN_LESSONS_GROUP_INDEX = 'self_improve_scan_lessons_group';
+export const SCAN_LESSONS_GROUP_INDEX = 'self_improve_scan_lessons_agent_group';
+/** Earlier group indexes, which the planner passed over for the newest index (below): dropped at start. */
+const OLD_GROUP_INDEXES = ['self_improve_scan_lessons_group', 'self_improve_scan_lessons_by_group'];
+/**
+ * Agent and group as one value, the group index's key, over the memories that name a group. As
+ * (agent_id, group) on the lesson rows, the planner, without statistics, priced it like the newest
+ * index (the same partial predicate) and walked that one, filtering every lesson of the agent by
+ * group: 0.2 s per group at 30,000 lessons, a stall for every group a learning pass holds. The
+ * lookup names neither agent_id nor the lesson predicate where the planner picks an index
+ * (`scanLessonIdsOfGroupQuery`), so this index is the only one that serves it.
+ */
+const AGENT_GROUP = `(agent_id::text || ' ' || (metadata->>'group_id'))`;
+const NAMES_GROUP = `(metadata->>'group_id') IS NOT NULL`;
 
 /** The lesson rows of one agent: type and kind are literals, so the planner may use the partial indexes. */
 const ofAgent = (agentId: string): SQL =>
@@ -22,7 +34,8 @@ const PARTIAL = `WHERE type = '${SCAN_LESSONS_TABLE}' AND metadata->>'type' = '$
  */
 export async function ensureScanLessonIndexes(db: Db): Promise<void> {
   await db.execute(sql.raw(`CREATE INDEX IF NOT EXISTS ${SCAN_LESSONS_NEWEST_INDEX} ON memories (agent_id, (metadata->>'last_seen') DESC, id) ${PARTIAL}`));
-  await db.execute(sql.raw(`CREATE INDEX IF NOT EXISTS ${SCAN_LESSONS_GROUP_INDEX} ON memories (agent_id, (metadata->>'group_id')) ${PARTIAL}`));
+  await db.execute(sql.raw(`CREATE INDEX IF NOT EXISTS ${SCAN_LESSONS_GROUP_INDEX} ON memories (${AGENT_GROUP}) WHERE ${NAMES_GROUP}`));
+  for (const old of OLD_GROUP_INDEXES) await db.execute(sql.raw(`DROP INDEX IF EXISTS ${old}`));
 }
 
 export type { ScanLessonCursor };
@@ -60,8 +73,18 @@ export async function allScanLessonIds(db: Db, agentId: string): Promise<string[
   return rows.map((r) => r.id);
 }
 
-/** Ids of the lessons of one group. */
+/** Ids of the lessons of one group (through the group index). */
 export async function scanLessonIdsOfGroup(db: Db, agentId: string, group: string): Promise<string[]> {
-  const rows = await queryRows<{ id: string }>(db, sql`SELECT id::text AS id FROM memories WHERE ${ofAgent(agentId)} AND metadata->>'group_id' = ${group}`);
+  const rows = await queryRows<{ id: string }>(db, scanLessonIdsOfGroupQuery(agentId, group));
   return rows.map((r) => r.id);
+}
+
+/**
+ * The statement of `scanLessonIdsOfGroup`: the memories with the agent-and-group key, found in a
+ * subquery that OFFSET 0 keeps apart (so only the group index fits it), then kept if they are lessons.
+ */
+export function scanLessonIdsOfGroupQuery(agentId: string, group: string): SQL {
+  const lessonRows = sql.raw(`m.type = '${SCAN_LESSONS_TABLE}' AND m.metadata->>'type' = '${SCAN_LESSON_MEMORY_TYPE}'`);
+  return sql`SELECT m.id::text AS id FROM (SELECT id, type, metadata FROM memories WHERE ${sql.raw(NAMES_GROUP)} AND ${sql.raw(AGENT_GROUP)} = ${`${agentId} ${group}`} OFFSET 0) m
+      WHERE ${lessonRows}`;
 }
