@@ -268,3 +268,35 @@ describe('the metrics rollup on a real runtime', () => {
     expect(rounded(report)).toEqual(rounded(computeScanMetrics(rows, firstSeen, { asOfMs, k: 7, slices: PROJECTS.length + 1 })));
   });
 });
+
+describe('slices ranked over more projects than one page of sizes', () => {
+  let slicesAgent: TestAgent;
+  beforeAll(async () => {
+    slicesAgent = await startAgent();
+  });
+  afterAll(async () => {
+    await slicesAgent.close();
+  });
+
+  test('2,300 projects (sizes read 1,000 at a time): the leaders, ties across page boundaries by code-point order, and the count are those of the reference', async () => {
+    // Project p has 1 + (p % 4) outcomes except every 97th, which has 6; names interleave plain, private-use and astral stems so ties span pages.
+    const stems = ['proj', '\uE000proj', '\u{1F600}proj'];
+    const rows = Array.from({ length: 2_300 }, (_, p) => p).flatMap((p) => {
+      const project = `${stems[p % 3]}-${String(p).padStart(4, '0')}`;
+      const n = p % 97 === 0 ? 6 : 1 + (p % 4);
+      return Array.from({ length: n }, (_, i) => ({ finding_key: `pages-${p}-${i}`, label: 'accepted', ts: '2026-10-03T10:00:00Z', project, scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o' }));
+    });
+    for (let start = 0; start < rows.length; start += 2_000) await slicesAgent.service.ingest(rows.slice(start, start + 2_000));
+    await slicesAgent.service.metricsCaughtUp();
+    const outcomes = await slicesAgent.service.outcomes.forMetrics();
+    const firstSeen = await slicesAgent.service.findings.firstSeen();
+    const asOfMs = Date.parse('2026-11-01T00:00:00Z');
+    const report = await slicesAgent.service.metrics({ asOfMs, k: 5, slices: 30 });
+    const expected = computeScanMetrics(outcomes, firstSeen, { asOfMs, k: 5, slices: 30 });
+    expect(report.slice_totals).toEqual(expected.slice_totals);
+    expect(report.slice_totals.project).toBe(2_300);
+    expect(Object.keys(report.by_project).sort()).toEqual(Object.keys(expected.by_project).sort());
+    // 24 projects have 6 outcomes; the other 6 leaders are ties at 4, in code-point order.
+    expect(Object.keys(report.by_project)).toHaveLength(30);
+  }, 120_000);
+});

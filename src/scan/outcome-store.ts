@@ -13,7 +13,7 @@ import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } f
 import { yieldToEventLoop } from '../shared/event-loop';
 
 /** Rows per INSERT statement (15 parameters each stays far below PostgreSQL's 65,535). */
-const INSERT_BATCH = 250;
+const INSERT_BATCH = 100;
 
 /** An outcome as stored: the validated row plus what the plugin derived from it. */
 export interface StoredOutcome {
