@@ -9,9 +9,10 @@ function holders(ranges: ReturnType<typeof refRanges>, ref: string): number {
 describe('ranges of record ids', () => {
   test('the prefix length grows with the rows, one hex digit per 16x, from 1 to 4', () => {
     expect(prefixDigits(0)).toBe(1);
-    expect(prefixDigits(16 * 2_048)).toBe(1);
-    expect(prefixDigits(16 * 2_048 + 1)).toBe(2);
-    expect(prefixDigits(1_000_000)).toBe(3);
+    expect(prefixDigits(16 * 128)).toBe(1);
+    expect(prefixDigits(16 * 128 + 1)).toBe(2);
+    expect(prefixDigits(100_000)).toBe(3);
+    expect(prefixDigits(1_000_000)).toBe(4);
     expect(prefixDigits(1e12)).toBe(4);
   });
 
