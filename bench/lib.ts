@@ -109,12 +109,21 @@ function watchStatementsOnce(): void {
   const client = pgliteClient();
   if (!client || watched.has(client)) return;
   watched.add(client);
+  watchPgliteStatementEnds((ms, sql) => {
+    if (!longestSinceTurn || ms > longestSinceTurn.ms) longestSinceTurn = { ms, sql };
+  });
+}
+
+/**
+ * Calls `ended` as each statement of plugin-sql's PGlite client ends (an Execute 'E' or a simple
+ * Query 'Q'), with the time of all its protocol messages (parse, bind, describe, execute) and its SQL.
+ */
+export function watchPgliteStatementEnds(ended: (ms: number, sql: string) => void): void {
   let inStatement = 0;
   watchPgliteStatements((kind, ms, sql) => {
     inStatement += ms;
-    // Execute ('E') or a simple query ('Q') ends a statement.
     if (kind !== 0x45 && kind !== 0x51) return;
-    if (!longestSinceTurn || inStatement > longestSinceTurn.ms) longestSinceTurn = { ms: inStatement, sql: sql.trim() };
+    ended(inStatement, sql.trim());
     inStatement = 0;
   });
 }

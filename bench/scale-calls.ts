@@ -6,7 +6,8 @@ import { percentile, round } from './lib';
 /** Calls of each provider a step times. */
 export const PROVIDER_CALLS = 100;
 
-export type Timing = { p50_ms: number; p99_ms: number; calls: number };
+/** p50/p99 of the calls made, and the three slowest as [call number from 0, ms]: the first call is a cold one. */
+export type Timing = { p50_ms: number; p99_ms: number; calls: number; slowest: [number, number][] };
 
 /** p50/p99 of `calls` calls; a call that takes over a second makes it 3 calls in all (a route that reads everything at 1M would take minutes). */
 export async function timeCalls(calls: number, call: (i: number) => Promise<void>): Promise<Timing> {
@@ -17,7 +18,11 @@ export async function timeCalls(calls: number, call: (i: number) => Promise<void
     times.push(performance.now() - start);
     if ((times[0] as number) > 1_000 && times.length >= 3) break;
   }
-  return { p50_ms: round(percentile(times, 50)), p99_ms: round(percentile(times, 99)), calls: times.length };
+  const slowest = times
+    .map((ms, i): [number, number] => [i, round(ms, 2)])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3);
+  return { p50_ms: round(percentile(times, 50)), p99_ms: round(percentile(times, 99)), calls: times.length, slowest };
 }
 
 /** p50/p99 of PROVIDER_CALLS calls of every provider of the plugin, each on its own chat message. */

@@ -6,7 +6,7 @@ import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { rewardLedgerOf } from '../src/ledger/reward-ledger-service';
 import { ingestText } from '../src/shared/ingest-text';
 import { generateOutcomes } from '../examples/generate-outcomes';
-import { note, report, round, watchPgliteStatements, withTempDir } from './lib';
+import { note, report, round, watchPgliteStatementEnds, withTempDir } from './lib';
 
 /**
  * What fills each event-loop stall (issue 16): grows a PGlite database to `outcomes` (default
@@ -36,24 +36,29 @@ function chunkText(chunk: number): string {
 /** Statements between two turns of the event loop, and where the time between them went. */
 class StallTracer {
   phase = 'boot';
+  private phaseStart = performance.now();
+
+  /** Starts a phase; the one before it is timed (a note on stderr). */
+  enter(phase: string): void {
+    if (this.phase !== 'boot') note(`${this.phase}: ${Math.round(performance.now() - this.phaseStart)} ms`);
+    this.phase = phase;
+    this.phaseStart = performance.now();
+  }
   private steps: { js_ms: number; sql_ms: number; sql: string }[] = [];
   private lastTurn = performance.now();
   private lastStep = performance.now();
-  private inStatement = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
   stalls = 0;
 
   install(): void {
-    watchPgliteStatements((kind, ms, sql) => {
-      this.inStatement += ms;
-      // Execute ('E') or a simple query ('Q') ends a statement.
-      if (kind === 0x45 || kind === 0x51) {
-        const end = performance.now();
-        this.steps.push({ js_ms: round(end - this.lastStep - this.inStatement, 1), sql_ms: round(this.inStatement, 1), sql: sql.trim().slice(0, 100) });
-        this.lastStep = end;
-        this.inStatement = 0;
-      }
+    watchPgliteStatementEnds((ms, sql) => {
+      const end = performance.now();
+      this.steps.push({ js_ms: round(end - this.lastStep - ms, 1), sql_ms: round(ms, 1), sql: sql.slice(0, 100) });
+      this.lastStep = end;
     });
+    // Stalls are counted from here: what ran before (the runtime's start) is not traced.
+    this.lastTurn = performance.now();
+    this.lastStep = this.lastTurn;
     this.timer = setInterval(() => this.turn(), 2);
   }
 
@@ -67,7 +72,6 @@ class StallTracer {
     }
     this.lastTurn = now;
     this.lastStep = now;
-    this.inStatement = 0;
     this.steps = [];
   }
 
@@ -100,26 +104,27 @@ await inDataDir(async (dataDir) => {
     const ledger = await rewardLedgerOf(runtime);
     if (process.env.STALL_TRACE_DATA_DIR) {
       // What start-up left running in the background (nothing is asked of the agent meanwhile).
-      tracer.phase = 'after-start';
+      tracer.enter('after-start');
       await new Promise((resolve) => setTimeout(resolve, 10_000));
-      tracer.phase = 'reconcile-incremental-before';
+      tracer.enter('reconcile-incremental-before');
       await ledger.reconcile('incremental');
     }
-    tracer.phase = 'ingest';
+    tracer.enter('ingest');
     for (let chunk = FIRST_CHUNK; chunk < FIRST_CHUNK + OUTCOMES / CHUNK; chunk++) {
       const text = tracer.untraced(() => chunkText(chunk));
       await ingestText(service, text);
       note(`ingested ${(chunk + 1 - FIRST_CHUNK) * CHUNK}`);
     }
-    tracer.phase = 'learn';
+    tracer.enter('learn');
     await service.learnPending({ asOf: Date.parse('2027-01-01T00:00:00Z') });
-    tracer.phase = 'metrics-rollup';
+    tracer.enter('metrics-rollup');
     await service.metricsCaughtUp();
-    tracer.phase = 'reconcile-incremental';
+    tracer.enter('reconcile-incremental');
     await ledger.reconcile('incremental');
-    tracer.phase = 'reconcile-full';
+    tracer.enter('reconcile-full');
     await ledger.reconcile('full');
     tracer.turn();
+    tracer.enter('done');
     report({ bench: 'stall-trace', outcomes: OUTCOMES, threshold_ms: THRESHOLD, stalls: tracer.stalls });
   } finally {
     tracer.stop();
