@@ -181,6 +181,11 @@ await inDataDir(async (dataDir) => {
       note(`learning at ${size}`);
       const learn = await withStallMeter(() => service.learnPending({ asOf: Date.parse('2027-01-01T00:00:00Z') }));
       heapAfter.learn = liveHeap();
+      // The metrics rollup follows the outcomes in the background from the moment the ingest went
+      // quiet: what it still needs after learning. Waited for before the lessons are seeded: PGlite
+      // runs one statement at a time, and with 900,000 outcomes still to roll up each of the
+      // seeding's statements waited for a rollup step (5-12 lessons/s instead of 600).
+      const rollup = await withStallMeter(() => service.metricsCaughtUp());
       // Lessons and the ELO book up to the issue's sizes for this many outcomes, written as production writes them.
       const lessonsSeeded = await timeMs(async () => {
         nextLessonGroup = await seedLessons(service, Math.round(size * LESSONS_PER_OUTCOME), nextLessonGroup);
@@ -189,8 +194,6 @@ await inDataDir(async (dataDir) => {
         eloUses = await growEloBook(booted.runtime, eloUses, Math.round(size * ELO_ITEMS_PER_OUTCOME), Math.round(size * LOG_ROWS_PER_OUTCOME), (await tableRows(booted.runtime)).log_rows);
       });
       heapAfter.lessons_and_elo = liveHeap();
-      // The metrics rollup follows the outcomes in the background from the moment the ingest went quiet: what it still needs after learning.
-      const rollup = await withStallMeter(() => service.metricsCaughtUp());
       const ledger = await rewardLedgerOf(booted.runtime);
       const incremental = await withStallMeter(() => ledger.reconcile('incremental'));
       const full = await withStallMeter(() => ledger.reconcile('full'));
