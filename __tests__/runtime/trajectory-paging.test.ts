@@ -8,6 +8,7 @@ import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { handleGetTrajectories } from '../../src/trajectories/surfaces/trajectory-routes';
 import { TRAJECTORIES_TABLE, type TrajectoryService, trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
 import { dbOf, queryRows } from '../../src/shared/sql';
+import { pruneTrajectories } from '../../src/trajectories/trajectory-store';
 import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
@@ -134,4 +135,22 @@ describe('SELF_IMPROVE_TRAJECTORY_MAX_ROWS', () => {
     // A new trajectory still pays.
     expect((await service.submit(log('newest'), 'cli', 'newest')).stored.paid_sats).toBeGreaterThan(0);
   }, 120_000);
+  test('a prune walks to its cut and deletes over many statements (steps of 7, chunks of 3 here): exactly the newest are kept, ties on created_at by id', async () => {
+    const db = dbOf(agent.runtime);
+    for (let i = 0; i < 40; i++) await service.submit(log(`prune-${i}`), 'cli', `prune-${i}`, { pay: false });
+    // Half the trajectories share one created_at, the newer half another: the cut and the chunks fall inside ties.
+    const ids = (await storedRows(agent)).map((r) => r.id).sort();
+    const half = Math.floor(ids.length / 2);
+    const at = (time: string, part: string[]) => db.execute(sql`UPDATE memories SET created_at = ${time}::timestamp WHERE id IN (${sql.join(part.map((id) => sql`${id}::uuid`), sql`, `)})`);
+    await at('2026-11-01 00:00:00', ids.slice(0, half));
+    await at('2026-11-02 00:00:00', ids.slice(half));
+    const before = await storedRows(agent);
+    const newestFirst = [...before].sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+    // The cut falls among the older half's ties.
+    const keep = half + 13;
+    expect(before.length).toBeGreaterThan(keep + 3);
+    expect(await pruneTrajectories(db, agent.runtime.agentId, keep, { cutStep: 7, deleteChunk: 3 })).toBe(before.length - keep);
+    expect(new Set((await storedRows(agent)).map((r) => r.id))).toEqual(new Set(newestFirst.slice(0, keep).map((r) => r.id)));
+    expect(await pruneTrajectories(db, agent.runtime.agentId, keep, { cutStep: 7, deleteChunk: 3 })).toBe(0);
+  });
 });
