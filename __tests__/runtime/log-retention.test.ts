@@ -114,4 +114,21 @@ describe('log retention', () => {
     const newest = await store.guardEntries({ limit: 1 });
     expect(newest.items[0]?.id).toBe('g-1499');
   }, 60_000);
+  test('a prune that fails is reported to the listener (not thrown to the appender, whose rows are committed) and tried again at the next append; without a listener it is thrown', async () => {
+    const failures: unknown[] = [];
+    const retention = new LogRetention('00000000-0000-4000-8000-000000000004', 10, (error) => failures.push(error));
+    let attempts = 0;
+    const failingOnce = async () => {
+      attempts++;
+      if (attempts === 1) throw new Error('database closed');
+      return 5;
+    };
+    expect(await retention.noteAppendedTo('log', 1, failingOnce)).toBe(0);
+    expect(failures).toHaveLength(1);
+    // Still due: the next append prunes.
+    expect(await retention.noteAppendedTo('log', 1, failingOnce)).toBe(5);
+    expect(attempts).toBe(2);
+    // Without a listener the failure reaches the appender.
+    await expect(new LogRetention('00000000-0000-4000-8000-000000000004', 10).noteAppendedTo('log', 1, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+  });
 });

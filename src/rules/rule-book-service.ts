@@ -79,7 +79,7 @@ export class RuleBookService extends Service {
     this.settings = ruleBookSettings(loadConfig(this.runtime));
     const db = dbOf(this.runtime);
     await requireTables(db, Object.values(ruleTables));
-    this.store = new RuleStore(db, this.runtime.agentId, new LogRetention(this.runtime.agentId, loadConfig(this.runtime).SELF_IMPROVE_LOG_MAX_ROWS));
+    this.store = new RuleStore(db, this.runtime.agentId, new LogRetention(this.runtime.agentId, loadConfig(this.runtime).SELF_IMPROVE_LOG_MAX_ROWS, (error) => this.runtime.logger.warn({ src: 'plugin:self-improve:rules', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'old log rows not deleted; the next append tries again')));
     this.vectorizer = vectorizerFor(this.runtime);
     const state = new RuleBookState(this.runtime, this.settings, this.store, this.vectorizer);
     [this.state, this.intake, this.upkeep, this.audit, this.exchange] = [state, new RuleIntake(state), new RuleUpkeep(state), new RuleGuard(state), new RuleExchange(state)];

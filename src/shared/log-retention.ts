@@ -19,6 +19,11 @@ export class LogRetention {
   constructor(
     private readonly agentId: string,
     readonly keep: number,
+    /**
+     * Told of a prune that failed (the rows stay; the next append tries again). Without it the
+     * failure is thrown to the appender, whose rows are committed all the same.
+     */
+    private readonly onPruneFailed?: (error: unknown) => void,
   ) {
     this.pruneEvery = Math.max(1, Math.floor(keep / 10));
   }
@@ -36,7 +41,14 @@ export class LogRetention {
       return 0;
     }
     this.sinceLastPrune.set(log, 0);
-    return prune();
+    try {
+      return await prune();
+    } catch (error) {
+      this.sinceLastPrune.set(log, since);
+      if (!this.onPruneFailed) throw error;
+      this.onPruneFailed(error);
+      return 0;
+    }
   }
 }
 
