@@ -5,8 +5,8 @@ import type { ScanLessonCursor } from './model/scan-lesson-cursor';
 
 /**
  * The indexes lessons are read by, on plugin-sql's `memories` table (lessons are ordinary ElizaOS
- * memories): one agent's lessons by newest evidence (`last_seen`, then id), and by group. Partial
- * indexes (lesson rows only), so other memories' writes do not pay for them.
+ * memories): one agent's lessons by newest evidence (`last_seen`, then id), and by agent and group.
+ * Partial indexes (lesson rows; rows that name a group), so other memories' writes do not pay for them.
  */
 export const SCAN_LESSONS_NEWEST_INDEX = 'self_improve_scan_lessons_newest';
 export const SCAN_LESSONS_GROUP_INDEX = 'self_improve_scan_lessons_agent_group';
