@@ -19,7 +19,7 @@ import { eventsOf } from '../shared/events';
 import { serviceOf } from '../shared/service-of';
 import { ELO_BOOK_SERVICE, PLUGIN_SERVICES } from '../shared/service-names';
 import { dbOf } from '../shared/sql';
-import { LogRetention } from '../shared/log-retention';
+import { logRetentionOf } from '../shared/log-retention';
 import { loadConfig } from '../shared/config';
 
 export { type EloBookSettings, eloBookSettings } from './elo-book-settings';
@@ -81,7 +81,7 @@ export class EloBookService extends Service {
     service.sessions = new SessionAudits(runtime.agentId);
     const db = dbOf(runtime);
     await requireTables(db, Object.values(eloTables));
-    const store = new EloStore(db, runtime.agentId, service.settings.driftPerDay, new LogRetention(runtime.agentId, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS, (error) => runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'old log rows not deleted; the next append tries again')));
+    const store = new EloStore(db, runtime.agentId, service.settings.driftPerDay, logRetentionOf(runtime, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS, 'plugin:self-improve:elo'));
     const recount = await store.buckets.ensureBasis();
     service.items = await EloItems.open(runtime, service.settings, store, service.exposures, service.content);
     const nowMs = Date.now();

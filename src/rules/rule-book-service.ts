@@ -8,7 +8,7 @@ import { type SelectedRule, selectRulesForPrompt } from './model/prompt';
 import { RULE_TYPE_PRIORITY, type Rule, type RuleLesson, type RuleStatus } from './model/types';
 import { ensureRuleDecayTask } from './surfaces/rule-decay-task';
 import { vectorizerFor, type Vectorizer } from '../scan/scan-lesson-store';
-import { RuleBookState } from './rule-book-state';
+import { RuleBookState, RULES_LOG_SRC } from './rule-book-state';
 import { type RuleBookSettings, ruleBookSettings } from './rule-book-settings';
 import { RuleExchange } from './rule-exchange';
 import { RuleGuard } from './rule-guard';
@@ -23,7 +23,7 @@ import { RULE_BOOK_SERVICE } from '../shared/service-names';
 import { dbOf } from '../shared/sql';
 import { requireTables } from '../shared/plugin-schema';
 import { ruleTables } from './tables';
-import { LogRetention } from '../shared/log-retention';
+import { logRetentionOf } from '../shared/log-retention';
 
 export { RULE_BOOK_SERVICE };
 export { RULE_KIND } from './model/rule-content';
@@ -79,7 +79,7 @@ export class RuleBookService extends Service {
     this.settings = ruleBookSettings(loadConfig(this.runtime));
     const db = dbOf(this.runtime);
     await requireTables(db, Object.values(ruleTables));
-    this.store = new RuleStore(db, this.runtime.agentId, new LogRetention(this.runtime.agentId, loadConfig(this.runtime).SELF_IMPROVE_LOG_MAX_ROWS, (error) => this.runtime.logger.warn({ src: 'plugin:self-improve:rules', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'old log rows not deleted; the next append tries again')));
+    this.store = new RuleStore(db, this.runtime.agentId, logRetentionOf(this.runtime, loadConfig(this.runtime).SELF_IMPROVE_LOG_MAX_ROWS, RULES_LOG_SRC));
     this.vectorizer = vectorizerFor(this.runtime);
     const state = new RuleBookState(this.runtime, this.settings, this.store, this.vectorizer);
     [this.state, this.intake, this.upkeep, this.audit, this.exchange] = [state, new RuleIntake(state), new RuleUpkeep(state), new RuleGuard(state), new RuleExchange(state)];

@@ -1,3 +1,4 @@
+import type { IAgentRuntime } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { type Db, queryRows, queryRowsInIndexOrder } from './sql';
@@ -52,46 +53,91 @@ export class LogRetention {
   }
 }
 
-/** Index entries a prune walks past per statement while it looks for its cut (from the newest). */
-const CUT_STEP = 5_000;
-/** Rows a prune deletes per statement (the oldest first). */
-const DELETE_CHUNK = 2_000;
+/** A service's retention of `keep` rows per log: a failed prune is logged under `src` (the rows stay; the next append tries again). */
+export function logRetentionOf(runtime: IAgentRuntime, keep: number, src: string): LogRetention {
+  return new LogRetention(runtime.agentId, keep, (error) =>
+    runtime.logger.warn({ src, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'old log rows not deleted; the next append tries again'),
+  );
+}
+
+/** Index entries a prune walks past per statement while it looks for its cut (from the newest), and rows it deletes per statement (the oldest first). */
+export interface PruneSizes {
+  cutStep: number;
+  deleteChunk: number;
+}
 
 /**
- * Deletes all but the newest `keep` rows (by seq) of one agent in `table`; returns how many went.
- * Bounded statements with a turn of the event loop between them: the cut (the keep-th newest seq)
- * is found CUT_STEP entries at a time, and the rows below it are deleted DELETE_CHUNK at a time,
- * oldest first, each chunk committed on its own; the walks down the index run in index order
- * (`queryRowsInIndexOrder`: with `seq < cut`, the planner without statistics read and sorted every
- * row below the cut, 0.5–0.9 s a step at 1M). One statement that skipped 1M entries to find the cut
- * and deleted 100,000 rows held PGlite, and the event loop with it, for 0.7 s. Rows
- * appended meanwhile are newer than the cut and stay; a prune cut short leaves only older rows.
+ * The rows a prune keeps to the newest of, and the key they are ordered by (the columns of an index
+ * that starts with the agent's own condition), as SQL: `rows` is a FROM with its WHERE, `key` the
+ * key as a row value, `select` the key's columns read as text (named as `value` reads them back,
+ * and not as a column an ORDER BY names: an output name shadows it), `newestFirst`/`oldestFirst` the
+ * ORDER BY that walks the index.
  */
-export async function pruneToNewest(db: Db, table: PgTable, agentId: string, keep: number): Promise<number> {
-  const ofAgent = sql`agent_id = ${agentId}::uuid`;
-  let cut: number | null = null;
+export interface PrunedRows<K> {
+  rows: SQL;
+  key: SQL;
+  select: SQL;
+  newestFirst: SQL;
+  oldestFirst: SQL;
+  value: (key: K) => SQL;
+}
+
+/**
+ * Deletes all but the newest `keep` of `log`'s rows; returns how many went. Bounded statements with
+ * a turn of the event loop between them: the cut (the keep-th newest key) is found `cutStep`
+ * entries a statement, and the rows below it are deleted `deleteChunk` at a time, oldest first,
+ * each chunk committed on its own. The walks down the index run in index order
+ * (`queryRowsInIndexOrder`: with `key < cut`, the planner without statistics read and sorted every
+ * row below the cut, 0.5–0.9 s a step at 1M). One statement that skipped 1M entries to find the cut
+ * and deleted 100,000 rows held PGlite, and the event loop with it, for 0.7 s. Rows appended
+ * meanwhile are newer than the cut and stay; a prune cut short leaves only older rows.
+ */
+export async function pruneOldest<K>(db: Db, log: PrunedRows<K>, keep: number, sizes: PruneSizes): Promise<number> {
+  let cut: K | null = null;
   for (let left = keep; left > 0; ) {
-    const step = Math.min(left, CUT_STEP);
-    const below: SQL = cut === null ? sql`` : sql`AND seq < ${cut}`;
-    const [row]: { seq: number | string }[] = await queryRowsInIndexOrder<{ seq: number | string }>(db, sql`SELECT seq FROM ${table} WHERE ${ofAgent} ${below} ORDER BY seq DESC OFFSET ${step - 1} LIMIT 1`);
+    const step = Math.min(left, sizes.cutStep);
+    const below: SQL = cut === null ? sql.empty() : sql`AND ${log.key} < ${log.value(cut)}`;
+    const [row]: K[] = await queryRowsInIndexOrder<K>(db, sql`SELECT ${log.select} ${log.rows} ${below} ORDER BY ${log.newestFirst} OFFSET ${step - 1} LIMIT 1`);
     // Fewer than `keep` rows: nothing to delete.
-    if (!row) return 0;
-    cut = Number(row.seq);
+    if (row === undefined) return 0;
+    cut = row;
     left -= step;
     if (left > 0) await yieldToEventLoop();
   }
+  const belowCut = sql`${log.rows} AND ${log.key} < ${log.value(cut as K)}`;
   let deleted = 0;
   for (;;) {
     await yieldToEventLoop();
-    const [span] = await queryRowsInIndexOrder<{ lo: number | string | null; hi: number | string | null }>(
-      db,
-      sql`SELECT min(seq) AS lo, max(seq) AS hi FROM (SELECT seq FROM ${table} WHERE ${ofAgent} AND seq < ${cut} ORDER BY seq LIMIT ${DELETE_CHUNK}) oldest`,
-    );
-    if (span?.lo === null || span?.lo === undefined) return deleted;
+    // The chunk's first and last keys: a two-sided range keeps the DELETE on the index.
+    const [first]: K[] = await queryRowsInIndexOrder<K>(db, sql`SELECT ${log.select} ${belowCut} ORDER BY ${log.oldestFirst} LIMIT 1`);
+    if (first === undefined) return deleted;
+    const [last]: K[] = await queryRowsInIndexOrder<K>(db, sql`SELECT ${log.select} ${belowCut} ORDER BY ${log.oldestFirst} OFFSET ${sizes.deleteChunk - 1} LIMIT 1`);
+    const upTo: SQL = last === undefined ? sql.empty() : sql`AND ${log.key} <= ${log.value(last)}`;
     const [gone] = await queryRows<{ n: number | string }>(
       db,
-      sql`WITH gone AS (DELETE FROM ${table} WHERE ${ofAgent} AND seq >= ${Number(span.lo)} AND seq <= ${Number(span.hi)} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+      sql`WITH gone AS (DELETE ${belowCut} AND ${log.key} >= ${log.value(first)} ${upTo} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
     );
     deleted += Number(gone?.n ?? 0);
   }
+}
+
+/** Rows a log prune walks past (finding its cut) and deletes per statement. */
+const LOG_PRUNE_SIZES: PruneSizes = { cutStep: 5_000, deleteChunk: 2_000 };
+
+/** Deletes all but the newest `keep` rows (by seq) of one agent in `table`, a log keyed by (agent_id, seq) (`pruneOldest`); returns how many went. */
+export function pruneToNewest(db: Db, table: PgTable, agentId: string, keep: number): Promise<number> {
+  return pruneOldest<{ at_seq: string }>(
+    db,
+    {
+      rows: sql`FROM ${table} WHERE agent_id = ${agentId}::uuid`,
+      key: sql`seq`,
+      // Named apart from the column: an ORDER BY seq would sort by the text output.
+      select: sql`seq::text AS at_seq`,
+      newestFirst: sql`seq DESC`,
+      oldestFirst: sql`seq`,
+      value: (k) => sql`${k.at_seq}::bigint`,
+    },
+    keep,
+    LOG_PRUNE_SIZES,
+  );
 }

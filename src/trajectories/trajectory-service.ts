@@ -15,7 +15,7 @@ import { SerialQueue } from '../shared/serial-queue';
 import { serviceOf } from '../shared/service-of';
 import { TRAJECTORY_SERVICE } from '../shared/service-names';
 import { dbOf } from '../shared/sql';
-import { LogRetention } from '../shared/log-retention';
+import { type LogRetention, logRetentionOf } from '../shared/log-retention';
 import type { PageCursor } from './model/page-cursor';
 import {
   ensureTrajectoriesIndex,
@@ -125,7 +125,7 @@ export class TrajectoryService extends Service {
   static override async start(runtime: IAgentRuntime): Promise<TrajectoryService> {
     const service = new TrajectoryService(runtime);
     service.settings = loadConfig(runtime);
-    service.retention = new LogRetention(runtime.agentId, service.settings.SELF_IMPROVE_TRAJECTORY_MAX_ROWS, (error) => runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'old log rows not deleted; the next append tries again'));
+    service.retention = logRetentionOf(runtime, service.settings.SELF_IMPROVE_TRAJECTORY_MAX_ROWS, LOG_SRC);
     await ensureTrajectoriesIndex(dbOf(runtime)).catch((error: unknown) => {
       runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'could not create the trajectories index; listing trajectories reads more rows');
     });

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { ledgerTable } from '../ledger/tables';
-import { type Db, queryRows, queryRowsInIndexOrder } from '../shared/sql';
-import { yieldToEventLoop } from '../shared/event-loop';
+import { type Db, queryRows } from '../shared/sql';
+import { type PruneSizes, pruneOldest } from '../shared/log-retention';
 import type { PageCursor } from './model/page-cursor';
 
 export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
@@ -89,57 +89,30 @@ export async function submittedPaidSince(db: Db, agentId: string, sinceMs: numbe
   return Number(row?.paid ?? 0);
 }
 
-/** Index entries a prune walks past per statement while it looks for its cut, and trajectories it deletes per statement (each a memory, with plugin-sql's cascades). */
-const PRUNE_CUT_STEP = 5_000;
-const PRUNE_DELETE_CHUNK = 500;
-
-interface TrajectoryKey {
-  created_at: string;
-  id: string;
-}
-
-const keyOf = (k: TrajectoryKey): SQL => sql`(${k.created_at}::timestamp, ${k.id}::uuid)`;
+/** Index entries a trajectory prune walks past per statement, and trajectories it deletes per statement (each a memory, with plugin-sql's cascades). */
+const TRAJECTORY_PRUNE_SIZES: PruneSizes = { cutStep: 5_000, deleteChunk: 500 };
 
 /**
- * Deletes all but the newest `keep` trajectories of one agent (by created_at, then id); returns how
- * many went. As the append-only logs are pruned (`pruneToNewest`): the cut (the keep-th newest) is
- * found PRUNE_CUT_STEP index entries a statement, then the older ones are deleted
- * PRUNE_DELETE_CHUNK at a time, oldest first, each statement committed on its own with the event
- * loop free between them (one statement that skipped 100,000 entries and deleted 10,000 memories
- * held it for the whole of it). Their ledger entries stay (the ledger is never pruned).
+ * Deletes all but the newest `keep` trajectories of one agent (by created_at, then id: the
+ * trajectories index), as the logs are pruned (`pruneOldest`: bounded statements, each committed
+ * on its own; one statement that skipped 100,000 entries and deleted 10,000 memories held the
+ * event loop for the whole of it); returns how many went. Their ledger entries stay (the ledger is
+ * never pruned).
  */
-export async function pruneTrajectories(db: Db, agentId: string, keep: number, sizes = { cutStep: PRUNE_CUT_STEP, deleteChunk: PRUNE_DELETE_CHUNK }): Promise<number> {
-  let cut: TrajectoryKey | null = null;
-  for (let left = keep; left > 0; ) {
-    const step = Math.min(left, sizes.cutStep);
-    const below: SQL = cut === null ? sql.empty() : sql`AND (created_at, id) < ${keyOf(cut)}`;
-    const [row]: TrajectoryKey[] = await queryRowsInIndexOrder<TrajectoryKey>(
-      db,
-      sql`SELECT created_at::text AS created_at, id::text AS id FROM memories WHERE ${ofAgent(agentId)} ${below}
-          ORDER BY memories.created_at DESC, memories.id DESC OFFSET ${step - 1} LIMIT 1`,
-    );
-    // Fewer than `keep` trajectories: nothing to delete.
-    if (!row) return 0;
-    cut = row;
-    left -= step;
-    if (left > 0) await yieldToEventLoop();
-  }
-  const olderThanCut = sql`${ofAgent(agentId)} AND (created_at, id) < ${keyOf(cut as TrajectoryKey)}`;
-  let deleted = 0;
-  for (;;) {
-    await yieldToEventLoop();
-    const oldest = await queryRowsInIndexOrder<TrajectoryKey>(
-      db,
-      sql`SELECT created_at::text AS created_at, id::text AS id FROM memories WHERE ${olderThanCut} ORDER BY memories.created_at, memories.id LIMIT ${sizes.deleteChunk}`,
-    );
-    const [first, last] = [oldest[0], oldest[oldest.length - 1]];
-    if (!first || !last) return deleted;
-    const [gone] = await queryRows<{ n: number | string }>(
-      db,
-      sql`WITH gone AS (DELETE FROM memories WHERE ${olderThanCut} AND (created_at, id) >= ${keyOf(first)} AND (created_at, id) <= ${keyOf(last)} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
-    );
-    deleted += Number(gone?.n ?? 0);
-  }
+export function pruneTrajectories(db: Db, agentId: string, keep: number, sizes: PruneSizes = TRAJECTORY_PRUNE_SIZES): Promise<number> {
+  return pruneOldest<{ created_at: string; id: string }>(
+    db,
+    {
+      rows: sql`FROM memories WHERE ${ofAgent(agentId)}`,
+      key: sql`(created_at, id)`,
+      select: sql`created_at::text AS created_at, id::text AS id`,
+      newestFirst: sql`memories.created_at DESC, memories.id DESC`,
+      oldestFirst: sql`memories.created_at, memories.id`,
+      value: (k) => sql`(${k.created_at}::timestamp, ${k.id}::uuid)`,
+    },
+    keep,
+    sizes,
+  );
 }
 
 /**
