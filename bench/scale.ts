@@ -33,7 +33,9 @@ import { textOf } from './synthetic-text';
  * the data as it would over a year of scans).
  *
  * With SCALE_DATA_DIR set, the database is grown in that (new or empty) directory and kept, so the
- * largest step's database can be examined afterwards (start-up, a single slow statement).
+ * largest step's database can be examined afterwards (start-up, a single slow statement). With
+ * SCALE_HEAP_SNAPSHOT_DIR set, a heap snapshot of the bench's process is written there after each
+ * step's ledger phase (`scale-<outcomes>.heapsnapshot`, V8 format), for `bench/heap-retainers.ts`.
  */
 const MAX = Number(process.argv[2] ?? 100_000);
 const FIRST = Number(process.argv[3] ?? 10_000);
@@ -199,6 +201,7 @@ await inDataDir(async (dataDir) => {
       const full = await withStallMeter(() => ledger.reconcile('full'));
       const verify = await withStallMeter(() => ledger.verify());
       heapAfter.ledger = liveHeap();
+      if (process.env.SCALE_HEAP_SNAPSHOT_DIR) await Bun.write(`${process.env.SCALE_HEAP_SNAPSHOT_DIR}/scale-${size}.heapsnapshot`, Bun.generateHeapSnapshot('v8'));
       const beforeRoutes = { rss_mb: Math.round(process.memoryUsage().rss / 1_048_576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576) };
       note(`routes and providers at ${size}`);
       const routes = await measureRoutes(booted.runtime);

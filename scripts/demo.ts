@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     const ran = await runtime.evaluate(message, { values: {}, data: {}, text: '' }, false);
     say(`   evaluators run: ${(ran ?? []).map((e) => e.name).join(', ') || 'none'} (${Date.now() - started} ms)`);
 
-    const lessons = service.listScanLessons();
+    const lessons = await service.scanLessons.stored();
     say(`\n3. What the agent learned: ${lessons.length} lessons`);
     for (const lesson of lessons) say(`\n${describeScanLesson(lesson)}`);
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { LEXICAL_DIMENSIONS, lexicalTokens, lexicalVector } from '../../src/shared/lexical-vector';
-import { cosineSimilarity, nearest, unitVector } from '../../src/shared/similarity';
+import { cosineSimilarity, unitVector } from '../../src/shared/similarity';
+import { SimilarityColumns } from '../../src/shared/similarity-columns';
 
 const norm = (v: readonly number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 
@@ -114,8 +115,14 @@ describe('unitVector', () => {
   });
 });
 
-describe('nearest (over unit vectors)', () => {
-  const candidate = (item: string, v: number[]) => ({ item, vector: unitVector(v) });
+describe('SimilarityColumns.nearest', () => {
+  /** The columns holding `candidates` in order, and the nearest of them all to `query`. */
+  const nearest = (query: ArrayLike<number>, candidates: { item: string; vector: number[] }[]) => {
+    const columns = new SimilarityColumns();
+    const slots = candidates.map((c) => ({ item: c.item, slot: columns.add(c.vector) }));
+    return columns.nearest(query, slots);
+  };
+  const candidate = (item: string, v: number[]) => ({ item, vector: v });
 
   test('picks the most similar candidate', () => {
     const got = nearest(unitVector([1, 0]), [candidate('orthogonal', [0, 1]), candidate('close', [0.9, 0.1]), candidate('opposite', [-1, 0])]);
@@ -131,18 +138,29 @@ describe('nearest (over unit vectors)', () => {
     expect(nearest(unitVector([1, 0]), [candidate('only', [-1, 0])])).toEqual({ item: 'only', similarity: -1 });
   });
 
-  test('no candidates is null', () => {
+  test('no candidates is null, whatever the query', () => {
     expect(nearest(unitVector([1, 0]), [])).toBeNull();
+    expect(nearest(unitVector([1, 0, 0]), [])).toBeNull();
   });
 
-  test('a candidate of another length is a RangeError', () => {
-    expect(() => nearest(unitVector([1, 0]), [candidate('3d', [1, 0, 0])])).toThrow(RangeError);
+  test('a query of another length than the stored vectors is a RangeError', () => {
+    expect(() => nearest([1, 0], [candidate('3d', [1, 0, 0])])).toThrow(RangeError);
+  });
+
+  test('the query need not be unit length; a slot moved by removeSwap is found under its new number', () => {
+    const columns = new SimilarityColumns();
+    columns.add([1, 0]);
+    columns.add([0, 3]);
+    expect(columns.removeSwap(0)).toBe(1);
+    expect(columns.nearest([0, 5], [{ item: 'moved', slot: 0 }])).toEqual({ item: 'moved', similarity: 1 });
+    expect(() => columns.nearest([0, 5], [{ item: 'gone', slot: 1 }])).toThrow(RangeError);
+    expect(Array.from(columns.vectorAt(0))).toEqual([0, 1]);
   });
 
   test('picks the lexically closest lesson', () => {
     const lessons = ['sql injection in reports is real', 'xss findings in templates are false positives', 'dependency upgrades fix'];
     const query = unitVector(lexicalVector('58% of xss findings in templates are false positives'));
-    const got = nearest(query, lessons.map((item) => ({ item, vector: unitVector(lexicalVector(item)) })));
+    const got = nearest(query, lessons.map((item) => ({ item, vector: lexicalVector(item) })));
     expect(got?.item).toBe(lessons[1]);
     expect(got?.similarity).toBeCloseTo(1, 5);
   });

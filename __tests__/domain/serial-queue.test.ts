@@ -107,4 +107,13 @@ describe('SerialQueue', () => {
       }),
     );
   });
+
+  test('the queue keeps nothing of a finished job: what it waits on next settles to undefined, whether the job returned or threw', async () => {
+    const queue = new SerialQueue();
+    const tail = () => (queue as unknown as { tail: Promise<unknown> }).tail;
+    expect(await queue.run(() => ({ big: 'result' }))).toEqual({ big: 'result' });
+    expect(await tail()).toBeUndefined();
+    await expect(queue.run(() => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    expect(await tail()).toBeUndefined();
+  });
 });

@@ -1,6 +1,6 @@
 import type { UUID } from '@elizaos/core';
 import { stableId } from '../../src/shared/ids';
-import type { ScanLesson } from '../../src/scan/scan-lesson-metadata';
+import type { StoredScanLesson } from '../../src/scan/scan-lesson-metadata';
 
 export const SYNTHETIC_PROJECTS = ['payments-api', 'mobile-app', 'billing', 'auth-service'];
 export const SYNTHETIC_SCANNERS = ['semgrep', 'codeql', 'snyk-code'];
@@ -8,7 +8,7 @@ export const SYNTHETIC_CATEGORIES = ['xss', 'sql-injection', 'path-traversal', '
 const PHRASES = ['were rejected as false positives', 'were fixed or accepted', 'were ignored without comment', 'fixes were reopened'];
 
 /** Lesson number `i` of a large synthetic index: scopes, confidences, rewards and dates cycle, text varies. */
-export function syntheticScanLesson(i: number, text?: string): ScanLesson {
+export function syntheticScanLesson(i: number, text?: string): StoredScanLesson {
   const project = SYNTHETIC_PROJECTS[i % SYNTHETIC_PROJECTS.length] as string;
   const scanner = SYNTHETIC_SCANNERS[i % SYNTHETIC_SCANNERS.length] as string;
   const category = SYNTHETIC_CATEGORIES[i % SYNTHETIC_CATEGORIES.length] as string;

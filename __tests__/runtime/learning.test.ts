@@ -86,7 +86,7 @@ describe('learning through runtime.evaluate (embedding model, no language model)
     expect(await lessonMemories(agent)).toHaveLength(before.length);
 
     const more = makeRows({ n: 20, labels: ['rejected_fp', 'rejected_fp', 'rejected_fp', 'fixed'], category: 'xss', keyPrefix: 'xss-more', startIso: '2026-11-11T16:00:00Z' });
-    await agent.service.ingest(more);
+    const moreIngested = await agent.service.ingest(more);
     await agent.runtime.evaluate(await chatMessage(agent.runtime, 'more labels'), emptyState(), false);
     await agent.service.learningIdle();
     const after = await lessonMemories(agent);
@@ -96,6 +96,14 @@ describe('learning through runtime.evaluate (embedding model, no language model)
     expect(metadata.sample_size).toBe(60);
     expect(metadata.reinforcements).toBe(1);
     expect(after[0]?.content.text).toContain('45 of 60');
+    // The lesson held in memory has no evidence ids (most of its memory); the stored one keeps the
+    // newest of them through a reinforcement made from the held lesson.
+    expect(new Set(metadata.outcome_ids).size).toBe(60);
+    for (const o of moreIngested.outcomes) expect(metadata.outcome_ids).toContain(o.id);
+    const [held] = agent.service.listScanLessons();
+    expect(held?.id).toBe(after[0]?.id);
+    expect(Object.keys(held?.metadata ?? {})).not.toContain('outcome_ids');
+    expect(held?.metadata.evidence_count).toBe(60);
   });
 
   test('groups below the minimum sample teach nothing', async () => {

@@ -8,7 +8,7 @@ import { ruleConfidenceAt } from '../../src/rules/model/rule-confidence';
 import { type ExportedRule, manifestHash, type RuleExport, ruleHash, ruleToWire } from '../../src/rules/model/export';
 import type { Rule, RuleLesson } from '../../src/rules/model/types';
 import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
-import type { ScanLesson } from '../../src/scan/scan-lesson-metadata';
+import type { StoredScanLesson } from '../../src/scan/scan-lesson-metadata';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
 import { type RuleBookService, ruleBookOf } from '../../src/rules/rule-book-service';
 import { ruleLessons } from '../../src/rules/tables';
@@ -374,7 +374,7 @@ describe('the rule book with a TEXT_EMBEDDING model', () => {
 });
 
 describe('scan lessons become rules', () => {
-  const scanLesson = (i: number, patch: Partial<ScanLesson['metadata']>): ScanLesson => {
+  const scanLesson = (i: number, patch: Partial<StoredScanLesson['metadata']>): StoredScanLesson => {
     const lesson = syntheticScanLesson(i);
     return { ...lesson, metadata: { ...lesson.metadata, ...patch } };
   };

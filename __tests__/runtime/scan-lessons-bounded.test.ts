@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { RouteRequest, UUID } from '@elizaos/core';
 import { handleGetScanLessons } from '../../src/scan/surfaces/learning-routes';
 import { scanLessonsProvider } from '../../src/scan/surfaces/scan-lessons-provider';
-import { newestEvidenceFirst, type ScanLesson } from '../../src/scan/scan-lesson-metadata';
+import { newestEvidenceFirst, type StoredScanLesson } from '../../src/scan/scan-lesson-metadata';
 import { lexicalVector } from '../../src/shared/lexical-vector';
 import { recordingResponse } from '../helpers/route-response';
 import { chatMessage, startAgent, type TestAgent } from '../helpers/runtime';
@@ -20,7 +20,7 @@ const WEEK_MS = 7 * 86_400_000;
 const BOOT_MS = 60_000;
 type Body = Record<string, any>;
 
-function lesson(i: number): ScanLesson {
+function lesson(i: number): StoredScanLesson {
   const l = syntheticScanLesson(i);
   const at = new Date(Date.UTC(2024, 0, 1) + i * WEEK_MS).toISOString();
   return { ...l, metadata: { ...l.metadata, last_seen: at, window_start: at, window_end: at, first_learned_at: at } };
@@ -95,7 +95,7 @@ describe('scan lessons beyond SELF_IMPROVE_LESSONS_IN_MEMORY', () => {
   });
 
   test('GET /lessons: a lesson not held is listed in full, by ids too; a bad after is refused', async () => {
-    const oldest = all[all.length - 1] as ScanLesson;
+    const oldest = all[all.length - 1] as StoredScanLesson;
     expect(bounded.service.scanLessons.index.get(oldest.id)).toBeUndefined();
     const page = await lessonsPage(bounded, { ids: `${oldest.id},${all[0]?.id}` });
     expect(page.body.lessons.map((l: Body) => [l.id, l.text, l.last_seen])).toEqual([
@@ -127,7 +127,7 @@ describe('scan lessons beyond SELF_IMPROVE_LESSONS_IN_MEMORY', () => {
   });
 
   test('dedupe sees a group whose lessons were let go: holdGroup reads them back', async () => {
-    const oldest = all[all.length - 1] as ScanLesson;
+    const oldest = all[all.length - 1] as StoredScanLesson;
     const group = oldest.metadata.group_id;
     expect(bounded.service.scanLessons.nearestInGroup(group, lexicalVector(oldest.text))).toBeNull();
     await bounded.service.scanLessons.holdGroup(group);

@@ -4,9 +4,9 @@ import { parseGroupId } from './model/grouping';
 import { freshness, scanLessonRelevance, scanLessonWeight, type Ranked, TopK } from './model/scan-lesson-ranking';
 import { maxPerQuery } from '../shared/relevance-floor';
 import { triageLevelIds } from './model/triage-prior';
-import { nearest, type Neighbour, sparseQuery, unitVector } from '../shared/similarity';
+import { type Neighbour, sparseQuery, unitVector } from '../shared/similarity';
 import { SimilarityColumns } from '../shared/similarity-columns';
-import type { ScanLesson } from './scan-lesson-metadata';
+import { heldScanLesson, type ScanLesson } from './scan-lesson-metadata';
 import { ContextVocabulary } from './model/context-vocabulary';
 import { ScanLessonSlots } from './scan-lesson-slots';
 
@@ -41,10 +41,8 @@ interface IndexEntry {
   lesson: ScanLesson;
   /** `last_seen` as epoch ms, parsed once. */
   lastSeenMs: number;
-  /** This lesson's slot in the similarity columns. */
+  /** This lesson's slot in the similarity columns, which hold its vector (unit length, Float32). */
   slot: number;
-  /** Unit length, Float32: half the memory of number[], and plenty of precision for a threshold. */
-  vector: Float32Array;
 }
 
 /**
@@ -93,24 +91,23 @@ export class ScanLessonIndex {
     this.putListeners.push(listener);
   }
 
-  /** Adds or replaces a lesson; without a vector, a replaced lesson keeps the one it had. */
-  put(lesson: ScanLesson, vector?: ArrayLike<number>): void {
+  /** Adds or replaces a lesson (held without its evidence ids); without a vector, a replaced lesson keeps the one it had. */
+  put(stored: ScanLesson, vector?: ArrayLike<number>): void {
+    const lesson = heldScanLesson(stored);
     const group = lesson.metadata.group_id;
     const entries = this.byGroup.get(group) ?? new Map<UUID, IndexEntry>();
-    const next = vector ? unitVector(vector) : entries.get(lesson.id)?.vector;
-    if (!next) throw new Error(`lesson ${lesson.id} has no vector`);
+    const old = entries.get(lesson.id);
+    if (!vector && !old) throw new Error(`lesson ${lesson.id} has no vector`);
     const previous = this.lessons.get(lesson.id);
     if (previous) this.count(previous, -1);
     this.count(lesson, 1);
-    const old = entries.get(lesson.id);
-    const slot = old ? old.slot : this.columns.add(next);
-    if (old && vector) this.columns.set(slot, next);
+    const slot = old ? old.slot : this.columns.add(vector as ArrayLike<number>);
+    if (old && vector) this.columns.set(slot, vector);
     const entry: IndexEntry = {
       item: lesson.id,
       lesson,
       lastSeenMs: Date.parse(lesson.metadata.last_seen),
       slot,
-      vector: next,
     };
     entries.set(lesson.id, entry);
     this.bySlot[slot] = entry;
@@ -247,7 +244,7 @@ export class ScanLessonIndex {
     const newest = this.bySlot[this.bySlot.length - 1];
     if (!newest) return;
     for (let i = 0; i < calls; i++) {
-      this.rankScored(newest.vector, { context: {}, nowMs, halfLifeDays: 30, minScanLessonConfidence: 0, topical: i % 2 === 0 }, 50);
+      this.rankScored(this.columns.vectorAt(newest.slot), { context: {}, nowMs, halfLifeDays: 30, minScanLessonConfidence: 0, topical: i % 2 === 0 }, 50);
       await yieldToEventLoop();
     }
   }
@@ -259,6 +256,6 @@ export class ScanLessonIndex {
 
   /** The most similar lesson of `group`, or null when the group has none. */
   nearestInGroup(group: string, vector: ArrayLike<number>): Neighbour<UUID> | null {
-    return nearest(unitVector(vector), this.byGroup.get(group)?.values() ?? []);
+    return this.columns.nearest(vector, this.byGroup.get(group)?.values() ?? []);
   }
 }

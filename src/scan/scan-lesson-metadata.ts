@@ -58,12 +58,31 @@ export const scanLessonMetadataSchema = z.object({
 
 export type ScanLessonMetadata = z.output<typeof scanLessonMetadataSchema>;
 
-/** A stored lesson as the plugin sees it. */
+/**
+ * A lesson's metadata without its evidence ids: what the plugin holds in memory and everything but
+ * the stored memory and the `lessons` command reads. The ids (up to 200 per lesson) were most of a
+ * held lesson's memory: 2M strings for 10,000 lessons.
+ */
+export type HeldScanLessonMetadata = Omit<ScanLessonMetadata, 'outcome_ids'>;
+
+/** A lesson as the plugin holds and ranks it (its evidence ids are in the stored memory and the evidence table). */
 export interface ScanLesson {
   id: UUID;
   text: string;
-  metadata: ScanLessonMetadata;
+  metadata: HeldScanLessonMetadata;
   createdAt: number;
+}
+
+/** A lesson as stored, with the ids of its newest evidence. */
+export interface StoredScanLesson extends ScanLesson {
+  metadata: ScanLessonMetadata;
+}
+
+/** `lesson` without its evidence ids (a new object; `lesson` is left as it is). */
+export function heldScanLesson(lesson: ScanLesson): ScanLesson {
+  if (!('outcome_ids' in lesson.metadata)) return lesson;
+  const { outcome_ids: _ids, ...metadata } = lesson.metadata as ScanLessonMetadata;
+  return { ...lesson, metadata };
 }
 
 /** Lessons in the order they are listed: newest evidence (`last_seen`) first, then by id. */
@@ -87,7 +106,7 @@ export interface ScanLessonFacts {
   embeddingSource: 'model' | 'lexical';
   /** A model lesson's words and bound figures (see `text_parts`). */
   textParts?: TextPart[];
-  previous?: ScanLessonMetadata;
+  previous?: HeldScanLessonMetadata;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -8,7 +8,7 @@ import { yieldToEventLoop } from '../shared/event-loop';
 import { allScanLessonIds, countScanLessons, ensureScanLessonIndexes, type ScanLessonCursor, scanLessonIdsOfGroup, scanLessonIdsPage } from './scan-lesson-sql';
 import { ScanLessonIndex } from './scan-lesson-index';
 import { ScanLessonRelevanceFloor } from '../shared/scan-lesson-relevance';
-import { type ScanLesson, type ScanLessonMetadata, SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from './scan-lesson-metadata';
+import { type ScanLesson, type ScanLessonMetadata, type StoredScanLesson, SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from './scan-lesson-metadata';
 
 /** Turns lesson text into the vector dedupe compares: the TEXT_EMBEDDING model, or the built-in lexical vector. */
 export interface Vectorizer {
@@ -29,6 +29,8 @@ export function vectorizerFor(runtime: IAgentRuntime): Vectorizer {
   }
   return { source: 'lexical', embed: async (text) => lexicalVector(text) };
 }
+
+type PageOptions = { limit: number; after: ScanLessonCursor | null; ids?: readonly string[] };
 
 /** Message vectors kept for the provider (oldest dropped first). */
 const MESSAGE_VECTOR_CACHE = 64;
@@ -112,7 +114,7 @@ export class ScanLessonStore {
   }
 
   /** A stored lesson, or null (logged and counted) when its metadata does not validate. */
-  private validLesson(memory: Memory): ScanLesson | null {
+  private validLesson(memory: Memory): StoredScanLesson | null {
     const raw = memory.metadata as { type?: string } | undefined;
     if (raw?.type !== SCAN_LESSON_MEMORY_TYPE || !memory.id) return null;
     const parsed = scanLessonMetadataSchema.safeParse(memory.metadata);
@@ -122,7 +124,7 @@ export class ScanLessonStore {
     return null;
   }
 
-  private async vectorOf(lesson: ScanLesson, memory: Memory): Promise<number[]> {
+  private async vectorOf(lesson: StoredScanLesson, memory: Memory): Promise<number[]> {
     if (this.vectorizer.source === 'lexical') return lexicalVector(lesson.text);
     const sameSpace = lesson.metadata.embedding_source === this.vectorizer.source && memory.embedding?.length;
     return sameSpace ? (memory.embedding as number[]) : this.reembed(lesson);
@@ -172,27 +174,34 @@ export class ScanLessonStore {
   /**
    * One page of the agent's lessons, newest evidence first (`newestEvidenceFirst`): `limit` after
    * `after` (from the newest without), only those of `ids` when given. Ids and order come from the
-   * database; lessons held in memory are taken from there, the others read. `last` is where the
-   * next page starts, null when this is the last page.
+   * database; lessons held in memory are taken from there (without their evidence ids), the others
+   * read. `last` is where the next page starts, null when this is the last page.
    */
-  async page(options: { limit: number; after: ScanLessonCursor | null; ids?: readonly string[] }): Promise<{ lessons: ScanLesson[]; last: ScanLessonCursor | null }> {
-    if (options.ids?.length === 0) return { lessons: [], last: null };
-    const more = await scanLessonIdsPage(dbOf(this.runtime), this.runtime.agentId, { ...options, limit: options.limit + 1 });
-    const rows = more.slice(0, options.limit);
+  async page(options: PageOptions): Promise<{ lessons: ScanLesson[]; last: ScanLessonCursor | null }> {
+    const { rows, last } = await this.pageRows(options);
     const held = new Map<string, ScanLesson>();
     for (const row of rows) {
       const lesson = this.index.get(row.id as UUID);
       if (lesson) held.set(row.id, lesson);
     }
-    for (const memory of await this.read(rows.filter((r) => !held.has(r.id)).map((r) => r.id as UUID))) {
-      const lesson = this.validLesson(memory);
-      if (lesson) held.set(lesson.id, lesson);
-    }
-    const lessons = rows.map((r) => held.get(r.id)).filter((l): l is ScanLesson => l !== undefined);
-    return { lessons, last: more.length > options.limit ? (rows[rows.length - 1] as ScanLessonCursor) : null };
+    for (const lesson of await this.readLessons(rows.filter((r) => !held.has(r.id)).map((r) => r.id as UUID))) held.set(lesson.id, lesson);
+    return { lessons: rows.map((r) => held.get(r.id)).filter((l): l is ScanLesson => l !== undefined), last };
   }
 
-  private async reembed(lesson: ScanLesson): Promise<number[]> {
+  /** The ids of one page (see `page`) and where the next starts. */
+  private async pageRows(options: PageOptions): Promise<{ rows: ScanLessonCursor[]; last: ScanLessonCursor | null }> {
+    if (options.ids?.length === 0) return { rows: [], last: null };
+    const more = await scanLessonIdsPage(dbOf(this.runtime), this.runtime.agentId, { ...options, limit: options.limit + 1 });
+    const rows = more.slice(0, options.limit);
+    return { rows, last: more.length > options.limit ? (rows[rows.length - 1] as ScanLessonCursor) : null };
+  }
+
+  /** The stored lessons of `ids` that validate, as stored (with their evidence ids). */
+  private async readLessons(ids: readonly UUID[]): Promise<StoredScanLesson[]> {
+    return (await this.read(ids)).map((m) => this.validLesson(m)).filter((l): l is StoredScanLesson => l !== null);
+  }
+
+  private async reembed(lesson: StoredScanLesson): Promise<number[]> {
     const vector = await this.vectorizer.embed(lesson.text);
     const metadata: ScanLessonMetadata = { ...lesson.metadata, embedding_source: this.vectorizer.source };
     await this.runtime.updateMemory({ id: lesson.id, metadata, embedding: vector });
@@ -204,17 +213,17 @@ export class ScanLessonStore {
     return this.index.nearestInGroup(group, vector);
   }
 
-  async create(id: UUID, text: string, metadata: ScanLessonMetadata, vector: number[], createdAt: number): Promise<ScanLesson> {
+  async create(id: UUID, text: string, metadata: ScanLessonMetadata, vector: number[], createdAt: number): Promise<StoredScanLesson> {
     const memory = agentMemory(this.runtime, id, text, metadata, { createdAt, unique: true, ...(this.vectorizer.source === 'model' ? { embedding: vector } : {}) });
     await this.runtime.createMemory(memory, SCAN_LESSONS_TABLE);
     if (!this.index.has(id)) this.storedCount++;
-    const lesson: ScanLesson = { id, text, metadata, createdAt };
+    const lesson: StoredScanLesson = { id, text, metadata, createdAt };
     this.index.put(lesson, vector);
     this.trim();
     return lesson;
   }
 
-  async update(lesson: ScanLesson, text: string, metadata: ScanLessonMetadata): Promise<ScanLesson> {
+  async update(lesson: ScanLesson, text: string, metadata: ScanLessonMetadata): Promise<StoredScanLesson> {
     const textChanged = text !== lesson.text;
     const vector = textChanged ? await this.vectorizer.embed(text) : undefined;
     const ok = await this.runtime.updateMemory({
@@ -224,19 +233,20 @@ export class ScanLessonStore {
       ...(vector && this.vectorizer.source === 'model' ? { embedding: vector } : {}),
     });
     if (!ok) throw new Error(`could not update lesson ${lesson.id}`);
-    const updated: ScanLesson = { ...lesson, text, metadata };
+    const updated: StoredScanLesson = { ...lesson, text, metadata };
     this.index.put(updated, vector);
     this.trim();
     return updated;
   }
 
-  /** Every stored lesson, newest evidence first, read a page at a time. */
-  async stored(): Promise<ScanLesson[]> {
-    const out: ScanLesson[] = [];
+  /** Every stored lesson as stored (with its evidence ids), newest evidence first, read a page at a time. */
+  async stored(): Promise<StoredScanLesson[]> {
+    const out: StoredScanLesson[] = [];
     let after: ScanLessonCursor | null = null;
     do {
-      const page = await this.page({ limit: STORED_PAGE, after });
-      out.push(...page.lessons);
+      const page = await this.pageRows({ limit: STORED_PAGE, after });
+      const byId = new Map((await this.readLessons(page.rows.map((r) => r.id as UUID))).map((l) => [l.id as string, l]));
+      out.push(...page.rows.map((r) => byId.get(r.id)).filter((l): l is StoredScanLesson => l !== undefined));
       after = page.last;
     } while (after !== null);
     return out;
@@ -259,6 +269,6 @@ export class ScanLessonStore {
   }
 }
 
-function toScanLesson(memory: Memory, metadata: ScanLessonMetadata): ScanLesson {
+function toScanLesson(memory: Memory, metadata: ScanLessonMetadata): StoredScanLesson {
   return { id: memory.id as UUID, text: memory.content.text ?? '', metadata, createdAt: memory.createdAt ?? 0 };
 }

@@ -1,3 +1,5 @@
+const noValue = (): undefined => undefined;
+
 /**
  * Runs async jobs one at a time, in the order they were queued: a job starts only when every job
  * queued before it has finished. A job that fails rejects its own promise and nothing else; the
@@ -12,7 +14,9 @@ export class SerialQueue {
   run<T>(job: () => T | Promise<T>): Promise<T> {
     this.unfinished++;
     const result = this.tail.then(() => job());
-    this.tail = result.catch(() => undefined).finally(() => {
+    // Settled to undefined, not to the job's value: the tail is kept until the next job, and holding
+    // the last result (the ELO report's copy of 5,000 log entries) would keep it alive for nothing.
+    this.tail = result.then(noValue, noValue).finally(() => {
       this.unfinished--;
     });
     return result;

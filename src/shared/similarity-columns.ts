@@ -1,4 +1,4 @@
-import { type SparseQuery, unitVector } from './similarity';
+import { type Neighbour, type SparseQuery, unitVector } from './similarity';
 
 /**
  * Unit vectors stored column by column: one Float32Array per dimension, one slot per item. The
@@ -57,6 +57,33 @@ export class SimilarityColumns {
       for (let s = 0; s < this.used; s++) scores[s] = (scores[s] as number) + weight * (column[s] as number);
     }
     return scores;
+  }
+
+  /**
+   * The most similar of `candidates` (each an item and its slot) to `query` by cosine (the first
+   * wins a tie), or null when there are none. The inner product of the unit query with each slot's
+   * unit vector, summed dimension by dimension: what dedupe compares with its threshold.
+   */
+  nearest<T>(query: ArrayLike<number>, candidates: Iterable<{ item: T; slot: number }>): Neighbour<T> | null {
+    let unit: Float32Array | null = null;
+    let best: Neighbour<T> | null = null;
+    for (const { item, slot } of candidates) {
+      if (slot < 0 || slot >= this.used) throw new RangeError(`no slot ${slot}`);
+      if (unit === null) {
+        if (query.length !== this.columns.length) throw new RangeError(`vector has ${query.length} dimensions, the index ${this.columns.length}`);
+        unit = unitVector(query);
+      }
+      let s = 0;
+      for (let d = 0; d < unit.length; d++) s += (unit[d] as number) * ((this.columns[d] as Float32Array)[slot] as number);
+      if (best === null || s > best.similarity) best = { item, similarity: s };
+    }
+    return best;
+  }
+
+  /** A copy of `slot`'s unit vector. */
+  vectorAt(slot: number): Float32Array {
+    if (slot < 0 || slot >= this.used) throw new RangeError(`no slot ${slot}`);
+    return Float32Array.from(this.columns, (column) => column[slot] as number);
   }
 
   private ensureCapacity(needed: number, dimensions: number): void {

@@ -1,4 +1,4 @@
-import { distance, similarity } from 'ml-distance';
+import { similarity } from 'ml-distance';
 
 /** Cosine similarity (ml-distance); 0 when either vector has no length, never NaN. */
 export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -21,21 +21,6 @@ export function unitVector(v: ArrayLike<number>): Float32Array {
 export interface Neighbour<T> {
   item: T;
   similarity: number;
-}
-
-/**
- * The most similar candidate by cosine (first one wins a tie), or null when there are none.
- * Candidates and query are unit vectors (`unitVector`), so cosine is their inner product
- * (ml-distance `innerProduct`): a third of the work of recomputing both norms per pair.
- */
-export function nearest<T>(query: Float32Array, candidates: Iterable<{ item: T; vector: Float32Array }>): Neighbour<T> | null {
-  let best: Neighbour<T> | null = null;
-  for (const c of candidates) {
-    if (c.vector.length !== query.length) throw new RangeError(`vector lengths differ: ${query.length} vs ${c.vector.length}`);
-    const s = distance.innerProduct(query as unknown as number[], c.vector as unknown as number[]);
-    if (best === null || s > best.similarity) best = { item: c.item, similarity: s };
-  }
-  return best;
 }
 
 /** The non-zero coordinates of a unit query vector, for dot products that skip its zeros. */

@@ -1,6 +1,6 @@
 import type { SarifDefaults } from '../model/sarif';
 import { ingestText } from '../../shared/ingest-text';
-import type { ScanLesson } from '../scan-lesson-metadata';
+import type { StoredScanLesson } from '../scan-lesson-metadata';
 import { ingestSarif, looksLikeSarif, parseSarifText } from '../sarif-ingest';
 import { type ParsedArgs, UsageError } from '../../cli/args';
 import { progressPrinter } from '../../cli/output';
@@ -60,11 +60,11 @@ export async function learnCommand(args: ParsedArgs): Promise<CommandResult> {
   return { exitCode: 0, json: report, text };
 }
 
-export function scanLessonToJson(lesson: ScanLesson): Record<string, unknown> {
+export function scanLessonToJson(lesson: StoredScanLesson): Record<string, unknown> {
   return { id: lesson.id, text: lesson.text, ...lesson.metadata };
 }
 
-export function describeScanLesson(lesson: ScanLesson): string {
+export function describeScanLesson(lesson: StoredScanLesson): string {
   const m = lesson.metadata;
   const scope = `${m.project} / ${m.scanner} / ${m.model_provider}/${m.model_name}${m.finding_category ? ` / ${m.finding_category}` : ''}`;
   return [
