@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { ContextIndex } from '../../src/elo/model/context-index';
 import { EVERYDAY_SENTENCES } from '../../src/shared/everyday-sentences';
-import { ContentRelevance, FLOOR_REFRESH_EVERY_MS } from '../../src/shared/scan-lesson-relevance';
+import { ContentRelevance, FLOOR_REFRESH_EVERY_MS, FollowingFloor } from '../../src/shared/scan-lesson-relevance';
 
 /** Items of made-up words, unrelated to any everyday sentence. */
 function contentOf(n: number): ContextIndex {
@@ -58,5 +58,41 @@ describe('a relevance floor follows its content off the prompt path', () => {
     await relevance.floor(content);
     await turns();
     expect(await relevance.floor(content)).toBe(await new ContentRelevance().floor(content));
+  });
+
+  test('one computation at a time: calls while it runs answer with it (when they must wait) or with the last floor, and none starts another', async () => {
+    let nowMs = 1_000_000;
+    let computations = 0;
+    const gates: (() => void)[] = [];
+    const floor = new FollowingFloor(async () => {
+      const n = ++computations;
+      await new Promise<void>((resolve) => gates.push(resolve));
+      return n / 10;
+    }, () => nowMs);
+    // The first floor: both calls wait for the one computation.
+    const first = [floor.floor(1, 100), floor.floor(2, 100)];
+    await turns(5);
+    expect(computations).toBe(1);
+    gates.shift()?.();
+    expect(await Promise.all(first)).toEqual([0.1, 0.1]);
+    // A change after FLOOR_REFRESH_EVERY_MS: the last floor at once, one computation in the background.
+    nowMs += FLOOR_REFRESH_EVERY_MS;
+    expect(await floor.floor(3, 110)).toBe(0.1);
+    expect(await floor.floor(4, 120)).toBe(0.1);
+    expect(computations).toBe(2);
+    // The set doubled while it runs: this call must wait, and waits for the running computation.
+    const doubled = floor.floor(5, 400);
+    await turns(5);
+    expect(computations).toBe(2);
+    gates.shift()?.();
+    expect(await doubled).toBe(0.2);
+    // Recorded for the version and size it started with (3, 110): for 400 the set has still doubled, so the next call waits for a new one.
+    const again = floor.floor(5, 400);
+    await turns(5);
+    expect(computations).toBe(3);
+    gates.shift()?.();
+    expect(await again).toBe(0.3);
+    expect(await floor.floor(5, 400)).toBe(0.3);
+    expect(computations).toBe(3);
   });
 });

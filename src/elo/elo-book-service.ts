@@ -64,6 +64,8 @@ export class EloBookService extends Service {
   private timer: ReturnType<typeof setInterval> | undefined;
   private versionAtLastTick = -1;
   private stopping = false;
+  /** Once the start-up reads are done and the first floor computed, each tick brings the floor up to date. */
+  private floorFollowsTicks = false;
   /** The default report being computed ahead of reads (`refreshDefaultReport`). */
   private reporting: Promise<void> = Promise.resolve();
   /** The background read of the book into memory after start (`EloItems.warmUp`). */
@@ -97,6 +99,7 @@ export class EloBookService extends Service {
       .then(() => service.items.warmLogSamples())
       .then(async () => {
         await service.relevance.floor(service.content);
+        service.floorFollowsTicks = true;
       })
       .catch((error: unknown) =>
         runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items or log samples not read into memory; they are read when needed'),
@@ -351,6 +354,9 @@ export class EloBookService extends Service {
    */
   private tick(nowMs: number): void {
     this.writer.log('sessions', ...this.sessions.endIdle(nowMs));
+    // Content registered since the last tick: its relevance floor is brought up to date here rather
+    // than by the next prompt (nothing to do when the content did not change).
+    if (this.floorFollowsTicks && !this.stopping) this.relevance.floor(this.content).catch(() => undefined);
     // A book unchanged since the last tick is quiet: the default report is made ready for the next read.
     const quiet = this.writer.version === this.versionAtLastTick;
     this.versionAtLastTick = this.writer.version;

@@ -220,6 +220,7 @@ export class ScanLessonStore {
     const lesson: StoredScanLesson = { id, text, metadata, createdAt };
     this.index.put(lesson, vector);
     this.trim();
+    this.relevance.warm();
     return lesson;
   }
 
@@ -236,6 +237,7 @@ export class ScanLessonStore {
     const updated: StoredScanLesson = { ...lesson, text, metadata };
     this.index.put(updated, vector);
     this.trim();
+    this.relevance.warm();
     return updated;
   }
 
