@@ -15,6 +15,7 @@ const BENCHES: string[][] = [
   ['bench/top-rules.ts', '10000'],
   ['bench/relevance.ts'],
   ['bench/collector-hint.ts'],
+  ['bench/lesson-memory.ts'],
 ];
 
 for (const [file, ...args] of BENCHES) {

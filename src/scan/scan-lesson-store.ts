@@ -8,7 +8,7 @@ import { yieldToEventLoop } from '../shared/event-loop';
 import { allScanLessonIds, countScanLessons, ensureScanLessonIndexes, type ScanLessonCursor, scanLessonIdsOfGroup, scanLessonIdsPage } from './scan-lesson-sql';
 import { ScanLessonIndex } from './scan-lesson-index';
 import { ScanLessonRelevanceFloor } from '../shared/scan-lesson-relevance';
-import { type ScanLesson, type ScanLessonMetadata, type StoredScanLesson, SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from './scan-lesson-metadata';
+import { heldScanLesson, type ScanLesson, type ScanLessonMetadata, type StoredScanLesson, SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from './scan-lesson-metadata';
 
 /** Turns lesson text into the vector dedupe compares: the TEXT_EMBEDDING model, or the built-in lexical vector. */
 export interface Vectorizer {
@@ -174,8 +174,8 @@ export class ScanLessonStore {
   /**
    * One page of the agent's lessons, newest evidence first (`newestEvidenceFirst`): `limit` after
    * `after` (from the newest without), only those of `ids` when given. Ids and order come from the
-   * database; lessons held in memory are taken from there (without their evidence ids), the others
-   * read. `last` is where the next page starts, null when this is the last page.
+   * database; lessons held in memory are taken from there, the others read (all without their
+   * evidence ids, as held: `stored` has them). `last` is where the next page starts, null when this is the last page.
    */
   async page(options: PageOptions): Promise<{ lessons: ScanLesson[]; last: ScanLessonCursor | null }> {
     const { rows, last } = await this.pageRows(options);
@@ -184,7 +184,7 @@ export class ScanLessonStore {
       const lesson = this.index.get(row.id as UUID);
       if (lesson) held.set(row.id, lesson);
     }
-    for (const lesson of await this.readLessons(rows.filter((r) => !held.has(r.id)).map((r) => r.id as UUID))) held.set(lesson.id, lesson);
+    for (const lesson of await this.readLessons(rows.filter((r) => !held.has(r.id)).map((r) => r.id as UUID))) held.set(lesson.id, heldScanLesson(lesson));
     return { lessons: rows.map((r) => held.get(r.id)).filter((l): l is ScanLesson => l !== undefined), last };
   }
 
