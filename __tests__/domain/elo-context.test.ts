@@ -2,7 +2,7 @@ import { describe, expect, spyOn, test } from 'bun:test';
 import { ContextIndex } from '../../src/elo/model/context-index';
 import { blendWithElo } from '../../src/elo/model/blend';
 import { EXPOSURE_HORIZON_MS, Exposures, MAX_ITEMS_PER_CONTEXT } from '../../src/elo/model/exposures';
-import { SESSION_IDLE_MS, SessionAudits } from '../../src/elo/model/sessions';
+import { SESSION_IDLE_MS, SESSION_MAX_ITEMS, SessionAudits } from '../../src/elo/model/sessions';
 import { DEFAULT_BLEND_WEIGHTS } from '../../src/elo/model/elo';
 
 describe('ContextIndex', () => {
@@ -177,5 +177,30 @@ describe('SessionAudits', () => {
     expect(ended.map((e) => [e.session_id, e.end_time])).toEqual([['idle', new Date(0).toISOString()]]);
     expect(s.openSessions).toBe(1);
     expect(s.endIdle(SESSION_IDLE_MS + 2, true).map((e) => e.session_id)).toEqual(['busy']);
+  });
+  test('a session that never idles is written in parts of at most SESSION_MAX_ITEMS distinct items', () => {
+    const s = new SessionAudits('a');
+    // One item short of the bound, used twice over: still open.
+    for (let round = 0; round < 2; round++) for (let i = 0; i < SESSION_MAX_ITEMS - 1; i++) s.access('agent', { kind: 'file', id: `f${i}` }, i);
+    expect(s.endIdle(SESSION_MAX_ITEMS)).toEqual([]);
+    // The item that reaches the bound ends the part at once; a search past it starts the next part.
+    s.access('agent', { kind: 'lesson', id: 'L1' }, SESSION_MAX_ITEMS);
+    s.search('agent', 'semantic', [{ kind: 'file', id: 'f0' }, { kind: 'file', id: 'new' }], SESSION_MAX_ITEMS + 1);
+    const [first, ...rest] = s.endIdle(SESSION_MAX_ITEMS + 2);
+    expect(rest).toEqual([]);
+    expect(first?.files_accessed).toHaveLength(SESSION_MAX_ITEMS - 1);
+    expect(first?.items_used).toEqual({ lesson: ['L1'] });
+    expect(first?.end_time).toBe(new Date(SESSION_MAX_ITEMS).toISOString());
+    const second = s.end('agent', SESSION_MAX_ITEMS + 3);
+    expect(second?.files_accessed).toEqual(['f0', 'new']);
+    expect(second?.semantic_searches).toBe(1);
+    expect(second?.start_time).toBe(new Date(SESSION_MAX_ITEMS + 1).toISOString());
+  });
+  test('however many items one search returns, no part lists more than SESSION_MAX_ITEMS', () => {
+    const s = new SessionAudits('a');
+    s.search('agent', 'keyword', Array.from({ length: 2 * SESSION_MAX_ITEMS + 10 }, (_, i) => ({ kind: 'symbol', id: `s${i}` })), 0);
+    const parts = [...s.endIdle(1), ...s.endIdle(SESSION_IDLE_MS + 1)];
+    expect(parts.map((p) => p.symbols_expanded.length)).toEqual([SESSION_MAX_ITEMS, SESSION_MAX_ITEMS, 10]);
+    expect(new Set(parts.flatMap((p) => p.symbols_expanded)).size).toBe(2 * SESSION_MAX_ITEMS + 10);
   });
 });

@@ -2,6 +2,14 @@ import type { ItemRef } from './exposures';
 
 /** A session with no activity for this long is closed at the next check. */
 export const SESSION_IDLE_MS = 30 * 60_000;
+/**
+ * A session ends as soon as it has used this many distinct items, and goes on as a new part under
+ * the same id from its next activity: an entry lists at most this many items, and a session that
+ * never idles (every access without a session id is the agent's own) is not held in memory forever.
+ * At 1M outcomes in `bench/scale.ts` the agent's own session was written with thousands of items
+ * per entry: reading 75 such entries for the ELO report's samples took 110–570 ms.
+ */
+export const SESSION_MAX_ITEMS = 500;
 
 /** Seed 002 §2's session audit entry, plus `items_used` for kinds the seed has no list for. */
 export interface SessionAuditEntry {
@@ -25,6 +33,8 @@ interface OpenSession {
   startMs: number;
   lastMs: number;
   used: Map<string, Set<string>>;
+  /** Distinct items in `used`, all kinds. */
+  items: number;
   semantic: number;
   keyword: number;
 }
@@ -32,6 +42,8 @@ interface OpenSession {
 /** Open sessions (one per run or conversation) and what each used, until they end as audit entries. */
 export class SessionAudits {
   private readonly open = new Map<string, OpenSession>();
+  /** Parts of sessions that reached SESSION_MAX_ITEMS, until the next `endIdle` returns them. */
+  private full: SessionAuditEntry[] = [];
 
   constructor(private readonly agentId: string) {}
 
@@ -42,7 +54,7 @@ export class SessionAudits {
   private session(sessionId: string, atMs: number): OpenSession {
     let s = this.open.get(sessionId);
     if (!s) {
-      s = { startMs: atMs, lastMs: atMs, used: new Map(), semantic: 0, keyword: 0 };
+      s = { startMs: atMs, lastMs: atMs, used: new Map(), items: 0, semantic: 0, keyword: 0 };
       this.open.set(sessionId, s);
     }
     s.lastMs = Math.max(s.lastMs, atMs);
@@ -53,11 +65,11 @@ export class SessionAudits {
     const s = this.session(sessionId, atMs);
     if (type === 'semantic') s.semantic++;
     else s.keyword++;
-    this.note(s, results);
+    this.note(sessionId, s, results, atMs);
   }
 
   access(sessionId: string, item: ItemRef, atMs: number): void {
-    this.note(this.session(sessionId, atMs), [item]);
+    this.note(sessionId, this.session(sessionId, atMs), [item], atMs);
   }
 
   /** Ends a session; null when it was not open. */
@@ -86,20 +98,28 @@ export class SessionAudits {
     };
   }
 
-  /** Ends the sessions idle for `SESSION_IDLE_MS` by `nowMs` (all of them with `all`). */
+  /** The parts of sessions that reached SESSION_MAX_ITEMS since the last call, then the sessions idle for `SESSION_IDLE_MS` by `nowMs` (all of them with `all`), ended. */
   endIdle(nowMs: number, all = false): SessionAuditEntry[] {
-    const ended: SessionAuditEntry[] = [];
+    const ended = this.full;
+    this.full = [];
     for (const [id, s] of [...this.open]) {
       if (all || nowMs - s.lastMs >= SESSION_IDLE_MS) ended.push(this.end(id, s.lastMs) as SessionAuditEntry);
     }
     return ended;
   }
 
-  private note(s: OpenSession, items: readonly ItemRef[]): void {
+  private note(sessionId: string, s: OpenSession, items: readonly ItemRef[], atMs: number): void {
+    let current: OpenSession | null = s;
     for (const { kind, id } of items) {
-      let ids = s.used.get(kind);
-      if (!ids) s.used.set(kind, (ids = new Set()));
+      // A part ended by the item before: the next part starts with this one.
+      current ??= this.session(sessionId, atMs);
+      let ids = current.used.get(kind);
+      if (!ids) current.used.set(kind, (ids = new Set()));
+      if (ids.has(id)) continue;
       ids.add(id);
+      if (++current.items < SESSION_MAX_ITEMS) continue;
+      this.full.push(this.end(sessionId, atMs) as SessionAuditEntry);
+      current = null;
     }
   }
 }
