@@ -147,4 +147,17 @@ describe('reconciliation by ranges of record ids, and of what is new', () => {
     const review = (await ledger.auditLog(2)).find((a) => a.kind === 'needs_review');
     expect((review?.details.unexpected as { source_ref: string }[])[0]?.source_ref).toBe(gone?.id as string);
   });
+
+  test('new outcomes over several of its statements (250 seqs each): an unpaid one among the last is found, and only it read', async () => {
+    await ledger.reconcile('full');
+    await agent.service.ingest(makeRows({ n: 600, labels: ['fixed', 'accepted'], keyPrefix: 'rng-many' }));
+    const db = dbOf(agent.runtime);
+    await db.execute(
+      sql`INSERT INTO ${outcomesTable} (id, agent_id, finding_key, label, ts, group_id, reward, row_json)
+          SELECT gen_random_uuid(), agent_id, finding_key || '-unpaid', label, ts, group_id, reward, row_json FROM ${outcomesTable} WHERE ${agentIs()} AND finding_key LIKE 'rng-many%' LIMIT 1`,
+    );
+    // 600 entries against their outcomes, 601 outcomes against the ledger
+    expect(await ledger.reconcile('incremental')).toMatchObject({ ok: false, chain_problem: null, ranges_compared: 0, records_compared: 1201, records_read: 1, appended: 1, unexpected: 0 });
+    expect(await ledger.reconcile('incremental')).toMatchObject({ ok: true, records_compared: 0, records_read: 0 });
+  });
 });

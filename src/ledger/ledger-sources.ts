@@ -21,8 +21,12 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
  * sixteenth of 1,000, and the event loop gets a turn between lookups.
  */
 const LOOKUP_BATCH = 250;
-/** Outcome seqs an incremental reconciliation reads per statement. */
-const NEW_RECORDS_PAGE = 1_000;
+/**
+ * Outcome seqs an incremental reconciliation reads per statement. Each one probes the ledger's
+ * `ledger_once` index by its random id: on a cold cache at 1M outcomes about 1.2 page reads a probe,
+ * so a statement of 1,000 took 170-180 ms and one of 250 35-55 ms.
+ */
+const NEW_RECORDS_PAGE = 250;
 
 /**
  * The sources this plugin records from, each checked in batches on the database handle it is
