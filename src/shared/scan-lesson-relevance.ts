@@ -17,9 +17,9 @@ export const FLOOR_REFRESH_EVERY_MS = 10_000;
  * tiny set says little of a large one); otherwise, once the version moved, the last floor is
  * answered while the new one is computed in the background, a few sentences a turn, at most once
  * every FLOOR_REFRESH_EVERY_MS. One computation runs at a time: a call while one runs answers with
- * it (when it must wait) or with the last floor. The owners call `floor` without awaiting it when
- * their set changes (`ScanLessonStore` after a lesson is written, the ELO book after content is
- * registered), so the computation a doubling needs is done before a prompt asks: at the 100k step
+ * it (when it must wait) or with the last floor. The owners call `floor` without awaiting it as
+ * their set changes (`ScanLessonStore` after each lesson written, the ELO book at each 5-second
+ * tick), so the computation a doubling needs is done before a prompt asks: at the 100k step
  * of `bench/scale.ts`, 1,000 → 10,000 lessons, the first prompt after took 150–450 ms computing it.
  */
 export class FollowingFloor {
