@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanLessonIndex } from '../src/scan/scan-lesson-index';
 import { lexicalVector } from '../src/shared/lexical-vector';
 import { syntheticScanLesson } from '../__tests__/helpers/synthetic-scan-lessons';
-import { round } from './lib';
+import { collectedHeapStats, round } from './lib';
 
 /**
  * What one held lesson costs the process: `bun run bench/lesson-memory.ts [lessons]` (default
@@ -11,10 +11,8 @@ import { round } from './lib';
  * vectors, and prints the growth of the live heap (JS heap plus array buffers, after a full
  * collection) in all and per lesson.
  */
-const { heapStats } = require('bun:jsc') as typeof import('bun:jsc');
 const live = () => {
-  Bun.gc(true);
-  const stats = heapStats();
+  const stats = collectedHeapStats();
   return stats.heapSize + stats.extraMemorySize;
 };
 const n = Number(process.argv[2] ?? 10_000);

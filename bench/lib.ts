@@ -26,14 +26,19 @@ export function peakRssMb(): number | null {
   }
 }
 
+/** Bun's heap statistics after a full collection: what is live. */
+export function collectedHeapStats(): ReturnType<typeof import('bun:jsc').heapStats> {
+  Bun.gc(true);
+  const { heapStats } = require('bun:jsc') as typeof import('bun:jsc');
+  return heapStats();
+}
+
 /**
  * The live heap after a full collection: its size, the memory held outside it (array buffers and
  * the like), and the object types with the most objects, to see what a process keeps.
  */
 export function liveHeap(types = 10): { heap_mb: number; extra_mb: number; objects: number; top_types: [string, number][] } {
-  Bun.gc(true);
-  const { heapStats } = require('bun:jsc') as typeof import('bun:jsc');
-  const stats = heapStats();
+  const stats = collectedHeapStats();
   const top = Object.entries(stats.objectTypeCounts).sort((a, b) => b[1] - a[1]).slice(0, types);
   return { heap_mb: Math.round(stats.heapSize / 1_048_576), extra_mb: Math.round(stats.extraMemorySize / 1_048_576), objects: stats.objectCount, top_types: top };
 }

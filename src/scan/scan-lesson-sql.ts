@@ -23,10 +23,11 @@ const OLD_GROUP_INDEXES = ['self_improve_scan_lessons_group', 'self_improve_scan
 const AGENT_GROUP = `(agent_id::text || ' ' || (metadata->>'group_id'))`;
 const NAMES_GROUP = `(metadata->>'group_id') IS NOT NULL`;
 
-/** The lesson rows of one agent: type and kind are literals, so the planner may use the partial indexes. */
-const ofAgent = (agentId: string): SQL =>
-  sql`agent_id = ${agentId}::uuid AND type = ${sql.raw(`'${SCAN_LESSONS_TABLE}'`)} AND metadata->>'type' = ${sql.raw(`'${SCAN_LESSON_MEMORY_TYPE}'`)}`;
-const PARTIAL = `WHERE type = '${SCAN_LESSONS_TABLE}' AND metadata->>'type' = '${SCAN_LESSON_MEMORY_TYPE}'`;
+/** The lesson rows (of the memories aliased `alias`): type and kind are literals, so the planner may use the partial indexes. */
+const lessonRows = (alias = ''): string => `${alias}type = '${SCAN_LESSONS_TABLE}' AND ${alias}metadata->>'type' = '${SCAN_LESSON_MEMORY_TYPE}'`;
+/** The lesson rows of one agent. */
+const ofAgent = (agentId: string): SQL => sql`agent_id = ${agentId}::uuid AND ${sql.raw(lessonRows())}`;
+const PARTIAL = `WHERE ${lessonRows()}`;
 
 /**
  * Creates the indexes when missing. Without them (a database user that may not create indexes)
@@ -84,7 +85,6 @@ export async function scanLessonIdsOfGroup(db: Db, agentId: string, group: strin
  * subquery that OFFSET 0 keeps apart (so only the group index fits it), then kept if they are lessons.
  */
 export function scanLessonIdsOfGroupQuery(agentId: string, group: string): SQL {
-  const lessonRows = sql.raw(`m.type = '${SCAN_LESSONS_TABLE}' AND m.metadata->>'type' = '${SCAN_LESSON_MEMORY_TYPE}'`);
   return sql`SELECT m.id::text AS id FROM (SELECT id, type, metadata FROM memories WHERE ${sql.raw(NAMES_GROUP)} AND ${sql.raw(AGENT_GROUP)} = ${`${agentId} ${group}`} OFFSET 0) m
-      WHERE ${lessonRows}`;
+      WHERE ${sql.raw(lessonRows('m.'))}`;
 }
