@@ -10,7 +10,8 @@ import { measureProviders } from './scale-calls';
 /**
  * An agent's own process on a database `bench/scale.ts` grew: boots a runtime on `dataDir` (argv 2)
  * with the settings given as JSON (argv 3), waits until every service has started and the
- * background reads after start are done (the lessons, the ELO book's items and log samples), then
+ * background reads after start are done (the lessons, the ELO book's items and log samples, the
+ * ratings of the lessons held), then
  * prints one JSON line: its RSS and heap after a full collection, how long that took, and the
  * providers' p50/p99 (`measureProviders`). The bench's own process has grown the database through a
  * year of writes; this is what a process that starts on it holds and costs.
@@ -22,7 +23,7 @@ try {
   const { runtime } = booted;
   await Promise.all((selfImprovePlugin.services ?? []).map((s) => runtime.getServiceLoadPromise(s.serviceType as never)));
   await (await scanOutcomeServiceOf(runtime)).scanLessonsReady();
-  await (await eloBookOf(runtime)).warming;
+  await (await eloBookOf(runtime)).ratingsReadAhead();
   const warmedMs = performance.now() - started;
   Bun.gc(true);
   const memory = process.memoryUsage();

@@ -67,4 +67,32 @@ describe('EloHotSet lookups of items never stored', () => {
     await hot.lookup([ref('n0'), ref('n1'), ref('n20000')], T + 1);
     expect([source.askedFor('n0'), source.askedFor('n1'), source.askedFor('n20000')]).toEqual([2, 1, 1]);
   });
+
+  test('read again before their answer expires, they keep answering from memory; one another process stored meanwhile comes in at that reading', async () => {
+    const source = new CountingSource();
+    const hot = hotSet(source);
+    await hot.lookup([ref('c'), ref('d')], T);
+    expect(hot.absentDue(T + ABSENT_FOR_MS - 1)).toEqual([]);
+    expect(hot.absentDue(T + ABSENT_FOR_MS)).toEqual([ref('c'), ref('d')]);
+    source.stored.set(ratingKey('file', 'd'), state('d', 1580));
+    await hot.readAgain(hot.absentDue(T + ABSENT_FOR_MS), T + 20_000);
+    expect([source.askedFor('c'), source.askedFor('d')]).toEqual([2, 2]);
+    // d is in memory now; c is taken as never stored until T + 20 s + ABSENT_FOR_MS, past its first answer's expiry.
+    expect(hot.peek(ratingKey('file', 'd'))?.elo).toBe(1580);
+    const later = await hot.lookup([ref('c'), ref('d')], T + ABSENT_FOR_MS + 5_000);
+    expect([later('file', 'c'), later('file', 'd')?.elo]).toEqual([undefined, 1580]);
+    expect([source.askedFor('c'), source.askedFor('d')]).toEqual([2, 2]);
+    expect(hot.absentDue(T + 20_000 + ABSENT_FOR_MS)).toEqual([ref('c')]);
+  });
+
+  test('reading again leaves alone what memory holds: a rating this process changed is not replaced by an older stored one', async () => {
+    const source = new CountingSource();
+    const hot = hotSet(source);
+    await hot.lookup([ref('e')], T);
+    hot.set(ratingKey('file', 'e'), state('e', 1544));
+    source.stored.set(ratingKey('file', 'e'), state('e', 1500));
+    await hot.readAgain([ref('e')], T + 1);
+    expect(hot.peek(ratingKey('file', 'e'))?.elo).toBe(1544);
+    expect(hot.absentDue(Number.POSITIVE_INFINITY)).toEqual([]);
+  });
 });

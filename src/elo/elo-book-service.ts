@@ -8,6 +8,7 @@ import { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 import { subscribeEloBook } from './elo-listeners';
 import type { AccessOptions, Retrieval } from './elo-book-types';
 import { EloItems } from './elo-items';
+import { ratingKey } from './elo-hot-set';
 import { refreshDefaultReport } from './elo-report';
 import type { EloLogWriter } from './elo-log-writer';
 import type { EloRatings } from './elo-ratings';
@@ -27,6 +28,8 @@ export { SCAN_LESSON_KIND } from './elo-listeners';
 export type { AccessOptions, Retrieval, RetrievedItem } from './elo-book-types';
 
 const FLUSH_INTERVAL_MS = 5_000;
+/** Items taken as never stored are read again at a tick when that answer expires within this time (two ticks and a margin). */
+const AT_HAND_AHEAD_MS = 3 * FLUSH_INTERVAL_MS;
 /** Content kept per integrator item, so HIGH items can be shown in full within reason. */
 const MAX_BODY_CHARS = 4_000;
 const MAX_TITLE_CHARS = 200;
@@ -64,8 +67,12 @@ export class EloBookService extends Service {
   private timer: ReturnType<typeof setInterval> | undefined;
   private versionAtLastTick = -1;
   private stopping = false;
-  /** Once the start-up reads are done and the first floor computed, each tick brings the floor up to date. */
-  private floorFollowsTicks = false;
+  /** Once the start-up reads are done and the first floor computed, each tick brings the floor up to date and the content's ratings at hand. */
+  private warmedUp = false;
+  /** Content registered since the last tick, whose ratings the tick looks up ahead (`EloItems.keepAtHand`). */
+  private readonly registered = new Map<string, ItemRef>();
+  /** The look-ahead under way (one at a time). */
+  private keeping: Promise<void> | null = null;
   /** The default report being computed ahead of reads (`refreshDefaultReport`). */
   private reporting: Promise<void> = Promise.resolve();
   /** The background read of the book into memory after start (`EloItems.warmUp`). */
@@ -97,13 +104,17 @@ export class EloBookService extends Service {
     service.warming = Promise.race([othersStarted, service.stopped])
       .then(() => service.items.warmUp())
       .then(() => service.items.warmLogSamples())
-      .then(async () => {
-        await service.relevance.floor(service.content);
-        service.floorFollowsTicks = true;
+      .then(() => service.relevance.floor(service.content))
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items or log samples not read into memory; they are read when needed'),
+      )
+      .finally(() => {
+        service.warmedUp = true;
       })
-      .catch((error: unknown) =>
-        runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items or log samples not read into memory; they are read when needed'),
-      );
+      // The ratings of the content registered meanwhile (the lessons held), before the first prompt rather than at the first tick.
+      .then(() => service.keepRatingsAtHand(Date.now()));
     service.timer = setInterval(() => service.tick(Date.now()), FLUSH_INTERVAL_MS);
     service.timer.unref?.();
     return service;
@@ -116,6 +127,7 @@ export class EloBookService extends Service {
     this.markStopped();
     await this.reporting;
     await this.items.stopAdvancing();
+    await this.keeping;
     await this.warming;
     await this.items.settled();
     this.writer.log('sessions', ...this.sessions.endIdle(Date.now(), true));
@@ -297,7 +309,10 @@ export class EloBookService extends Service {
 
   /** Makes content a candidate for HIGH_ELO_CONTEXT (lessons, rules); not stored by the book. */
   registerContent(items: Iterable<ContextItem>): void {
-    for (const item of items) this.content.put(item);
+    for (const item of items) {
+      this.content.put(item);
+      this.registered.set(ratingKey(item.kind, item.id), { kind: item.kind, id: item.id });
+    }
   }
 
   forgetContent(kind: string, id: string): void {
@@ -352,11 +367,43 @@ export class EloBookService extends Service {
    * then, when the book was quiet since the tick before, the default report is made ready
    * (`refreshDefaultReport`).
    */
+  /**
+   * Resolves once the ratings of the content registered so far are read ahead, as each tick does
+   * (after the start-up warm-up): a look-ahead under way is waited for, then one is run at once.
+   */
+  async ratingsReadAhead(): Promise<void> {
+    await this.warming;
+    await this.keeping;
+    await this.keepRatingsAtHand(Date.now());
+  }
+
+  /**
+   * The ratings a ranking will ask for, read ahead in the background: those of the content
+   * registered since the last tick (the lessons and rules the providers rank), and again those of
+   * items taken as never stored before that answer expires. A prompt then ranks from memory,
+   * without a statement of its own, in a book larger than SELF_IMPROVE_ELO_HOT_ITEMS too.
+   */
+  private keepRatingsAtHand(nowMs: number): Promise<void> {
+    if (this.keeping || this.stopping) return this.keeping ?? Promise.resolve();
+    const refs = [...this.registered.values()];
+    this.registered.clear();
+    this.keeping = this.items
+      .keepAtHand(refs, nowMs, AT_HAND_AHEAD_MS)
+      .catch((error: unknown) => this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ratings not read ahead; rankings read them when needed'))
+      .finally(() => {
+        this.keeping = null;
+      });
+    return this.keeping;
+  }
+
   private tick(nowMs: number): void {
     this.writer.log('sessions', ...this.sessions.endIdle(nowMs));
     // Content registered since the last tick: its relevance floor is brought up to date here rather
     // than by the next prompt (nothing to do when the content did not change).
-    if (this.floorFollowsTicks && !this.stopping) this.relevance.floor(this.content).catch(() => undefined);
+    if (this.warmedUp && !this.stopping) {
+      this.relevance.floor(this.content).catch(() => undefined);
+      void this.keepRatingsAtHand(nowMs);
+    }
     // A book unchanged since the last tick is quiet: the default report is made ready for the next read.
     const quiet = this.writer.version === this.versionAtLastTick;
     this.versionAtLastTick = this.writer.version;

@@ -38,8 +38,8 @@ export class EloHotSet {
   private waiting = 0;
   /** Items evicted so far. */
   evictions = 0;
-  /** Items a lookup found never stored, with when that answer expires (`ABSENT_FOR_MS`). */
-  private readonly absentUntil = new Map<string, number>();
+  /** Items a lookup found never stored, with when that answer expires (`ABSENT_FOR_MS`), oldest answer first. */
+  private readonly absent = new Map<string, { ref: ItemRef; until: number }>();
 
   constructor(
     readonly bound: number,
@@ -79,7 +79,7 @@ export class EloHotSet {
   }
 
   set(key: string, item: EloItemState): void {
-    this.absentUntil.delete(key);
+    this.absent.delete(key);
     this.items.delete(key);
     this.items.set(key, item);
     this.listener?.admitted(item);
@@ -116,7 +116,8 @@ export class EloHotSet {
    * After every operation made so far, a lookup of these items' states: from memory, else read from
    * the database in one query and kept as recently used. The lookup holds the states it found, so
    * an eviction does not change its answers. Undefined for an item never stored; such an item is
-   * not read again for ABSENT_FOR_MS (at most ABSENT_KEYS of them), unless this process stores it.
+   * not read again for ABSENT_FOR_MS (at most ABSENT_KEYS of them), unless this process stores it
+   * (`readAgain` reads them again before that time is up).
    */
   async lookup(refs: readonly ItemRef[], nowMs = Date.now()): Promise<(kind: string, id: string) => EloItemState | undefined> {
     await this.settled();
@@ -126,20 +127,50 @@ export class EloHotSet {
       const key = ratingKey(r.kind, r.id);
       const item = this.items.get(key);
       if (item) known.set(key, item);
-      else if (!this.complete && !((this.absentUntil.get(key) ?? 0) > nowMs)) cold.push(r);
+      else if (!this.complete && !((this.absent.get(key)?.until ?? 0) > nowMs)) cold.push(r);
     }
-    for (const row of cold.length === 0 ? [] : await this.source.loadItems(cold)) {
+    for (const [key, item] of await this.readCold(cold, nowMs)) known.set(key, item);
+    return (kind, id) => this.items.get(ratingKey(kind, id)) ?? known.get(ratingKey(kind, id));
+  }
+
+  /** The items taken as never stored whose answer expires by `byMs`, oldest answer first: what `readAgain` keeps answering from memory. */
+  absentDue(byMs: number): ItemRef[] {
+    const due: ItemRef[] = [];
+    for (const { ref, until } of this.absent.values()) if (until <= byMs) due.push(ref);
+    return due;
+  }
+
+  /**
+   * Reads these items now, whatever a lookup found before: those another process stored since come
+   * into memory, the others are taken as never stored for ABSENT_FOR_MS from `nowMs`. Lookups of
+   * items read again before their answer expires keep answering from memory, and still see another
+   * process's rating within ABSENT_FOR_MS.
+   */
+  async readAgain(refs: readonly ItemRef[], nowMs: number): Promise<void> {
+    await this.readCold(unique(refs).filter((r) => !this.items.has(ratingKey(r.kind, r.id))), nowMs);
+  }
+
+  /** Items taken as never stored now. */
+  get absentCount(): number {
+    return this.absent.size;
+  }
+
+  /** Reads these items: those stored come into memory as recently used (unless memory has them already), the others are remembered as never stored. */
+  private async readCold(cold: readonly ItemRef[], nowMs: number): Promise<Map<string, EloItemState>> {
+    const found = new Map<string, EloItemState>();
+    if (cold.length === 0) return found;
+    for (const row of await this.source.loadItems(cold)) {
       const key = ratingKey(row.kind, row.id);
       // Kept as recently used (the next message's candidates are often the same), unless memory has it already.
       if (!this.items.has(key)) this.set(key, row);
-      known.set(key, this.items.get(key) as EloItemState);
+      found.set(key, this.items.get(key) as EloItemState);
     }
     for (const r of cold) {
       const key = ratingKey(r.kind, r.id);
-      if (!this.items.has(key)) this.rememberAbsent(key, nowMs);
+      if (!this.items.has(key)) this.rememberAbsent(key, r, nowMs);
     }
     this.evict();
-    return (kind, id) => this.items.get(ratingKey(kind, id)) ?? known.get(ratingKey(kind, id));
+    return found;
   }
 
   /**
@@ -192,10 +223,10 @@ export class EloHotSet {
     }
   }
 
-  private rememberAbsent(key: string, nowMs: number): void {
-    this.absentUntil.delete(key);
-    this.absentUntil.set(key, nowMs + ABSENT_FOR_MS);
-    if (this.absentUntil.size > ABSENT_KEYS) this.absentUntil.delete(this.absentUntil.keys().next().value as string);
+  private rememberAbsent(key: string, ref: ItemRef, nowMs: number): void {
+    this.absent.delete(key);
+    this.absent.set(key, { ref: { kind: ref.kind, id: ref.id }, until: nowMs + ABSENT_FOR_MS });
+    if (this.absent.size > ABSENT_KEYS) this.absent.delete(this.absent.keys().next().value as string);
   }
 
   /** Evicts least recently used items not pinned until at most `bound` remain (or only pinned ones do). */

@@ -105,6 +105,25 @@ export class EloItems {
     if (!this.stopping && keys.length < this.hot.bound && this.hot.evictions === evictions) this.hot.markComplete();
   }
 
+  /**
+   * Looks these items up ahead of the readers that will ask for them (`EloHotSet.lookup`, WARM_PAGE
+   * a statement, a turn of the event loop between), so a ranking finds their states in memory or
+   * knows them never stored; then reads again, in the same way, the items taken as never stored
+   * whose answer expires within `aheadMs` (`EloHotSet.readAgain`). Stops early when the book stops.
+   */
+  async keepAtHand(refs: readonly ItemRef[], nowMs: number, aheadMs: number): Promise<void> {
+    for (const page of chunks(refs, WARM_PAGE)) {
+      if (this.stopping) return;
+      await this.hot.lookup(page, nowMs);
+      await yieldToEventLoop();
+    }
+    for (const page of chunks(this.hot.absentDue(nowMs + aheadMs), WARM_PAGE)) {
+      if (this.stopping) return;
+      await this.hot.readAgain(page, nowMs);
+      await yieldToEventLoop();
+    }
+  }
+
   /** Items held in memory now. */
   get hotCount(): number {
     return this.hot.size;

@@ -214,22 +214,25 @@ export class ScanLessonIndex {
     const topicalMatch = query.topical ? 1 : 0;
     const { weight, confidence, lastSeenMs, context } = this.slots;
     const top = new TopK<ScanLesson>(limit);
+    const minConfidence = query.minScanLessonConfidence;
+    // The score a lesson must reach to get in, read again only when the top changes.
+    let least = top.floor();
     // Newest slots first: slots are mostly in the order lessons were learned, so the freshest fill
     // the top first and most others then fail the floor. Ties go by id whatever the order.
     for (let slot = this.bySlot.length - 1; slot >= 0; slot--) {
-      if ((confidence[slot] as number) < query.minScanLessonConfidence) continue;
+      if ((confidence[slot] as number) < minConfidence) continue;
       let contextMatches = topicalMatch;
-      for (let f = 0; f < fields; f++) if (named[f] !== 0 && context[slot * fields + f] === named[f]) contextMatches++;
+      for (let f = 0, at = slot * fields; f < fields; f++, at++) if (named[f] !== 0 && context[at] === named[f]) contextMatches++;
       const similarity = cosines[slot] as number;
       if (similarity <= floor && contextMatches === 0) continue;
       // Freshness is at most 1: a lesson that cannot reach the current floor is skipped before pow.
       const bound = scanLessonRelevance(similarity, contextMatches) * (weight[slot] as number);
-      const least = top.floor();
       if (bound < least) continue;
       const score = bound * freshness(query.nowMs - (lastSeenMs[slot] as number), query.halfLifeDays);
       if (score < least) continue;
       const e = this.bySlot[slot] as IndexEntry;
       top.offer(e.item, e.lesson, score);
+      least = top.floor();
     }
     return top.result();
   }
