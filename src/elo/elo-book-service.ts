@@ -14,7 +14,7 @@ import type { EloLogWriter } from './elo-log-writer';
 import type { EloRatings } from './elo-ratings';
 import { type EloItemState, EloStore } from './elo-store';
 import type { ItemFigures } from './model/stats';
-import { eloTables } from './tables';
+import { type EloLogName, eloTables } from './tables';
 import { requireTables } from '../shared/plugin-schema';
 import { eventsOf } from '../shared/events';
 import { serviceOf } from '../shared/service-of';
@@ -348,6 +348,14 @@ export class EloBookService extends Service {
   /** The newest finished sessions (seed 002 §2 format), newest first. */
   sessionLogEntries(limit = 50): Promise<Record<string, unknown>[]> {
     return this.items.logEntries('sessions', limit);
+  }
+
+  /**
+   * The newest REPORT_LOG_SAMPLE entries of a log as the report reads them, kept between reports:
+   * the session log's with the items the Success Metrics do not read left out (`sessionsForMetrics`).
+   */
+  reportLogSample(table: EloLogName): Promise<Record<string, unknown>[]> {
+    return this.items.reportSample(table);
   }
 
   private get writer(): EloLogWriter {

@@ -11,6 +11,7 @@ import type { ItemFigures } from './model/stats';
 import { ELO_LOGS, type EloLogName } from './tables';
 import { EloLogSamples, REPORT_LOG_SAMPLE } from './elo-log-samples';
 import { checkLogEntries } from './model/log-entries';
+import { sessionsForMetrics } from './model/success-metrics';
 import { chunks } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 
@@ -31,6 +32,24 @@ const WARM_PAGE = 500;
 const CHECK_SLICE = 250;
 
 /**
+ * The report's samples as they are kept: the session log's as the Success Metrics read it
+ * (`sessionsForMetrics`), checked CHECK_SLICE entries at a time with a turn of the event loop
+ * between slices; the other logs' whole.
+ */
+async function slimSample(name: EloLogName, entries: readonly Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  if (name !== 'sessions') return [...entries];
+  const out: Record<string, unknown>[] = [];
+  let named = 0;
+  for (const slice of chunks(entries, CHECK_SLICE)) {
+    const slimmed = sessionsForMetrics(slice, named);
+    out.push(...slimmed.entries);
+    named = slimmed.named;
+    if (out.length < entries.length) await yieldToEventLoop();
+  }
+  return out;
+}
+
+/**
  * The ELO book's items: at most SELF_IMPROVE_ELO_HOT_ITEMS in memory (`EloHotSet`), the rest in
  * the database, read when an update or a reader needs them; the ratings (`EloRatings`) and the
  * batched writes (`EloLogWriter`) over them. Start-up reads the 5,000 most recently used items;
@@ -46,7 +65,7 @@ export class EloItems {
     private readonly driftPerDay: number,
     private readonly warn: (error: unknown, message: string) => void,
   ) {
-    this.samples = new EloLogSamples(store, REPORT_LOG_SAMPLE);
+    this.samples = new EloLogSamples(store, REPORT_LOG_SAMPLE, slimSample);
   }
 
   /** The newest entries of each log, kept for the report. */
@@ -221,10 +240,18 @@ export class EloItems {
     await this.writer.flush();
   }
 
-  /** The newest `limit` entries of a log, after every change made so far is written; the report's sample size is kept between calls (`EloLogSamples`). */
+  /** The newest `limit` entries of a log as stored, after every change made so far is written. */
   async logEntries(table: EloLogName, limit: number): Promise<Record<string, unknown>[]> {
     await this.hot.settled();
-    if (limit !== this.samples.limit) return this.writer.entries(table, limit);
+    return this.writer.entries(table, limit);
+  }
+
+  /**
+   * The report's sample of a log: its newest REPORT_LOG_SAMPLE entries as `slimSample` keeps them,
+   * after every change made so far is written, kept between calls (only what is new is read: `EloLogSamples`).
+   */
+  async reportSample(table: EloLogName): Promise<Record<string, unknown>[]> {
+    await this.hot.settled();
     await this.writer.flush();
     return this.samples.newest(table);
   }

@@ -22,8 +22,12 @@ interface Held {
   entries: Record<string, unknown>[];
 }
 
+/** What a log's sample keeps of its entries (newest first): all of them as read, or less of each (`sessionsForMetrics`). */
+export type SampleSlimmer = (name: EloLogName, entries: readonly Record<string, unknown>[]) => Promise<Record<string, unknown>[]>;
+
 /**
- * The newest `limit` entries of each ELO log (the report's sample), kept between reports. The logs
+ * The newest `limit` entries of each ELO log (the report's sample), kept between reports, each as
+ * `slim` keeps it. The logs
  * are append-only by seq and retention deletes only the oldest entries, so a report reads just the
  * entries appended since the last one (one short statement) and drops what retention deleted. The
  * first read of a log goes a page at a time with turns of the event loop between pages; the book
@@ -36,6 +40,7 @@ export class EloLogSamples {
   constructor(
     private readonly source: EloLogSource,
     readonly limit: number,
+    private readonly slim: SampleSlimmer = async (_name, entries) => [...entries],
   ) {}
 
   /** The newest `limit` entries of `name`, newest first, as stored now. */
@@ -65,7 +70,7 @@ export class EloLogSamples {
       await yieldToEventLoop();
     }
     const kept = Math.min(keep, this.limit - fresh.seqs.length);
-    const held: Held = { seqs: [...fresh.seqs, ...old.seqs.slice(0, kept)], entries: [...fresh.entries, ...old.entries.slice(0, kept)] };
+    const held: Held = { seqs: [...fresh.seqs, ...old.seqs.slice(0, kept)], entries: await this.slim(name, [...fresh.entries, ...old.entries.slice(0, kept)]) };
     this.held.set(name, held);
     return held;
   }

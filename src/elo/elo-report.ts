@@ -97,7 +97,10 @@ async function buildReport(book: EloBookService, options: EloReportOptions): Pro
   const nowMs = options.nowMs ?? Date.now();
   const logLimit = options.logLimit ?? DEFAULT_LOG_LIMIT;
   if (!Number.isSafeInteger(logLimit) || logLimit < 1) throw new RangeError(`logLimit must be an integer >= 1, got ${logLimit}`);
-  const [updates, searches, sessions] = [await book.updateLogEntries(logLimit), await book.searchLogEntries(logLimit), await book.sessionLogEntries(logLimit)];
+  const sampled = logLimit === REPORT_LOG_SAMPLE;
+  const [updates, searches, sessions] = sampled
+    ? [await book.reportLogSample('updates'), await book.reportLogSample('searches'), await book.reportLogSample('sessions')]
+    : [await book.updateLogEntries(logLimit), await book.searchLogEntries(logLimit), await book.sessionLogEntries(logLimit)];
   // Turns of the event loop between the reads and the figures: a report computed in the background (`refreshDefaultReport`) holds it for one at a time.
   await yieldToEventLoop();
   const { logs, skipped } = parseEloLogs({ updates, searches, sessions });

@@ -94,6 +94,11 @@ function parseAll<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, entries: reado
 
 const SCHEMA_OF_LOG = { updates: eloUpdateEntrySchema, searches: searchLogEntrySchema, sessions: sessionAuditEntrySchema } as const;
 
+/** An entry of a log as its schema makes it, or undefined when it does not match (remembered per entry object, as for a report; read-only). */
+export function checkedLogEntry<L extends keyof EloLogs>(log: L, entry: unknown): EloLogs[L][number] | undefined {
+  return parseOne(SCHEMA_OF_LOG[log] as z.ZodType<EloLogs[L][number], z.ZodTypeDef, unknown>, entry);
+}
+
 /** Checks entries of one log against its schema ahead of a report (each entry object is checked once). */
 export function checkLogEntries(log: keyof EloLogs, entries: readonly unknown[]): void {
   const schema: z.ZodTypeAny = SCHEMA_OF_LOG[log];

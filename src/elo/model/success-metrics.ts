@@ -3,6 +3,7 @@ import { roundTo } from './distribution';
 import type { SearchLogEntry } from './log-entries';
 import type { ItemRef } from './exposures';
 import { SEED_LIST_BY_KIND, type SessionAuditEntry } from './sessions';
+import { checkedLogEntry } from './log-entries';
 import type { EloTier } from './tiers';
 
 /** One of seed 002's Success Metrics: its value, the seed's target, and whether it is met. */
@@ -75,6 +76,30 @@ export function sessionItems(session: SessionAuditEntry): ItemRef[] {
     const key = `${r.kind}\u0000${r.id}`;
     return seen.has(key) ? false : (seen.add(key), true);
   });
+}
+
+/**
+ * Session log entries (newest first) as the Success Metrics read them: the newest keep their items
+ * until METRIC_PAIRS items are named (as `usedItemsOf` counts them), the ones after are copies with
+ * empty item lists, their times and counts unchanged; an entry that does not match the log's schema
+ * is left as it is (it stays skipped). What the ELO report's session sample holds between reports:
+ * about METRIC_PAIRS items whatever the sessions' sizes (5,000 sessions of up to 500 items each
+ * could name 2.5M), and the report made from it is the same. `namedBefore`: the items the entries
+ * before these named (for a sample slimmed a slice at a time); returns the count after them too.
+ */
+export function sessionsForMetrics(entries: readonly Record<string, unknown>[], namedBefore = 0): { entries: Record<string, unknown>[]; named: number } {
+  let named = namedBefore;
+  const out = entries.map((entry) => {
+    const session = checkedLogEntry('sessions', entry);
+    if (!session) return entry;
+    const items = sessionItems(session).length;
+    if (named < METRIC_PAIRS) {
+      named += items;
+      return entry;
+    }
+    return items === 0 ? entry : { ...entry, files_accessed: [], symbols_expanded: [], adrs_read: [], items_used: {} };
+  });
+  return { entries: out, named };
 }
 
 /** The items whose tier now the Success Metrics need: the top-5 results of the newest searches and the items the newest sessions used, METRIC_PAIRS of each at most. */
