@@ -10,6 +10,9 @@ import { lexicalVector } from '../../src/shared/lexical-vector';
 import { recordingResponse } from '../helpers/route-response';
 import { chatMessage, startAgent, type TestAgent } from '../helpers/runtime';
 import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
+import { eloBookOf } from '../../src/elo/elo-book-service';
+import { SCAN_LESSON_KIND } from '../../src/elo/elo-listeners';
+import { RULE_BOOK_SERVICE } from '../../src/shared/service-names';
 
 // The same 150 lessons in two agents: one holding at most 100 in memory (the least the setting
 // allows), one holding them all. A week between lessons' evidence: a lesson let go is 95 weeks
@@ -83,6 +86,19 @@ describe('scan lessons beyond SELF_IMPROVE_LESSONS_IN_MEMORY', () => {
     expect(held).toBeGreaterThanOrEqual(Math.floor(BOUND * 0.95));
     expect(bounded.service.listScanLessons().map((l) => l.id)).toEqual(all.slice(0, held).map((l) => l.id));
     expect(full.service.scanLessons.index.size).toBe(LESSONS);
+  });
+
+  test('what else holds lessons by id holds the lessons held: the ELO book’s content and the rule book’s promotion candidates forget those let go', async () => {
+    const held = new Set(bounded.service.listScanLessons().map((l) => l.id as string));
+    expect(held.size).toBeLessThan(LESSONS);
+    const book = await eloBookOf(bounded.runtime);
+    const inContent = all.filter((l) => book.content.get(SCAN_LESSON_KIND, l.id) !== undefined).map((l) => l.id as string);
+    expect(new Set(inContent)).toEqual(held);
+    // The rule book's candidates are internal state; read here to check they follow the same set.
+    const ruleBook = bounded.runtime.getService(RULE_BOOK_SERVICE) as unknown as { state: { scanLessons: Map<string, unknown> } };
+    expect(new Set(ruleBook.state.scanLessons.keys())).toEqual(held);
+    const fullBook = await eloBookOf(full.runtime);
+    expect(all.every((l) => fullBook.content.get(SCAN_LESSON_KIND, l.id) !== undefined)).toBe(true);
   });
 
   test('GET /lessons pages through every stored lesson, newest evidence first, in both agents', async () => {

@@ -317,6 +317,7 @@ export class EloBookService extends Service {
 
   forgetContent(kind: string, id: string): void {
     this.content.remove(kind, id);
+    this.registered.delete(ratingKey(kind, id));
   }
 
   /** Content most similar to `query`. */

@@ -45,6 +45,9 @@ export function subscribeEloBook(book: EloBookMoves, hub: SelfImproveHub): () =>
       }
     }),
     hub.on('scanLessonsStored', ({ scanLessons }) => book.registerContent(scanLessons.map(scanLessonContent))),
+    hub.on('scanLessonsLetGo', ({ ids }) => {
+      for (const id of ids) book.forgetContent(SCAN_LESSON_KIND, id);
+    }),
     hub.on('itemsShown', (shown) =>
       book.recordRetrieval({
         tool: shown.tool,

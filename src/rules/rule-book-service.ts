@@ -89,6 +89,9 @@ export class RuleBookService extends Service {
       events.on('scanLessonsStored', ({ scanLessons }) => {
         for (const lesson of scanLessons) state.scanLessons.set(lesson.id, lesson);
       }),
+      events.on('scanLessonsLetGo', ({ ids }) => {
+        for (const id of ids) state.scanLessons.delete(id);
+      }),
     );
     state.eventTotal = await this.store.eventCount();
     await this.loadRuleLessons();

@@ -27,7 +27,7 @@ export interface StoredVerdict {
 export class RuleBookState {
   readonly ruleLessons = new Map<string, IndexedRuleLesson>();
   readonly rules = new Map<string, Rule>();
-  /** Scan lessons (seed 001) by id, as `scanLessonsStored` announces them: candidates for promotion to rules. */
+  /** Scan lessons (seed 001) by id, as `scanLessonsStored` announces them and until `scanLessonsLetGo` (the lessons the scan system holds): candidates for promotion to rules. */
   readonly scanLessons = new Map<string, ScanLesson>();
   /** Writes, one at a time. */
   readonly writes = new SerialQueue();

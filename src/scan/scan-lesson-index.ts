@@ -85,10 +85,16 @@ export class ScanLessonIndex {
   }
 
   private readonly putListeners: ((lesson: ScanLesson) => void)[] = [];
+  private readonly removeListeners: ((id: UUID) => void)[] = [];
 
   /** Calls `listener` with every lesson added or replaced from now on. */
   onPut(listener: (lesson: ScanLesson) => void): void {
     this.putListeners.push(listener);
+  }
+
+  /** Calls `listener` with the id of every lesson let go from now on (`remove`). */
+  onRemove(listener: (id: UUID) => void): void {
+    this.removeListeners.push(listener);
   }
 
   /** Adds or replaces a lesson (held without its evidence ids); without a vector, a replaced lesson keeps the one it had. */
@@ -156,6 +162,7 @@ export class ScanLessonIndex {
     if (siblings?.size === 0) this.byScannerCategory.delete(parent);
     this.lessons.delete(id);
     this.changes++;
+    for (const listener of this.removeListeners) listener(id);
   }
 
   /** The ids of the `n` lessons held with the oldest evidence (`last_seen`; ties by id, the greater first): the last in `newestEvidenceFirst` order. */

@@ -105,12 +105,15 @@ export class ScanOutcomeService extends Service {
     await this.passes?.idle();
   }
 
-  /** Lessons are news for the rest of the agent (`scanLessonsStored`): all of them to whoever subscribes, then each as it is stored. */
+  /** Lessons are news for the rest of the agent (`scanLessonsStored`): all of them to whoever subscribes, then each as it is stored, and each as it is let go (`scanLessonsLetGo`). */
   private announceScanLessons(): void {
     const events = eventsOf(this.runtime);
     let announced = true;
     this.scanLessons.index.onPut((lesson) => {
       if (announced) void events.emit('scanLessonsStored', { scanLessons: [lesson] });
+    });
+    this.scanLessons.index.onRemove((id) => {
+      if (announced) void events.emit('scanLessonsLetGo', { ids: [id] });
     });
     const withdraw = events.announce('scanLessonsStored', () => ({ scanLessons: this.scanLessons.index.all() }));
     this.withdrawScanLessons = () => {

@@ -53,6 +53,8 @@ export interface SelfImproveEvents {
   rulesChanged: { rules: readonly Rule[] };
   /** Scan lessons were created or reinforced (stored first); announced: a late subscriber gets every lesson. */
   scanLessonsStored: { scanLessons: readonly ScanLesson[] };
+  /** Scan lessons were let go from memory (they stay stored): what holds lessons by id forgets them, so it holds what the scan system holds. */
+  scanLessonsLetGo: { ids: readonly string[] };
   /** A trajectory was accepted and stored, and was granted `paidSats` (0: accepted but not paid). */
   trajectoryAccepted: { id: string; paidSats: number; quality: number };
   /**
