@@ -1,5 +1,6 @@
 import { describe, expect, spyOn, test } from 'bun:test';
 import { ContextIndex } from '../../src/elo/model/context-index';
+import { seededRandom } from '../helpers/random';
 import { blendWithElo } from '../../src/elo/model/blend';
 import { EXPOSURE_HORIZON_MS, Exposures, MAX_ITEMS_PER_CONTEXT } from '../../src/elo/model/exposures';
 import { SESSION_IDLE_MS, SESSION_MAX_ITEMS, SessionAudits } from '../../src/elo/model/sessions';
@@ -45,6 +46,32 @@ describe('ContextIndex', () => {
     const t = new ContextIndex();
     for (const [kind, id] of [['b', '2'], ['a', '2'], ['a', '1']] as const) t.put({ kind, id, title: 'same', text: 'same' });
     expect(t.search('same', 5).map((h) => `${h.item.kind}${h.item.id}`)).toEqual(['a1', 'a2', 'b2']);
+  });
+});
+
+describe('ContextIndex under many puts and removals', () => {
+  test('a word finds exactly the items that hold it, after 3,000 random puts, replacements and removals', () => {
+    const random = seededRandom(16);
+    const words = Array.from({ length: 40 }, (_, w) => `word${w}`);
+    const index = new ContextIndex();
+    const live = new Map<string, string[]>();
+    for (let op = 0; op < 3_000; op++) {
+      const id = `item${Math.floor(random() * 300)}`;
+      if (random() < 0.35) {
+        index.remove('file', id);
+        live.delete(id);
+      } else {
+        const text = Array.from({ length: 5 }, () => words[Math.floor(random() * words.length)] as string);
+        index.put({ kind: 'file', id, title: id, text: text.join(' ') });
+        live.set(id, text);
+      }
+    }
+    expect(index.size).toBe(live.size);
+    for (const word of words) {
+      const holders = [...live].filter(([, text]) => text.includes(word)).map(([id]) => id);
+      expect(holders.length).toBeLessThan(200);
+      expect(index.search(word, 1_000).map((m) => m.item.id).sort()).toEqual(holders.sort());
+    }
   });
 });
 
