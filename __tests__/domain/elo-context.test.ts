@@ -3,7 +3,7 @@ import { ContextIndex } from '../../src/elo/model/context-index';
 import { seededRandom } from '../helpers/random';
 import { blendWithElo } from '../../src/elo/model/blend';
 import { EXPOSURE_HORIZON_MS, Exposures, MAX_ITEMS_PER_CONTEXT } from '../../src/elo/model/exposures';
-import { SESSION_IDLE_MS, SESSION_MAX_ITEMS, SessionAudits } from '../../src/elo/model/sessions';
+import { SESSION_IDLE_MS, SESSION_MAX_ITEMS, SESSION_MAX_OPEN, SessionAudits } from '../../src/elo/model/sessions';
 import { DEFAULT_BLEND_WEIGHTS } from '../../src/elo/model/elo';
 
 describe('ContextIndex', () => {
@@ -204,6 +204,18 @@ describe('SessionAudits', () => {
     expect(ended.map((e) => [e.session_id, e.end_time])).toEqual([['idle', new Date(0).toISOString()]]);
     expect(s.openSessions).toBe(1);
     expect(s.endIdle(SESSION_IDLE_MS + 2, true).map((e) => e.session_id)).toEqual(['busy']);
+  });
+  test('at most SESSION_MAX_OPEN sessions are open: another ends the one used least recently, written at the next check', () => {
+    const s = new SessionAudits('a');
+    for (let i = 0; i < SESSION_MAX_OPEN; i++) s.access(`room${i}`, { kind: 'file', id: `f${i}` }, 1_000 + i);
+    // room0 is used again: room1 is now the least recently used.
+    s.search('room0', 'semantic', [{ kind: 'file', id: 'again' }], 5_000);
+    expect(s.openSessions).toBe(SESSION_MAX_OPEN);
+    s.access('one-more', { kind: 'file', id: 'x' }, 6_000);
+    expect(s.openSessions).toBe(SESSION_MAX_OPEN);
+    const ended = s.endIdle(6_000);
+    expect(ended.map((e) => [e.session_id, e.end_time, e.files_accessed])).toEqual([['room1', new Date(1_001).toISOString(), ['f1']]]);
+    expect(s.end('room0', 7_000)?.files_accessed).toEqual(['again', 'f0']);
   });
   test('a session that never idles is written in parts of at most SESSION_MAX_ITEMS distinct items', () => {
     const s = new SessionAudits('a');

@@ -11,6 +11,13 @@ export const SESSION_IDLE_MS = 30 * 60_000;
  */
 export const SESSION_MAX_ITEMS = 500;
 
+/**
+ * Sessions open at once: when another opens, the one used least recently ends (written at the next
+ * tick, as a session that reached SESSION_MAX_ITEMS is). An agent talking to many people opens one
+ * per conversation; each ends only after SESSION_IDLE_MS without use.
+ */
+export const SESSION_MAX_OPEN = 1_000;
+
 /** Seed 002 §2's session audit entry, plus `items_used` for kinds the seed has no list for. */
 export interface SessionAuditEntry {
   session_id: string;
@@ -42,7 +49,7 @@ interface OpenSession {
 /** Open sessions (one per run or conversation) and what each used, until they end as audit entries. */
 export class SessionAudits {
   private readonly open = new Map<string, OpenSession>();
-  /** Parts of sessions that reached SESSION_MAX_ITEMS, until the next `endIdle` returns them. */
+  /** Parts of sessions that reached SESSION_MAX_ITEMS, and sessions ended beyond SESSION_MAX_OPEN, until the next `endIdle` returns them. */
   private full: SessionAuditEntry[] = [];
 
   constructor(private readonly agentId: string) {}
@@ -51,12 +58,18 @@ export class SessionAudits {
     return this.open.size;
   }
 
+  /** The open session, made the most recently used (the map's order); opened when it is not, ending the least recently used beyond SESSION_MAX_OPEN. */
   private session(sessionId: string, atMs: number): OpenSession {
     let s = this.open.get(sessionId);
-    if (!s) {
+    if (s) this.open.delete(sessionId);
+    else {
       s = { startMs: atMs, lastMs: atMs, used: new Map(), items: 0, semantic: 0, keyword: 0 };
-      this.open.set(sessionId, s);
+      if (this.open.size >= SESSION_MAX_OPEN) {
+        const [leastRecent, least] = this.open.entries().next().value as [string, OpenSession];
+        this.full.push(this.end(leastRecent, least.lastMs) as SessionAuditEntry);
+      }
     }
+    this.open.set(sessionId, s);
     s.lastMs = Math.max(s.lastMs, atMs);
     return s;
   }
@@ -98,7 +111,7 @@ export class SessionAudits {
     };
   }
 
-  /** The parts of sessions that reached SESSION_MAX_ITEMS since the last call, then the sessions idle for `SESSION_IDLE_MS` by `nowMs` (all of them with `all`), ended. */
+  /** The parts of sessions that reached SESSION_MAX_ITEMS and the sessions ended beyond SESSION_MAX_OPEN since the last call, then the sessions idle for `SESSION_IDLE_MS` by `nowMs` (all of them with `all`), ended. */
   endIdle(nowMs: number, all = false): SessionAuditEntry[] {
     const ended = this.full;
     this.full = [];
