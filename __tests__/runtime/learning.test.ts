@@ -194,3 +194,18 @@ test('without any model, lessons are written from statistics and deduplicated wi
     await agent.close();
   }
 });
+
+test('one pass over several windows of a group names each lesson it wrote once', async () => {
+  const agent = await startAgent({ settings: { EMBEDDING_DIMENSION: '' } });
+  try {
+    // 90 outcomes 8 hours apart: 30 days, windows of 7 days, the same pattern in each.
+    await agent.service.ingest(makeRows({ n: 90, labels: ['rejected_fp', 'rejected_fp', 'fixed'], category: 'xss', keyPrefix: 'windows', startIso: '2026-10-01T00:00:00Z', stepMinutes: 8 * 60 }));
+    const report = await agent.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
+    expect(report.windows).toBeGreaterThan(1);
+    expect(report.lessons_created + report.lessons_reinforced).toBeGreaterThan(report.lesson_ids.length);
+    expect(new Set(report.lesson_ids).size).toBe(report.lesson_ids.length);
+    expect(report.lesson_ids.sort()).toEqual((await lessonMemories(agent)).map((m) => m.id as string).sort());
+  } finally {
+    await agent.close();
+  }
+});

@@ -116,6 +116,8 @@ export class ScanLearner {
     const firstSeq = new Map(pendingGroups.map((g) => [g.groupId, g.firstSeq]));
     const stillPending = [laterSeq, ...report.failed_groups.map((g) => firstSeq.get(g) ?? null)].filter((seq): seq is number => seq !== null);
     await this.outcomes.setLearnedThrough(stillPending.length === 0 ? maxSeq : Math.min(...stillPending) - 1);
+    // Each lesson once, in the order first written (a pass of 900,000 outcomes writes 90,000: a lookup per write was quadratic).
+    report.lesson_ids = [...new Set(report.lesson_ids)];
     return report;
   }
 
@@ -150,7 +152,9 @@ export class ScanLearner {
         continue;
       }
       const id = await this.store(draft, w, stats, report);
-      if (!report.lesson_ids.includes(id)) report.lesson_ids.push(id);
+      report.lesson_ids.push(id);
+      // Storing a lesson is several statements (evidence, the memory, its index); awaiting them never turns the event loop.
+      await yieldToEventLoop();
     }
   }
 
