@@ -64,23 +64,32 @@ export async function timeMs<T>(work: () => Promise<T>): Promise<{ ms: number; v
 
 /**
  * Times `work` and the longest event-loop stall during it (the longest delay of a 5 ms timer), with
- * the longest PGlite statement run in that stall (`stall_sql`: its time and text; null when it ran
- * none, or the runtime is not on PGlite). Work the bench itself does synchronously (generating the
- * rows it feeds in) goes through `untimed`, so it is not taken for a stall of the plugin's.
+ * what ran in that stall: the longest PGlite statement (`stall_sql`: its time and text; null when it
+ * ran none, or the runtime is not on PGlite), and how many statements ran and their total time
+ * (`stall_statements`: a stall of many short statements is a chain of awaits with no turn of the
+ * event loop between; one with few is JavaScript or the collector). Work the bench itself does
+ * synchronously (generating the rows it feeds in) goes through `untimed`, so it is not taken for a
+ * stall of the plugin's.
  */
-export async function withStallMeter<T>(work: (untimed: <R>(bench: () => R) => R) => Promise<T>): Promise<{ value: T; ms: number; stall_ms: number; stall_sql: string | null }> {
+export async function withStallMeter<T>(
+  work: (untimed: <R>(bench: () => R) => R) => Promise<T>,
+): Promise<{ value: T; ms: number; stall_ms: number; stall_sql: string | null; stall_statements: { count: number; ms: number } }> {
   watchStatementsOnce();
   let expected = performance.now() + 5;
   let worst = 0;
   let worstSql: string | null = null;
+  let worstStatements = { count: 0, ms: 0 };
   const seeTurn = (now: number) => {
     if (now - expected > worst) {
       worst = now - expected;
       worstSql = longestSinceTurn ? `${round(longestSinceTurn.ms, 1)} ms: ${longestSinceTurn.sql.slice(0, 120)}` : null;
+      worstStatements = { count: sinceTurn.count, ms: round(sinceTurn.ms, 1) };
     }
     longestSinceTurn = null;
+    sinceTurn = { count: 0, ms: 0 };
   };
   longestSinceTurn = null;
+  sinceTurn = { count: 0, ms: 0 };
   const timer = setInterval(() => {
     const now = performance.now();
     seeTurn(now);
@@ -98,7 +107,7 @@ export async function withStallMeter<T>(work: (untimed: <R>(bench: () => R) => R
     const { ms, value } = await timeMs(() => work(untimed));
     // The time since the last tick counts too: work that never yields starves the timer entirely.
     seeTurn(performance.now());
-    return { value, ms, stall_ms: round(worst, 1), stall_sql: worstSql };
+    return { value, ms, stall_ms: round(worst, 1), stall_sql: worstSql, stall_statements: worstStatements };
   } finally {
     clearInterval(timer);
   }
@@ -106,6 +115,8 @@ export async function withStallMeter<T>(work: (untimed: <R>(bench: () => R) => R
 
 /** The longest PGlite statement since the stall meter's last turn (its text and time), for `stall_sql`. */
 let longestSinceTurn: { ms: number; sql: string } | null = null;
+/** The statements run since the stall meter's last turn: how many, and their time. */
+let sinceTurn = { count: 0, ms: 0 };
 /** The PGlite clients the stall meter watches: a runtime booted again on the same database has a client of its own. */
 const watched = new WeakSet<object>();
 
@@ -116,6 +127,8 @@ function watchStatementsOnce(): void {
   watched.add(client);
   watchPgliteStatementEnds((ms, sql) => {
     if (!longestSinceTurn || ms > longestSinceTurn.ms) longestSinceTurn = { ms, sql };
+    sinceTurn.count++;
+    sinceTurn.ms += ms;
   });
 }
 

@@ -247,6 +247,8 @@ await inDataDir(async (dataDir) => {
         verify_ok: verify.value.ok,
         // What ran in each phase's longest stall (its longest statement), to see what to shorten next.
         stall_sql: { ingest: ingest.stall_sql, learn: learn.stall_sql, metrics_rollup: rollup.stall_sql, reconcile_incremental: incremental.stall_sql, reconcile_full: full.stall_sql, verify: verify.stall_sql },
+        // How many statements ran in each phase's longest stall, and their total time: the rest of the stall is JavaScript or the collector.
+        stall_statements: { ingest: ingest.stall_statements, learn: learn.stall_statements, metrics_rollup: rollup.stall_statements, reconcile_incremental: incremental.stall_statements, reconcile_full: full.stall_statements, verify: verify.stall_statements },
         rss_before_routes_mb: beforeRoutes.rss_mb,
         heap_before_routes_mb: beforeRoutes.heap_mb,
         rss_mb: rssMb,

@@ -204,7 +204,7 @@ test('one pass over several windows of a group names each lesson it wrote once',
     expect(report.windows).toBeGreaterThan(1);
     expect(report.lessons_created + report.lessons_reinforced).toBeGreaterThan(report.lesson_ids.length);
     expect(new Set(report.lesson_ids).size).toBe(report.lesson_ids.length);
-    expect(report.lesson_ids.sort()).toEqual((await lessonMemories(agent)).map((m) => m.id as string).sort());
+    expect([...report.lesson_ids].sort()).toEqual((await lessonMemories(agent)).map((m) => m.id as (typeof report.lesson_ids)[number]).sort());
   } finally {
     await agent.close();
   }
