@@ -7,7 +7,7 @@ import { SessionAudits } from './model/sessions';
 import { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 import { subscribeEloBook } from './elo-listeners';
 import type { AccessOptions, Retrieval } from './elo-book-types';
-import { EloItems } from './elo-items';
+import { ADVANCE_BATCH, EloItems } from './elo-items';
 import { ratingKey } from './elo-hot-set';
 import { refreshDefaultReport } from './elo-report';
 import type { EloLogWriter } from './elo-log-writer';
@@ -180,11 +180,11 @@ export class EloBookService extends Service {
 
   /**
    * Moves the counted buckets that no longer hold at `nowMs` to where the ratings are then, at most
-   * `batches` batches of 500 (until none is due), in the background after what is queued; the report
-   * reads such items one by one until they are moved. Resolves when done; never rejects (a failure
-   * is logged, and the next tick tries again).
+   * `batches` batches of ADVANCE_BATCH (until none is due; 500 items a tick by default), in the
+   * background after what is queued; the report reads such items one by one until they are moved.
+   * Resolves when done; never rejects (a failure is logged, and the next tick tries again).
    */
-  advanceBuckets(nowMs: number, batches = 1): Promise<void> {
+  advanceBuckets(nowMs: number, batches = 500 / ADVANCE_BATCH): Promise<void> {
     return this.items.advanceBuckets(nowMs, batches);
   }
 

@@ -15,8 +15,11 @@ import { sessionsForMetrics } from './model/success-metrics';
 import { chunks } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 
-/** Counted buckets moved per transaction. */
-const ADVANCE_BATCH = 500;
+/**
+ * Counted buckets moved per transaction, with a turn of the event loop between transactions. On the
+ * 1M bench database an UPDATE of 500 items' buckets took 98 ms (items spread over the table, cold).
+ */
+export const ADVANCE_BATCH = 100;
 /** Items start-up reads at once (the most recently used); a larger book is read into memory in the background (`warmUp`). */
 const START_ITEMS = 5_000;
 /** Keys per read of the warm-up's key list. */
@@ -220,7 +223,10 @@ export class EloItems {
   advanceBuckets(nowMs: number, batches: number): Promise<void> {
     this.advancing = this.advancing.then(async () => {
       try {
-        for (let i = 0; i < batches && !this.stopping; i++) if ((await this.store.buckets.advance(nowMs, ADVANCE_BATCH)) < ADVANCE_BATCH) return;
+        for (let i = 0; i < batches && !this.stopping; i++) {
+          if ((await this.store.buckets.advance(nowMs, ADVANCE_BATCH)) < ADVANCE_BATCH) return;
+          await yieldToEventLoop();
+        }
       } catch (error) {
         this.warn(error, 'ELO report buckets not moved; the next tick tries again');
       }

@@ -26,9 +26,11 @@ import { findingMetrics, findingsTable, metricRollupState, metricTallies, outcom
 /**
  * Findings refreshed per query. Each finding row writes into nine indexes at random places, so on
  * a large database a statement costs about a page read per index entry: at 1M outcomes, 250 a
- * statement took 90-220 ms (a stall), 100 still 50-220 ms on a cold cache; 25 keeps it a quarter of that.
+ * statement took 90-220 ms (a stall), 100 still 50-220 ms on a cold cache; at 25, the read of 25
+ * findings' states still took 64 and 132 ms in two 1M runs of bench/scale.ts (cold pages, about 5
+ * ms a finding), so 10.
  */
-const KEY_BATCH = 25;
+const KEY_BATCH = 10;
 /** Tally rows per statement (10 parameters each). */
 const TALLY_BATCH = 500;
 /**
