@@ -67,7 +67,7 @@ export class EloBookService extends Service {
   private timer: ReturnType<typeof setInterval> | undefined;
   private versionAtLastTick = -1;
   private stopping = false;
-  /** Once the start-up reads are done and the first floor computed, each tick brings the floor up to date and the content's ratings at hand. */
+  /** Once the start-up reads are done (or failed) and the first floor computed, each tick brings the floor up to date and the content's ratings at hand. */
   private warmedUp = false;
   /** Content registered since the last tick, whose ratings the tick looks up ahead (`EloItems.keepAtHand`). */
   private readonly registered = new Map<string, ItemRef>();
@@ -372,11 +372,6 @@ export class EloBookService extends Service {
   }
 
   /**
-   * Sessions idle too long end, what is pending is written, and counted buckets that are due move;
-   * then, when the book was quiet since the tick before, the default report is made ready
-   * (`refreshDefaultReport`).
-   */
-  /**
    * Resolves once the ratings of the content registered so far are read ahead, as each tick does
    * (after the start-up warm-up): a look-ahead under way is waited for, then one is run at once.
    */
@@ -405,10 +400,15 @@ export class EloBookService extends Service {
     return this.keeping;
   }
 
+  /**
+   * Sessions idle too long end, what is pending is written, counted buckets that are due move, and
+   * the content's ratings are read ahead (`keepRatingsAtHand`); then, when the book was quiet since
+   * the tick before, the default report is made ready (`refreshDefaultReport`).
+   */
   private tick(nowMs: number): void {
     this.writer.log('sessions', ...this.sessions.endIdle(nowMs));
     // Content registered since the last tick: its relevance floor is brought up to date here rather
-    // than by the next prompt (nothing to do when the content did not change).
+    // than by the next prompt (nothing to do when the content did not change), its ratings read ahead.
     if (this.warmedUp && !this.stopping) {
       this.relevance.floor(this.content).catch(() => undefined);
       void this.keepRatingsAtHand(nowMs);
