@@ -26,11 +26,12 @@ import { findingMetrics, findingsTable, metricRollupState, metricTallies, outcom
 /**
  * Findings refreshed per query. Each finding row writes into nine indexes at random places, so on
  * a large database a statement costs about a page read per index entry: at 1M outcomes, 250 a
- * statement took 90-220 ms (a stall), 100 still 50-220 ms on a cold cache; at 25, the read of 25
- * findings' states still took 64 and 132 ms in two 1M runs of bench/scale.ts (cold pages, about 5
- * ms a finding), so 10.
+ * statement took 90-220 ms (a stall), 100 still 50-220 ms on a cold cache; 25 keeps it a quarter of
+ * that (the read of 25 findings' states still took 64 and 132 ms in two 1M runs of bench/scale.ts).
+ * 10 was tried: the rollup took 40% longer at 1M, and two CLI processes ingesting into one
+ * PostgreSQL database had their ledger reconciliations fail (postgres-processes test, twice).
  */
-const KEY_BATCH = 10;
+const KEY_BATCH = 25;
 /** Tally rows per statement (10 parameters each). */
 const TALLY_BATCH = 500;
 /**
