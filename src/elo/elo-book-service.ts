@@ -385,7 +385,8 @@ export class EloBookService extends Service {
    * The ratings a ranking will ask for, read ahead in the background: those of the content
    * registered since the last tick (the lessons and rules the providers rank), and again those of
    * items taken as never stored before that answer expires. A prompt then ranks from memory,
-   * without a statement of its own, in a book larger than SELF_IMPROVE_ELO_HOT_ITEMS too.
+   * without a statement of its own, in a book larger than SELF_IMPROVE_ELO_HOT_ITEMS too. A failure
+   * is logged here; the next tick tries again.
    */
   private keepRatingsAtHand(nowMs: number): Promise<void> {
     if (this.keeping || this.stopping) return this.keeping ?? Promise.resolve();
@@ -411,7 +412,7 @@ export class EloBookService extends Service {
     // than by the next prompt (nothing to do when the content did not change), its ratings read ahead.
     if (this.warmedUp && !this.stopping) {
       this.relevance.floor(this.content).catch(() => undefined);
-      void this.keepRatingsAtHand(nowMs);
+      this.keepRatingsAtHand(nowMs).catch(() => undefined);
     }
     // A book unchanged since the last tick is quiet: the default report is made ready for the next read.
     const quiet = this.writer.version === this.versionAtLastTick;

@@ -109,11 +109,14 @@ export class ScanOutcomeService extends Service {
   private announceScanLessons(): void {
     const events = eventsOf(this.runtime);
     let announced = true;
+    // The hub logs a failing handler itself; a failure of the delivery is logged here.
+    const failed = (error: unknown) =>
+      this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'scan lesson news not delivered');
     this.scanLessons.index.onPut((lesson) => {
-      if (announced) void events.emit('scanLessonsStored', { scanLessons: [lesson] });
+      if (announced) events.emit('scanLessonsStored', { scanLessons: [lesson] }).catch(failed);
     });
     this.scanLessons.index.onRemove((id) => {
-      if (announced) void events.emit('scanLessonsLetGo', { ids: [id] });
+      if (announced) events.emit('scanLessonsLetGo', { ids: [id] }).catch(failed);
     });
     const withdraw = events.announce('scanLessonsStored', () => ({ scanLessons: this.scanLessons.index.all() }));
     this.withdrawScanLessons = () => {
