@@ -11,6 +11,7 @@ import { printResult, routeConsoleToStderr } from './output';
 import { type Command, DEFAULT_DB_DIR } from './session';
 import { trajectoriesCommand } from '../trajectories/surfaces/trajectory-commands';
 import { metricsCommand, replayCommand, triageCommand } from '../scan/surfaces/triage-commands';
+import { errorText } from '../shared/error-text';
 
 export { type CommandResult, DEFAULT_DB_DIR } from './session';
 
@@ -101,7 +102,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     printResult(json ? JSON.stringify(result.json) : result.text);
     return result.exitCode;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     if (json) printResult(JSON.stringify({ error: message }));
     process.stderr.write(`self-improve ${args.command}: ${message}\n`);
     return 1;

@@ -1,4 +1,5 @@
 import type { Plugin } from '@elizaos/core';
+import { errorText } from '../shared/error-text';
 
 /**
  * Model provider plugins named in SELF_IMPROVE_MODEL_PLUGINS (comma-separated package names,
@@ -12,7 +13,7 @@ export async function loadModelPlugins(names = process.env.SELF_IMPROVE_MODEL_PL
     try {
       mod = (await import(name)) as Record<string, unknown>;
     } catch (error) {
-      throw new Error(`SELF_IMPROVE_MODEL_PLUGINS names ${name}, which cannot be loaded (is it installed?): ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`SELF_IMPROVE_MODEL_PLUGINS names ${name}, which cannot be loaded (is it installed?): ${errorText(error)}`);
     }
     const plugin = (mod.default ?? Object.values(mod).find((v) => v && typeof v === 'object' && 'models' in (v as object))) as Plugin | undefined;
     if (!plugin?.name) throw new Error(`SELF_IMPROVE_MODEL_PLUGINS names ${name}, which exports no ElizaOS plugin`);

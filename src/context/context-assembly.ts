@@ -9,6 +9,7 @@ import { eloBlock } from '../elo/surfaces/elo-block';
 import { scanLessonsBlock } from '../scan/surfaces/scan-lesson-block';
 import { announceShownInPrompt, type ShownInPrompt } from './prompt-retrieval';
 import { rulesBlock } from '../rules/surfaces/rule-block';
+import { errorText } from '../shared/error-text';
 
 const LOG_SRC = 'plugin:self-improve:context';
 /** Messages whose assembled context is kept (oldest dropped first); providers run several times per message. */
@@ -129,7 +130,7 @@ async function record(runtime: IAgentRuntime, message: Memory, shown: ShownInPro
   try {
     await announceShownInPrompt(runtime, message, shown);
   } catch (error) {
-    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, tool: shown.tool, error: error instanceof Error ? error.message : String(error) }, 'what the prompt showed was not announced');
+    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, tool: shown.tool, error: errorText(error) }, 'what the prompt showed was not announced');
   }
 }
 
@@ -138,7 +139,7 @@ async function safely(runtime: IAgentRuntime, what: string, emptyValues: Record<
   try {
     return await build();
   } catch (error) {
-    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, block: what, error: error instanceof Error ? error.message : String(error) }, 'a context block failed; the prompt goes on without it');
+    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, block: what, error: errorText(error) }, 'a context block failed; the prompt goes on without it');
     return emptyBlock(emptyValues);
   }
 }

@@ -3,6 +3,7 @@ import { type AnswerVerdict, answeredMessageId, REWARD_BY_VERDICT } from './mode
 import { type ItemRef, messageContextId } from './model/exposures';
 import type { EloBookService } from './elo-book-service';
 import { ELO_BOOK_SERVICE } from '../shared/service-names';
+import { errorText } from '../shared/error-text';
 
 const LOG_SRC = 'plugin:self-improve:elo';
 
@@ -34,7 +35,7 @@ export async function settleAnswerVerdict(runtime: IAgentRuntime, message: Memor
   try {
     recent = await runtime.getMemories({ tableName: 'messages', roomId: message.roomId, end: message.createdAt, count: RECENT_MESSAGES_READ });
   } catch (error) {
-    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, messageId: message.id, error: error instanceof Error ? error.message : String(error) }, 'could not read the conversation; the previous answer is not judged');
+    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, messageId: message.id, error: errorText(error) }, 'could not read the conversation; the previous answer is not judged');
     return { answeredMessageId: null, moved: [] };
   }
   const answered = answeredMessageId(

@@ -22,6 +22,7 @@ import { ELO_BOOK_SERVICE, PLUGIN_SERVICES } from '../shared/service-names';
 import { dbOf } from '../shared/sql';
 import { logRetentionOf } from '../shared/log-retention';
 import { loadConfig } from '../shared/config';
+import { errorText } from '../shared/error-text';
 
 export { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 export { SCAN_LESSON_KIND } from './elo-listeners';
@@ -108,7 +109,7 @@ export class EloBookService extends Service {
       .then(
         () => undefined,
         (error: unknown) =>
-          runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ELO items or log samples not read into memory; they are read when needed'),
+          runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: errorText(error) }, 'ELO items or log samples not read into memory; they are read when needed'),
       )
       .finally(() => {
         service.warmedUp = true;
@@ -368,7 +369,7 @@ export class EloBookService extends Service {
   }
 
   private warnReport(error: unknown): void {
-    this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'the ELO report could not be computed ahead; the next read computes it');
+    this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: errorText(error) }, 'the ELO report could not be computed ahead; the next read computes it');
   }
 
   /**
@@ -394,7 +395,7 @@ export class EloBookService extends Service {
     this.registered.clear();
     this.keeping = this.items
       .keepAtHand(refs, nowMs, AT_HAND_AHEAD_MS)
-      .catch((error: unknown) => this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'ratings not read ahead; rankings read them when needed'))
+      .catch((error: unknown) => this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: errorText(error) }, 'ratings not read ahead; rankings read them when needed'))
       .finally(() => {
         this.keeping = null;
       });
@@ -428,7 +429,7 @@ export class EloBookService extends Service {
         }
         return this.reporting;
       })
-      .catch((error: unknown) => this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'moving counted ELO buckets failed; the next tick tries again'));
+      .catch((error: unknown) => this.runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, error: errorText(error) }, 'moving counted ELO buckets failed; the next tick tries again'));
   }
 }
 

@@ -14,6 +14,7 @@ import { checkLogEntries } from './model/log-entries';
 import { sessionsForMetrics } from './model/success-metrics';
 import { chunks } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
+import { errorText } from '../shared/error-text';
 
 /**
  * Counted buckets moved per transaction, with a turn of the event loop between transactions. On the
@@ -81,7 +82,7 @@ export class EloItems {
   /** `content` holds the content of the items in memory: put as they come in, removed as they leave. */
   static async open(runtime: IAgentRuntime, settings: EloBookSettings, store: EloStore, exposures: Exposures, content: ContextIndex): Promise<EloItems> {
     const warn = (error: unknown, message: string) =>
-      runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, message);
+      runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: errorText(error) }, message);
     const bound = settings.hotItems;
     const first = Math.min(bound, START_ITEMS);
     const recent = await store.loadRecent(first);

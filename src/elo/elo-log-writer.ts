@@ -3,6 +3,7 @@ import type { Exposures } from './model/exposures';
 import type { EloItemState, EloStore } from './elo-store';
 import type { EloLogName } from './tables';
 import { SerialQueue } from '../shared/serial-queue';
+import { errorText } from '../shared/error-text';
 
 /** Pending changes written in one go once this many have gathered (or at the next flush). */
 const FLUSH_AFTER_CHANGES = 500;
@@ -88,7 +89,7 @@ export class EloLogWriter {
         for (const name of Object.keys(logs) as EloLogName[]) this.logs[name] = [...logs[name], ...this.logs[name]];
         this.exposures.requeue(exposures);
         this.runtime.logger.warn(
-          { src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, items: items.length, error: error instanceof Error ? error.message : String(error) },
+          { src: 'plugin:self-improve:elo', agentId: this.runtime.agentId, items: items.length, error: errorText(error) },
           'ELO batch not written; kept for the next flush',
         );
       } finally {

@@ -10,6 +10,7 @@ import type { ReconciledSource, ReconcileReport } from './ledger-types';
 import type { SerialQueue } from '../shared/serial-queue';
 import type { Db } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
+import { errorText } from '../shared/error-text';
 
 /** `full`: the whole chain is verified. `incremental`: only what follows the last verified transaction. */
 export type ReconcileMode = 'full' | 'incremental';
@@ -102,7 +103,7 @@ export class LedgerReconciler {
   /** A reconciliation nobody awaits: full on a checksum mismatch or when one is due (`fullDue`), else incremental. A failure is logged (and the next one retries), never an unhandled rejection. */
   inBackground(reason: 'interval' | 'every' | 'checksum'): void {
     this.reconcile(reason === 'checksum' ? 'full' : 'scheduled').catch((error: unknown) => {
-      this.runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: this.runtime.agentId, reason, error: error instanceof Error ? error.message : String(error) }, 'ledger reconciliation failed; it runs again on the next trigger');
+      this.runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: this.runtime.agentId, reason, error: errorText(error) }, 'ledger reconciliation failed; it runs again on the next trigger');
     });
   }
 

@@ -19,6 +19,7 @@ import { REWARD_LEDGER_SERVICE } from '../shared/service-names';
 import { type Db, dbOf } from '../shared/sql';
 import { requireTables } from '../shared/plugin-schema';
 import { ledgerTables } from './tables';
+import { errorText } from '../shared/error-text';
 
 export { DEFAULT_LEDGER_CATEGORIES } from './ledger-appender';
 export type { AppendResult, CheckpointResult, ReconciledSource, HeadProblem, LedgerIntegrity, LedgerProblem, LedgerVerification, ReconcileProblem, ReconcileReport, SourceCheck } from './ledger-types';
@@ -69,7 +70,7 @@ export class RewardLedgerService extends Service {
     service.store = new LedgerStore(service.db, runtime.agentId);
     await requireTables(service.db, Object.values(ledgerTables));
     const logFailure = (what: string) => (error: unknown) => {
-      runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, `${what} failed; it is read again when needed`);
+      runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, `${what} failed; it is read again when needed`);
     };
     service.folds = new LedgerFoldKeeper(service.store, service.sessionStartMs, logFailure('folding the ledger totals in the background'));
     service.appender = new LedgerAppender(runtime, service.store, key, service.folds);

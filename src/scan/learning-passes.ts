@@ -4,6 +4,7 @@ import type { LearnProgress, LearnReport, ScanLearner } from './scan-learner';
 import type { ScanLessonStore } from './scan-lesson-store';
 import { SerialQueue } from '../shared/serial-queue';
 import type { Db } from '../shared/sql';
+import { errorText } from '../shared/error-text';
 
 const LOG_SRC = 'plugin:self-improve:outcomes';
 
@@ -57,7 +58,7 @@ export class LearningPasses {
       })
       .then(pass)
       .catch((error: unknown) => {
-        this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'learning pass failed; outcomes stay pending for the next pass');
+        this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, error: errorText(error) }, 'learning pass failed; outcomes stay pending for the next pass');
       });
   }
 
@@ -83,7 +84,7 @@ export class LearningPasses {
     return this.scanLessons.load().then(
       () => true,
       (error: unknown) => {
-        this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'scan lessons could not be loaded; learning waits until they are');
+        this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, error: errorText(error) }, 'scan lessons could not be loaded; learning waits until they are');
         return false;
       },
     );

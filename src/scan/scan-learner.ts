@@ -10,6 +10,7 @@ import { type ScanLesson, type ScanLessonFacts, type ScanLessonMetadata, scanLes
 import type { ScanLessonStore } from './scan-lesson-store';
 import type { EvidenceOutcome, OutcomeStore, WindowOutcome } from './outcome-store';
 import { yieldToEventLoop } from '../shared/event-loop';
+import { errorText } from '../shared/error-text';
 
 /** What one learning pass did. Field names are snake_case because they are printed as JSON. */
 export interface LearnReport {
@@ -105,7 +106,7 @@ export class ScanLearner {
       } catch (error) {
         report.failed_groups.push(group);
         this.runtime.logger.warn(
-          { src: LOG_SRC, agentId: this.runtime.agentId, group, error: error instanceof Error ? error.message : String(error) },
+          { src: LOG_SRC, agentId: this.runtime.agentId, group, error: errorText(error) },
           'learning failed for one group; its outcomes stay pending and the pass goes on with the other groups',
         );
       }
@@ -173,7 +174,7 @@ export class ScanLearner {
       answer = String(await this.runtime.useModel(ModelType.TEXT_SMALL, { prompt, temperature: 0.2 }));
     } catch (error) {
       report.model_errors++;
-      this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'TEXT_SMALL failed; lessons written from statistics');
+      this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, error: errorText(error) }, 'TEXT_SMALL failed; lessons written from statistics');
       return draftStatisticalScanLessons(key, stats, span);
     }
     const parsed = parseScanLessonOutput(answer);

@@ -9,6 +9,7 @@ import { allScanLessonIds, countScanLessons, ensureScanLessonIndexes, type ScanL
 import { ScanLessonIndex } from './scan-lesson-index';
 import { ScanLessonRelevanceFloor } from '../shared/scan-lesson-relevance';
 import { heldScanLesson, type ScanLesson, type ScanLessonMetadata, type StoredScanLesson, SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from './scan-lesson-metadata';
+import { errorText } from '../shared/error-text';
 
 /** Turns lesson text into the vector dedupe compares: the TEXT_EMBEDDING model, or the built-in lexical vector. */
 export interface Vectorizer {
@@ -69,7 +70,7 @@ export class ScanLessonStore {
     readonly maxInMemory = loadConfig(runtime).SELF_IMPROVE_LESSONS_IN_MEMORY,
   ) {
     this.relevance = new ScanLessonRelevanceFloor(this.index, (text) => vectorizer.embed(text), (message, error) =>
-      runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, message),
+      runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: runtime.agentId, error: errorText(error) }, message),
     );
   }
 
@@ -85,7 +86,7 @@ export class ScanLessonStore {
   async load(): Promise<number> {
     const db = dbOf(this.runtime);
     await ensureScanLessonIndexes(db).catch((error: unknown) => {
-      this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'lesson indexes could not be created; lesson pages are read without them');
+      this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, error: errorText(error) }, 'lesson indexes could not be created; lesson pages are read without them');
     });
     this.storedCount = await countScanLessons(db, this.runtime.agentId);
     const newest = await scanLessonIdsPage(db, this.runtime.agentId, { limit: this.maxInMemory + 1, after: null });

@@ -7,6 +7,7 @@ import { HOUR_MS } from './model/grouping';
 import { deepFreeze } from '../shared/deep-freeze';
 import { yieldToEventLoop } from '../shared/event-loop';
 import type { Db } from '../shared/sql';
+import { errorText } from '../shared/error-text';
 
 /** The follower waits until no outcome has been written for this long and no write or other background work is under way: a bulk ingest keeps the database to itself. */
 export const FOLLOW_QUIET_MS = 500;
@@ -134,7 +135,7 @@ export class ScanMetrics implements OutcomeFollower {
       }
     } catch (error) {
       this.runtime.logger.warn(
-        { src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) },
+        { src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: errorText(error) },
         'the metrics rollup stopped following the outcomes; it goes on with the next write or metrics read',
       );
       return;
@@ -150,7 +151,7 @@ export class ScanMetrics implements OutcomeFollower {
       await this.report({ ...this.warmOptions(), asOfMs: Date.now() });
     } catch (error) {
       this.runtime.logger.warn(
-        { src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) },
+        { src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: errorText(error) },
         'the metrics report could not be computed ahead; the next read computes it',
       );
     }

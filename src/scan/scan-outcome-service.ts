@@ -22,6 +22,7 @@ import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
 import { LearningPasses } from './learning-passes';
 import { DEFAULT_METRIC_SLICES, READ_CATCH_UP_MAX, type RollupLag, ScanMetrics } from './scan-metrics';
+import { errorText } from '../shared/error-text';
 
 export { SCAN_OUTCOME_SERVICE };
 
@@ -111,7 +112,7 @@ export class ScanOutcomeService extends Service {
     let announced = true;
     // The hub logs a failing handler itself; a failure of the delivery is logged here.
     const failed = (error: unknown) =>
-      this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'scan lesson news not delivered');
+      this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, error: errorText(error) }, 'scan lesson news not delivered');
     this.scanLessons.index.onPut((lesson) => {
       if (announced) events.emit('scanLessonsStored', { scanLessons: [lesson] }).catch(failed);
     });

@@ -5,6 +5,7 @@ import type { ScanLesson } from '../scan/scan-lesson-metadata';
 import type { OutcomeLabel } from '../scan/model/outcome';
 import { EventHub } from './event-hub';
 import type { Db } from './sql';
+import { errorText } from './error-text';
 
 /** A scan outcome just written: the finding, its label and its weighted reward. */
 export interface RecordedOutcome {
@@ -74,7 +75,7 @@ export function eventsOf(runtime: IAgentRuntime): SelfImproveHub {
   if (!hub) {
     hub = new EventHub<SelfImproveEvents>((event, error) => {
       runtime.logger.warn(
-        { src: 'plugin:self-improve:events', agentId: runtime.agentId, event, error: error instanceof Error ? error.message : String(error) },
+        { src: 'plugin:self-improve:events', agentId: runtime.agentId, event, error: errorText(error) },
         'an event handler failed; the event went on to the others',
       );
     });

@@ -1,4 +1,5 @@
 import { jsonErrorPosition } from './json-error';
+import { errorText } from './error-text';
 
 /** One line of a JSONL text that did not parse, with its 1-based line number. */
 export interface LineError {
@@ -12,7 +13,6 @@ export interface ParsedLines {
   errors: LineError[];
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Parses JSONL: one JSON value per line, blank lines ignored, bad lines reported by number. */
 export function parseJsonLines(text: string): ParsedLines {

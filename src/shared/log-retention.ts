@@ -3,6 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { type Db, queryRows, queryRowsInIndexOrder } from './sql';
 import { yieldToEventLoop } from './event-loop';
+import { errorText } from './error-text';
 
 /**
  * Keeps each append-only log of one agent to its newest `keep` rows (SELF_IMPROVE_LOG_MAX_ROWS;
@@ -56,7 +57,7 @@ export class LogRetention {
 /** A service's retention of `keep` rows per log: a failed prune is logged under `src` (the rows stay; the next append tries again). */
 export function logRetentionOf(runtime: IAgentRuntime, keep: number, src: string): LogRetention {
   return new LogRetention(runtime.agentId, keep, (error) =>
-    runtime.logger.warn({ src, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'old log rows not deleted; the next append tries again'),
+    runtime.logger.warn({ src, agentId: runtime.agentId, error: errorText(error) }, 'old log rows not deleted; the next append tries again'),
   );
 }
 

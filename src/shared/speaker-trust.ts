@@ -2,6 +2,7 @@ import { createUniqueUuid, type IAgentRuntime, type Memory, type UUID } from '@e
 import { z } from 'zod';
 import { loadConfig } from './config';
 import { decideTrust, type Trust } from './trust';
+import { errorText } from './error-text';
 
 const LOG_SRC = 'plugin:self-improve:trust';
 
@@ -52,7 +53,7 @@ export async function trustOf(runtime: IAgentRuntime, message: Pick<Memory, 'ent
   try {
     facts = await worldFacts(runtime, message);
   } catch (error) {
-    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, entityId: message.entityId, error: error instanceof Error ? error.message : String(error) }, 'could not read the world of a message; its sender counts as not trusted');
+    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, entityId: message.entityId, error: errorText(error) }, 'could not read the world of a message; its sender counts as not trusted');
   }
   return decideTrust({ entityId: message.entityId, agentId: runtime.agentId, listed: listedEntityIds(runtime), ...facts });
 }

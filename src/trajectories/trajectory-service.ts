@@ -29,6 +29,7 @@ import {
   trajectoryPaidBefore,
   trajectoryTotals,
 } from './trajectory-store';
+import { errorText } from '../shared/error-text';
 
 export { TRAJECTORIES_TABLE, TRAJECTORY_MEMORY_TYPE } from './trajectory-store';
 /** Longest transcript stored per trajectory; the evaluation always covers the whole run. */
@@ -127,7 +128,7 @@ export class TrajectoryService extends Service {
     service.settings = loadConfig(runtime);
     service.retention = logRetentionOf(runtime, service.settings.SELF_IMPROVE_TRAJECTORY_MAX_ROWS, LOG_SRC);
     await ensureTrajectoriesIndex(dbOf(runtime)).catch((error: unknown) => {
-      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'could not create the trajectories index; listing trajectories reads more rows');
+      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, 'could not create the trajectories index; listing trajectories reads more rows');
     });
     return service;
   }
@@ -249,7 +250,7 @@ export class TrajectoryService extends Service {
         .then(
           (stored) => this.settleRun(p, stored),
           (error: unknown) => {
-            this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, runId: p.runId, error: error instanceof Error ? error.message : String(error) }, 'could not store the run trajectory');
+            this.runtime.logger.warn({ src: LOG_SRC, agentId: this.runtime.agentId, runId: p.runId, error: errorText(error) }, 'could not store the run trajectory');
           },
         ),
     );

@@ -8,6 +8,7 @@ import { settleAnswerVerdict } from '../../elo/conversation-elo';
 import type { RuleBookService } from '../rule-book-service';
 import { RULE_BOOK_SERVICE } from '../../shared/service-names';
 import { trustOf } from '../../shared/speaker-trust';
+import { errorText } from '../../shared/error-text';
 
 const LOG_SRC = 'plugin:self-improve:rules';
 /** The `source` of events this evaluator records. */
@@ -35,7 +36,7 @@ async function recentContext(runtime: IAgentRuntime, message: Memory): Promise<C
       .slice(-MAX_PROMPT_CONTEXT_LINES)
       .map((m) => ({ role: m.entityId === runtime.agentId ? 'agent' : 'person', text: m.content.text as string }));
   } catch (error) {
-    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'could not read the recent conversation; classifying the message alone');
+    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, 'could not read the recent conversation; classifying the message alone');
     return [];
   }
 }
@@ -57,7 +58,7 @@ async function feedbackDraft(runtime: IAgentRuntime, message: Memory, text: stri
     const prompt = buildFeedbackPrompt(text, await recentContext(runtime, message));
     answer = String(await runtime.useModel(ModelType.TEXT_SMALL, { prompt, temperature: 0 }));
   } catch (error) {
-    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'feedback model call failed; explicit patterns used');
+    runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, 'feedback model call failed; explicit patterns used');
     return patterns();
   }
   const parsed = parseFeedbackModelOutput(answer);
@@ -113,7 +114,7 @@ export const feedbackExtractor: Evaluator = {
       const summary = `recorded a ${draft.type} event${trust.trusted ? '' : ' from someone who may not teach: what it teaches stays a candidate until a trusted person approves it'}`;
       return { success: true, text: summary, data: { via, eventIds, trusted: trust.trusted, verdict, answeredMessageId: judged?.answeredMessageId ?? null, itemsJudged: judged?.moved.length ?? 0, rulesPromoted: result.rulesPromoted, candidates: result.candidates, rejected: result.rejected } };
     } catch (error) {
-      const problem = error instanceof Error ? error.message : String(error);
+      const problem = errorText(error);
       runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, messageId: message.id, error: problem }, 'feedback extraction failed; the message goes on without it');
       return { success: false, error: problem };
     }

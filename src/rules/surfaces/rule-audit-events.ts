@@ -5,6 +5,7 @@ import type { Teacher } from '../model/types';
 import type { RuleBookService } from '../rule-book-service';
 import { RULE_BOOK_SERVICE } from '../../shared/service-names';
 import { trustOf } from '../../shared/speaker-trust';
+import { errorText } from '../../shared/error-text';
 
 /**
  * The action audit. ElizaOS 1.7.2 gives a plugin no way to stop another plugin's action before it
@@ -49,7 +50,6 @@ function pendingOf(runtime: IAgentRuntime): Map<string, PendingAudit> {
 const oneLine = (text: string) => clipText(text.replace(/\s+/g, ' ').trim(), MAX_PART_CHARS);
 const asString = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 const actionNameOf = (content: Record<string, unknown>) => (Array.isArray(content.actions) && typeof content.actions[0] === 'string' ? content.actions[0] : 'action');
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** An action in words: what the audit matches before it runs and what its outcome is judged on. */
 export interface ActionTexts {

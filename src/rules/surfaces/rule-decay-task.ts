@@ -2,6 +2,7 @@ import type { IAgentRuntime, TaskWorker } from '@elizaos/core';
 import type { RuleBookService } from '../rule-book-service';
 import { RULE_BOOK_SERVICE } from '../../shared/service-names';
 import { ensureRepeatingTask } from '../../shared/repeating-task';
+import { errorText } from '../../shared/error-text';
 
 export const RULE_DECAY_TASK_NAME = 'SELF_IMPROVE_RULE_DECAY';
 
@@ -23,7 +24,7 @@ export const ruleDecayWorker: TaskWorker = {
         runtime.logger.info({ src: LOG_SRC, agentId: runtime.agentId, ...report }, 'rule maintenance done');
       }
     } catch (error) {
-      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'rule maintenance failed; will retry');
+      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, 'rule maintenance failed; will retry');
     }
   },
 };

@@ -2,6 +2,7 @@ import type { IAgentRuntime, TaskWorker } from '@elizaos/core';
 import type { ScanOutcomeService } from '../scan-outcome-service';
 import { SCAN_OUTCOME_SERVICE } from '../../shared/service-names';
 import { ensureRepeatingTask } from '../../shared/repeating-task';
+import { errorText } from '../../shared/error-text';
 
 export const LEARN_TASK_NAME = 'SELF_IMPROVE_LEARN_PENDING';
 
@@ -19,7 +20,7 @@ export const learnPendingWorker: TaskWorker = {
         runtime.logger.info({ src: LOG_SRC, agentId: runtime.agentId, pending: report.pending_outcomes, created: report.lessons_created, reinforced: report.lessons_reinforced }, 'periodic learning pass done');
       }
     } catch (error) {
-      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: error instanceof Error ? error.message : String(error) }, 'periodic learning pass failed; will retry');
+      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, 'periodic learning pass failed; will retry');
     }
   },
 };

@@ -1,5 +1,6 @@
 import type { ActionResult, Evaluator, IAgentRuntime } from '@elizaos/core';
 import { SCAN_OUTCOME_SERVICE, type ScanOutcomeService } from '../scan-outcome-service';
+import { errorText } from '../../shared/error-text';
 
 const LOG_SRC = 'plugin:self-improve:scan-outcome-extractor';
 
@@ -29,7 +30,7 @@ export const scanOutcomeExtractor: Evaluator = {
       service.learnInBackground();
       return { success: true, text: 'learning pass started' };
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: message }, 'learning pass could not start');
       return { success: false, error: message };
     }

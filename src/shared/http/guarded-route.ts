@@ -1,5 +1,6 @@
 import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { decideAccess } from './route-access';
+import { errorText } from '../error-text';
 
 /**
  * The route as the plugin serves it: the access rule first (`decideAccess`: 401 without a key where
@@ -22,7 +23,7 @@ export function guardedRoute(route: Route): Route {
         }
         await handler(req, res, runtime);
       } catch (error) {
-        runtime.logger.error({ src: 'plugin:self-improve:http', agentId: runtime.agentId, route: where, error: error instanceof Error ? error.message : String(error) }, 'route failed');
+        runtime.logger.error({ src: 'plugin:self-improve:http', agentId: runtime.agentId, route: where, error: errorText(error) }, 'route failed');
         if (!res.headersSent) res.status(500).json({ error: `internal error while handling ${where}; the agent's log has the details` });
       }
     },
