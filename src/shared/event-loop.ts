@@ -11,20 +11,29 @@ export function yieldToEventLoop(): Promise<void> {
 
 /** Least time between two hints to the collector. */
 export const COLLECTOR_HINT_EVERY_MS = 250;
-let lastHintMs = Number.NEGATIVE_INFINITY;
+/**
+ * A hint runs on the calling thread for a time that grows with the heap: 0.3 ms at 30 MB and 3 ms
+ * at 400 MB in a probe, a median of 12 ms and up to 67 ms in the bench process on the 1M database
+ * (bench/stall-trace.ts under `--cpu-prof`: 4% of its time). The next hint so waits at least this
+ * many times as long as the last one took: hints take at most 1% of the thread.
+ */
+export const COLLECTOR_HINT_COST_SHARE = 100;
+let nextHintMs = Number.NEGATIVE_INFINITY;
 
 /**
- * Under Bun, asks its collector to run (concurrently, `Bun.gc(false)`: under 2 ms on the calling
- * thread) at most every 250 ms. Every query through plugin-sql leaves garbage behind, and Bun
- * collects it from its event loop: a loop of awaited queries that never gives the loop a turn
- * grows the process until it ends. `bench/collector-hint.ts` (5,000 lesson-like memories written
- * on a 24 GB machine): peak RSS 1,182 MB with no turn, 478 MB with a turn every 10 writes, 450 MB
- * with this hint as well. Nothing under Node (V8 bounds its own heap).
+ * Under Bun, asks its collector to run (concurrently, `Bun.gc(false)`) at most every 250 ms, and
+ * less often when hints are slow (`COLLECTOR_HINT_COST_SHARE`). Every query through plugin-sql
+ * leaves garbage behind, and Bun collects it from its event loop: a loop of awaited queries that
+ * never gives the loop a turn grows the process until it ends. `bench/collector-hint.ts` (5,000
+ * lesson-like memories written on a 24 GB machine): peak RSS 1,182 MB with no turn, 478 MB with a
+ * turn every 10 writes, 450 MB with this hint as well. Nothing under Node (V8 bounds its own heap).
+ * `clock` times the hint itself (a test's may be fake).
  */
-export function hintCollector(nowMs = performance.now()): boolean {
+export function hintCollector(nowMs = performance.now(), clock: () => number = () => performance.now()): boolean {
   const gc = (globalThis as { Bun?: { gc?: (force: boolean) => void } }).Bun?.gc;
-  if (gc === undefined || nowMs - lastHintMs < COLLECTOR_HINT_EVERY_MS) return false;
-  lastHintMs = nowMs;
+  if (gc === undefined || nowMs < nextHintMs) return false;
+  const startedMs = clock();
   gc(false);
+  nextHintMs = nowMs + Math.max(COLLECTOR_HINT_EVERY_MS, COLLECTOR_HINT_COST_SHARE * (clock() - startedMs));
   return true;
 }
