@@ -14,7 +14,8 @@ import { note, report, round, watchPgliteStatementEnds, withTempDir } from './li
  * the ledger, and prints one JSON line per stall longer than `threshold` ms (default 60): its
  * phase, length, and the PGlite statements run in it, each with the JS time before it. A stall
  * with no statement is JS alone. The bench's own row generation runs between phases of its own
- * and is never reported.
+ * and is never reported. `started_at_ms` is when the stall began, in ms since the epoch: under
+ * `bun --cpu-prof` (whose profile's `startTime` is in µs since the epoch) it finds the stall's samples.
  *
  * With STALL_TRACE_DATA_DIR set it works on that database as it is (e.g. the one bench/scale.ts
  * keeps in SCALE_DATA_DIR), ingesting `outcomes` more rows from chunk STALL_TRACE_FIRST_CHUNK
@@ -68,7 +69,7 @@ class StallTracer {
     const ms = now - this.lastTurn;
     if (ms > THRESHOLD) {
       this.stalls++;
-      report({ bench: 'stall-trace', phase: this.phase, stall_ms: round(ms, 1), tail_js_ms: round(now - this.lastStep, 1), statements: this.steps });
+      report({ bench: 'stall-trace', phase: this.phase, stall_ms: round(ms, 1), started_at_ms: round(performance.timeOrigin + this.lastTurn, 1), tail_js_ms: round(now - this.lastStep, 1), statements: this.steps });
     }
     this.lastTurn = now;
     this.lastStep = now;

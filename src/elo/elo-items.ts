@@ -32,8 +32,13 @@ const WARM_KEYS_PAGE = 5_000;
  * 1M bench database.
  */
 const WARM_PAGE = 500;
-/** Log entries checked against their schema between two turns of the event loop while the report's samples are warmed. */
-const CHECK_SLICE = 250;
+/**
+ * Log entries checked against their schema between two turns of the event loop while the report's
+ * samples are warmed. A session entry names up to 500 items, each checked: 250 entries a slice
+ * were a stall of 168 ms after start on the 1M bench database (bench/stall-trace.ts under
+ * --cpu-prof: the check and `sessionItems`).
+ */
+const CHECK_SLICE = 25;
 
 /**
  * The report's samples as they are kept: the session log's as the Success Metrics read it
@@ -121,10 +126,8 @@ export class EloItems {
       if (this.stopping) return;
       keys.push(...page);
     }
-    for (let end = keys.length; end > 0 && !this.stopping; end -= WARM_PAGE) {
-      await this.hot.warm(keys.slice(Math.max(0, end - WARM_PAGE), end).reverse());
-      await yieldToEventLoop();
-    }
+    // Oldest first: the pages from the end of the newest-first keys, each in reverse.
+    await this.inPages(keys.reverse(), (page) => this.hot.warm(page));
     if (!this.stopping && keys.length < this.hot.bound && this.hot.evictions === evictions) this.hot.markComplete();
   }
 
@@ -135,16 +138,18 @@ export class EloItems {
    * whose answer expires within `aheadMs` (`EloHotSet.readAgain`). Stops early when the book stops.
    */
   async keepAtHand(refs: readonly ItemRef[], nowMs: number, aheadMs: number): Promise<void> {
-    for (const page of chunks(refs, WARM_PAGE)) {
-      if (this.stopping) return;
-      await this.hot.lookup(page, nowMs);
+    if (!(await this.inPages(refs, (page) => this.hot.lookup(page, nowMs)))) return;
+    await this.inPages(this.hot.absentDue(nowMs + aheadMs), (page) => this.hot.readAgain(page, nowMs));
+  }
+
+  /** Runs `work` on `items` WARM_PAGE at a time, in order, a turn of the event loop after each page; false when the book stopped before the end. */
+  private async inPages<T>(items: readonly T[], work: (page: T[]) => Promise<unknown>): Promise<boolean> {
+    for (const page of chunks(items, WARM_PAGE)) {
+      if (this.stopping) return false;
+      await work(page);
       await yieldToEventLoop();
     }
-    for (const page of chunks(this.hot.absentDue(nowMs + aheadMs), WARM_PAGE)) {
-      if (this.stopping) return;
-      await this.hot.readAgain(page, nowMs);
-      await yieldToEventLoop();
-    }
+    return !this.stopping;
   }
 
   /** Items held in memory now. */

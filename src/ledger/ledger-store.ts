@@ -9,8 +9,12 @@ import { yieldToEventLoop } from '../shared/event-loop';
 import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead, ledgerReconciled } from './tables';
 import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges';
 
-/** Transactions read per page while verifying (the event loop gets a turn between pages). */
-export const VERIFY_PAGE = 1_000;
+/**
+ * Transactions read per page while verifying (the event loop gets a turn between pages). 1,000 a
+ * page were statements of 35–90 ms and 15–20 ms of hashing on the 1M bench database (a full
+ * reconciliation's stalls of about 100 ms in bench/stall-trace.ts).
+ */
+export const VERIFY_PAGE = 500;
 
 /**
  * `column` within `range`: compared as text, or (`uuid`) as a uuid column against the lowest

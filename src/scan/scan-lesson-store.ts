@@ -43,6 +43,8 @@ const RANK_WARM_UP_CALLS = 40;
 const LOAD_TURN_EVERY = 500;
 /** Lessons per page when every stored lesson is read. */
 const STORED_PAGE = 1_000;
+/** Lessons let go between two turns of the event loop when the index is trimmed to its bound. */
+const TRIM_PAGE = 50;
 
 /**
  * The agent's `scan-model-lesson` memories: written through the runtime (so they are ordinary
@@ -99,7 +101,7 @@ export class ScanLessonStore {
       if (lesson) this.index.put(lesson, await this.vectorOf(lesson, memory));
       if (i % LOAD_TURN_EVERY === LOAD_TURN_EVERY - 1) await yieldToEventLoop();
     }
-    this.trim();
+    await this.trim();
     this.relevance.warm();
     await this.index.warmUp(RANK_WARM_UP_CALLS, Date.now());
     return this.index.size;
@@ -136,14 +138,25 @@ export class ScanLessonStore {
     this.partial = true;
   }
 
-  /** Lets go of the lessons with the oldest evidence once the index holds more than the bound, down to 95% of it. */
-  private trim(): void {
+  /**
+   * Lets go of the lessons with the oldest evidence once the index holds more than the bound, down
+   * to 95% of it, TRIM_PAGE at a time with a turn of the event loop between: each one let go is
+   * news the ELO book and the rule book act on (`scanLessonsLetGo`), and the 500 of a 10,000 bound
+   * at once were a stall of about 100 ms on the 1M database (bench/stall-trace.ts under --cpu-prof:
+   * the ELO content index's removals). A lesson already gone (another trim) is skipped.
+   */
+  private async trim(): Promise<void> {
     if (this.index.size <= this.maxInMemory) return;
     this.markPartial();
-    for (const id of this.index.oldest(this.index.size - Math.floor(this.maxInMemory * 0.95))) {
-      const group = this.index.get(id)?.metadata.group_id;
-      if (group !== undefined) this.completeGroups.delete(group);
-      this.index.remove(id);
+    const target = Math.floor(this.maxInMemory * 0.95);
+    for (const page of chunks(this.index.oldest(this.index.size - target), TRIM_PAGE)) {
+      for (const id of page) {
+        if (this.index.size <= target || !this.index.has(id)) continue;
+        const group = this.index.get(id)?.metadata.group_id;
+        if (group !== undefined) this.completeGroups.delete(group);
+        this.index.remove(id);
+      }
+      await yieldToEventLoop();
     }
   }
 
@@ -220,7 +233,7 @@ export class ScanLessonStore {
     if (!this.index.has(id)) this.storedCount++;
     const lesson: StoredScanLesson = { id, text, metadata, createdAt };
     this.index.put(lesson, vector);
-    this.trim();
+    await this.trim();
     this.relevance.warm();
     return lesson;
   }
@@ -237,7 +250,7 @@ export class ScanLessonStore {
     if (!ok) throw new Error(`could not update lesson ${lesson.id}`);
     const updated: StoredScanLesson = { ...lesson, text, metadata };
     this.index.put(updated, vector);
-    this.trim();
+    await this.trim();
     this.relevance.warm();
     return updated;
   }

@@ -14,15 +14,20 @@ export const COLLECTOR_HINT_EVERY_MS = 250;
 /**
  * A hint runs on the calling thread for a time that grows with the heap: 0.3 ms at 30 MB and 3 ms
  * at 400 MB in a probe, a median of 12 ms and up to 67 ms in the bench process on the 1M database
- * (bench/stall-trace.ts under `--cpu-prof`: 4% of its time). The next hint so waits at least this
- * many times as long as the last one took: hints take at most 1% of the thread.
+ * (bench/stall-trace.ts under `--cpu-prof`: 4% of its time, and most of the stalls over 100 ms it
+ * was in). The next hint so waits at least this many times as long as the last one took (hints
+ * take at most 1% of the thread), and a hint that took over COLLECTOR_HINT_MAX_MS stops them for
+ * COLLECTOR_HINT_RETRY_MS: on such a heap a hint is itself a stall, and Bun's own collector, which
+ * runs from the turns the plugin's long work gives the event loop, is left to it.
  */
 export const COLLECTOR_HINT_COST_SHARE = 100;
+export const COLLECTOR_HINT_MAX_MS = 10;
+export const COLLECTOR_HINT_RETRY_MS = 600_000;
 let nextHintMs = Number.NEGATIVE_INFINITY;
 
 /**
- * Under Bun, asks its collector to run (concurrently, `Bun.gc(false)`) at most every 250 ms, and
- * less often when hints are slow (`COLLECTOR_HINT_COST_SHARE`). Every query through plugin-sql
+ * Under Bun, asks its collector to run (concurrently, `Bun.gc(false)`) at most every 250 ms, less
+ * often when hints are slow, and not at all for a while when one was very slow (`COLLECTOR_HINT_COST_SHARE`). Every query through plugin-sql
  * leaves garbage behind, and Bun collects it from its event loop: a loop of awaited queries that
  * never gives the loop a turn grows the process until it ends. `bench/collector-hint.ts` (5,000
  * lesson-like memories written on a 24 GB machine): peak RSS 1,182 MB with no turn, 478 MB with a
@@ -34,6 +39,7 @@ export function hintCollector(nowMs = performance.now(), clock: () => number = (
   if (gc === undefined || nowMs < nextHintMs) return false;
   const startedMs = clock();
   gc(false);
-  nextHintMs = nowMs + Math.max(COLLECTOR_HINT_EVERY_MS, COLLECTOR_HINT_COST_SHARE * (clock() - startedMs));
+  const costMs = clock() - startedMs;
+  nextHintMs = nowMs + (costMs > COLLECTOR_HINT_MAX_MS ? COLLECTOR_HINT_RETRY_MS : Math.max(COLLECTOR_HINT_EVERY_MS, COLLECTOR_HINT_COST_SHARE * costMs));
   return true;
 }
