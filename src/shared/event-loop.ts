@@ -27,9 +27,10 @@ let nextHintMs = Number.NEGATIVE_INFINITY;
 
 /**
  * Under Bun, asks its collector to run (concurrently, `Bun.gc(false)`) at most every 250 ms, less
- * often when hints are slow, and not at all for a while when one was very slow (`COLLECTOR_HINT_COST_SHARE`). Every query through plugin-sql
- * leaves garbage behind, and Bun collects it from its event loop: a loop of awaited queries that
- * never gives the loop a turn grows the process until it ends. `bench/collector-hint.ts` (5,000
+ * often when hints are slow, and not at all for a while when one was very slow
+ * (`COLLECTOR_HINT_COST_SHARE`). Every query through plugin-sql leaves garbage behind, and Bun
+ * collects it from its event loop: a loop of awaited queries that never gives the loop a turn
+ * grows the process until it ends. `bench/collector-hint.ts` (5,000
  * lesson-like memories written on a 24 GB machine): peak RSS 1,182 MB with no turn, 478 MB with a
  * turn every 10 writes, 450 MB with this hint as well. Nothing under Node (V8 bounds its own heap).
  * `clock` times the hint itself (a test's may be fake).

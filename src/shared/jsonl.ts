@@ -13,7 +13,6 @@ export interface ParsedLines {
   errors: LineError[];
 }
 
-
 /** Parses JSONL: one JSON value per line, blank lines ignored, bad lines reported by number. */
 export function parseJsonLines(text: string): ParsedLines {
   const result: ParsedLines = { values: [], errors: [] };

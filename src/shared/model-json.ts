@@ -3,6 +3,7 @@
  * into strings and fails on arrays and nesting (@elizaos/core 1.7.2), so answers are parsed here and then
  * validated with zod by the caller.
  */
+import { errorText } from './error-text';
 
 export type JsonExtraction = { ok: true; value: unknown } | { ok: false; code: 'no_json' | 'invalid_json'; message: string };
 
@@ -48,7 +49,7 @@ export function extractJson(text: string, options: { objectsOnly?: boolean } = {
       try {
         return { ok: true, value: JSON.parse(unfenced.slice(start, end + 1)) };
       } catch (error) {
-        lastError = error instanceof Error ? error.message : String(error);
+        lastError = errorText(error);
       }
     }
     const next = unfenced.slice(start + 1).search(opening);

@@ -1,6 +1,7 @@
 import type { IAgentRuntime } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import { clipText } from './prompt-text';
+import { innermostCause, messageOf } from './error-text';
 
 /**
  * The part of the runtime's drizzle database this plugin uses. plugin-sql gives the same drizzle
@@ -90,9 +91,7 @@ const REASON_CHARS = 300;
  * query: <sql> params: <values>", which must not be echoed), cut to 300 characters.
  */
 export function databaseReason(error: unknown): string {
-  let current: unknown = error;
-  while (current instanceof Error && current.cause !== undefined && current.cause !== null) current = current.cause;
-  return clipText(current instanceof Error ? current.message : String(current), REASON_CHARS);
+  return clipText(messageOf(innermostCause(error)), REASON_CHARS);
 }
 
 /** What `writeIsolatingRefusals` wrote, and which items (by position) the database refused, with its reason. */
