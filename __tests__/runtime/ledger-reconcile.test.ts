@@ -5,6 +5,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { ledgerReconciled, ledgerTable } from '../../src/ledger/tables';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import { LedgerReconciler } from '../../src/ledger/ledger-reconciler';
 import { dbOf } from '../../src/shared/sql';
 import { makeRows } from '../helpers/rows';
 import { startAgent, type TestAgent } from '../helpers/runtime';
@@ -60,6 +61,30 @@ describe('reward ledger reconciliation on a real runtime', () => {
       await otherLedger.verify();
       expect(otherLedger.lastReconciliation).toMatchObject({ ok: true });
     } finally {
+      await other.close();
+    }
+  });
+
+  test('reconciliations asked for while one waits its turn are that one: five ingests at once, each past N, reconcile once or twice, not five times', async () => {
+    const other = await startAgent({ settings: { SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1' } });
+    const prototype = LedgerReconciler.prototype as unknown as { reconcileNow: (mode: string) => Promise<unknown> };
+    const original = prototype.reconcileNow;
+    let runs = 0;
+    prototype.reconcileNow = function (this: unknown, mode: string) {
+      runs++;
+      return original.call(this, mode);
+    };
+    try {
+      const otherLedger = await rewardLedgerOf(other.runtime);
+      await Promise.all(Array.from({ length: 5 }, (_, i) => other.service.ingest(makeRows({ n: 2, labels: ['fixed'], keyPrefix: `burst-${i}` }))));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await otherLedger.verify();
+      expect(runs).toBeGreaterThanOrEqual(1);
+      expect(runs).toBeLessThanOrEqual(2);
+      expect(otherLedger.lastReconciliation).toMatchObject({ ok: true });
+      expect(await otherLedger.verify()).toMatchObject({ ok: true, count: 10 });
+    } finally {
+      prototype.reconcileNow = original;
       await other.close();
     }
   });

@@ -65,14 +65,14 @@ const scored = (outcomes: readonly EvidenceOutcome[]) => outcomes.map((o) => ({ 
 export const PENDING_PAGE = 2_000;
 
 /** The groups from `groups[at]` on whose pending outcomes add up to about PENDING_PAGE (at least one group). */
-export function pageOfGroups(groups: readonly string[], at: number, counts: ReadonlyMap<string, number>): string[] {
+export function pageOfGroups(groups: readonly { groupId: string; count: number }[], at: number): string[] {
   const page: string[] = [];
   let rows = 0;
   for (let i = at; i < groups.length; i++) {
-    const n = counts.get(groups[i] as string) ?? 0;
-    if (page.length > 0 && rows + n > PENDING_PAGE) break;
-    page.push(groups[i] as string);
-    rows += n;
+    const { groupId, count } = groups[i] as { groupId: string; count: number };
+    if (page.length > 0 && rows + count > PENDING_PAGE) break;
+    page.push(groupId);
+    rows += count;
   }
   return page;
 }
@@ -89,36 +89,39 @@ export class ScanLearner {
     const report = emptyReport(asOfMs);
     // Pending outcomes are counted per group, then read about PENDING_PAGE at a time, whole groups
     // together: memory and the longest step follow that page (or the largest group), not everything pending.
-    const { maxSeq, laterSeq, seenThrough, groups: pendingGroups } = await this.outcomes.pendingGroups(asOfMs);
+    // In the order pendingGroups met them (by their first pending outcome, near enough): whatever
+    // the order, each group learns the same. Nothing here is a map or a sort over every pending
+    // group: at 1M outcomes there were 150,000, and building two maps of them and sorting their ids
+    // was one 332 ms stall.
+    const { maxSeq, laterSeq, seenThrough, groups } = await this.outcomes.pendingGroups(asOfMs);
     // Before anything is marked learned: outcomes above maxSeq stay known as never looked at.
     await this.outcomes.recordSeen(maxSeq);
-    report.pending_outcomes = pendingGroups.reduce((n, g) => n + g.count, 0);
-    const counts = new Map(pendingGroups.map((g) => [g.groupId, g.count]));
-    const groups = pendingGroups.map((g) => g.groupId).sort();
+    report.pending_outcomes = groups.reduce((n, g) => n + g.count, 0);
     report.groups = groups.length;
     let page = new Map<string, number[]>();
     const windowMs = this.config.SELF_IMPROVE_WINDOW_DAYS * DAY_MS;
-    let done = 0;
-    for (const [at, group] of groups.entries()) {
+    const failedFirstSeqs: number[] = [];
+    const lessonIds = new Set<UUID>();
+    for (const [at, { groupId: group, firstSeq }] of groups.entries()) {
       try {
-        if (!page.has(group)) page = await this.outcomes.pendingTimes(pageOfGroups(groups, at, counts), asOfMs, maxSeq, seenThrough);
-        await this.learnGroup(group, page.get(group) ?? [], { asOfMs, maxSeq, seenThrough, windowMs }, report);
+        if (!page.has(group)) page = await this.outcomes.pendingTimes(pageOfGroups(groups, at), asOfMs, maxSeq, seenThrough);
+        await this.learnGroup(group, page.get(group) ?? [], { asOfMs, maxSeq, seenThrough, windowMs }, report, lessonIds);
       } catch (error) {
         report.failed_groups.push(group);
+        failedFirstSeqs.push(firstSeq);
         this.runtime.logger.warn(
           { src: LOG_SRC, agentId: this.runtime.agentId, group, error: errorText(error) },
           'learning failed for one group; its outcomes stay pending and the pass goes on with the other groups',
         );
       }
-      onProgress?.(++done, groups.length);
+      onProgress?.(at + 1, groups.length);
       await yieldToEventLoop();
     }
     // Every outcome up to maxSeq is learned now except those dated later and the failed groups': the next pass starts after what is done.
-    const firstSeq = new Map(pendingGroups.map((g) => [g.groupId, g.firstSeq]));
-    const stillPending = [laterSeq, ...report.failed_groups.map((g) => firstSeq.get(g) ?? null)].filter((seq): seq is number => seq !== null);
-    await this.outcomes.setLearnedThrough(stillPending.length === 0 ? maxSeq : Math.min(...stillPending) - 1);
-    // Each lesson once, in the order first written (a pass of 900,000 outcomes writes 90,000: a lookup per write was quadratic).
-    report.lesson_ids = [...new Set(report.lesson_ids)];
+    const stillPending = laterSeq === null ? failedFirstSeqs : [laterSeq, ...failedFirstSeqs];
+    await this.outcomes.setLearnedThrough(stillPending.length === 0 ? maxSeq : stillPending.reduce((a, b) => Math.min(a, b)) - 1);
+    // Each lesson once, in the order first written.
+    report.lesson_ids = [...lessonIds];
     return report;
   }
 
@@ -126,7 +129,7 @@ export class ScanLearner {
    * Learns one group's windows, then marks its pending outcomes learned. Throws on any failure
    * before the mark, so a failed group's outcomes stay pending (a retry re-links the same evidence).
    */
-  private async learnGroup(group: string, pendingTimes: readonly number[], pass: { asOfMs: number; maxSeq: number; seenThrough: number | null; windowMs: number }, report: LearnReport): Promise<void> {
+  private async learnGroup(group: string, pendingTimes: readonly number[], pass: { asOfMs: number; maxSeq: number; seenThrough: number | null; windowMs: number }, report: LearnReport, lessonIds: Set<UUID>): Promise<void> {
     const { asOfMs, maxSeq, seenThrough, windowMs } = pass;
     if (pendingTimes.length === 0) return;
     const ends = coveringWindowEnds(pendingTimes, windowMs).reverse();
@@ -135,13 +138,13 @@ export class ScanLearner {
     for (const end of ends) {
       const windowRows = rows.filter((r) => r.tsMs > end - windowMs && r.tsMs <= end);
       report.windows++;
-      await this.learnWindow({ key: parseGroupId(group), group, rows: windowRows, startMs: end - windowMs, endMs: end, asOfMs, maxSeq }, report);
+      await this.learnWindow({ key: parseGroupId(group), group, rows: windowRows, startMs: end - windowMs, endMs: end, asOfMs, maxSeq }, report, lessonIds);
       await yieldToEventLoop();
     }
     await this.outcomes.markGroupLearned(group, asOfMs, maxSeq, seenThrough);
   }
 
-  private async learnWindow(w: LearningWindow, report: LearnReport): Promise<void> {
+  private async learnWindow(w: LearningWindow, report: LearnReport, lessonIds: Set<UUID>): Promise<void> {
     if (w.rows.length < this.config.SELF_IMPROVE_MIN_SAMPLE) {
       report.skipped_low_sample++;
       return;
@@ -153,7 +156,7 @@ export class ScanLearner {
         continue;
       }
       const id = await this.store(draft, w, stats, report);
-      report.lesson_ids.push(id);
+      lessonIds.add(id);
       // Storing a lesson is several statements (evidence, the memory, its index); awaiting them never turns the event loop.
       await yieldToEventLoop();
     }
