@@ -3,6 +3,7 @@ import { routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
 import { bootRuntime } from '../src/cli/boot';
 import { eloBookOf } from '../src/elo/elo-book-service';
+import { contextWarmedUp } from '../src/context/context-warm-up';
 import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { report } from './lib';
 import { measureProviders } from './scale-calls';
@@ -23,7 +24,8 @@ try {
   const { runtime } = booted;
   await Promise.all((selfImprovePlugin.services ?? []).map((s) => runtime.getServiceLoadPromise(s.serviceType as never)));
   await (await scanOutcomeServiceOf(runtime)).scanLessonsReady();
-  await (await eloBookOf(runtime)).ratingsReadAhead();
+    await (await eloBookOf(runtime)).ratingsReadAhead();
+  await contextWarmedUp(runtime);
   const warmedMs = performance.now() - started;
   Bun.gc(true);
   const memory = process.memoryUsage();

@@ -24,6 +24,7 @@ import { RuleBookService } from './rules/rule-book-service';
 import { ScanOutcomeService } from './scan/scan-outcome-service';
 import { TrajectoryService } from './trajectories/trajectory-service';
 import { selfImproveTables } from './shared/schema';
+import { warmUpContextInBackground } from './context/context-warm-up';
 
 /**
  * plugin-self-improve: scan outcomes -> weighted rewards -> deduplicated lessons; events -> typed
@@ -34,6 +35,7 @@ export const selfImprovePlugin: Plugin = {
   description: 'Learns from the outcomes of its work: weighted rewards, lessons with provenance, typed rules, ELO-ranked context, a tamper-evident reward ledger.',
   init: async (_config, runtime) => {
     loadConfig(runtime);
+    warmUpContextInBackground(runtime);
   },
   schema: selfImproveTables,
   services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService, RuleBookService],

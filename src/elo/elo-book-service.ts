@@ -121,6 +121,11 @@ export class EloBookService extends Service {
     return service;
   }
 
+  /** Whether `stop` has begun: background work started after start (`warmUpContextInBackground`) ends then. */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
   override async stop(): Promise<void> {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
