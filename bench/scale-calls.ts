@@ -21,6 +21,10 @@ export async function timeCalls(calls: number, call: (i: number) => Promise<void
     await call(i);
     times.push(performance.now() - start);
     if ((times[0] as number) > 1_000 && times.length >= 3) break;
+    // Untimed: a turn of the event loop between calls, as between two messages of a chat. Calls that
+    // resolve through promise jobs alone never give Bun's collector a turn: 1,000 in a row grew a
+    // fresh process from 409 MB to 1,153 MB RSS.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const slowest = times
     .map((ms, i): [number, number] => [i, round(ms, 2)])
@@ -33,7 +37,10 @@ export async function timeCalls(calls: number, call: (i: number) => Promise<void
 export async function measureProviders(runtime: AgentRuntime): Promise<Record<string, Timing>> {
   const out: Record<string, Timing> = {};
   const messages: Memory[] = [];
-  for (let i = 0; i < PROVIDER_CALLS; i++) messages.push(await chatMessage(runtime, `semgrep found sql-injection in payments-api-${i} handler ${i}, is it a false positive?`));
+  for (let i = 0; i < PROVIDER_CALLS; i++) {
+    messages.push(await chatMessage(runtime, `semgrep found sql-injection in payments-api-${i} handler ${i}, is it a false positive?`));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   for (const provider of selfImprovePlugin.providers ?? []) {
     out[provider.name] = await timeCalls(PROVIDER_CALLS, async (i) => {
       await provider.get(runtime, messages[i] as Memory, { values: {}, data: {}, text: '' });

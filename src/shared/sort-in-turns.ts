@@ -1,0 +1,40 @@
+import { yieldToEventLoop } from './event-loop';
+
+/** Items sorted, or merged, between two turns of the event loop. */
+export const SORT_STEP = 4_096;
+
+/**
+ * `items` ordered by `key` as `Array.prototype.sort` orders strings (UTF-16 code units; stable),
+ * SORT_STEP items at a time with a turn of the event loop between: runs of SORT_STEP sorted, then
+ * merged pairwise. One sort of the 150,000 pending group ids of a 1M-outcome learning pass was a
+ * 135 ms stall; the same work in turns is a few milliseconds each.
+ */
+export async function sortedInTurns<T>(items: readonly T[], key: (item: T) => string): Promise<T[]> {
+  const before = (a: T, b: T) => key(a) < key(b);
+  let runs: T[][] = [];
+  for (let i = 0; i < items.length; i += SORT_STEP) {
+    if (i > 0) await yieldToEventLoop();
+    runs.push(items.slice(i, i + SORT_STEP).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)));
+  }
+  while (runs.length > 1) {
+    const merged: T[][] = [];
+    for (let i = 0; i < runs.length; i += 2) merged.push(i + 1 < runs.length ? await mergeInTurns(runs[i] as T[], runs[i + 1] as T[], before) : (runs[i] as T[]));
+    runs = merged;
+  }
+  return runs[0] ?? [];
+}
+
+/** Two sorted runs merged (ties from `left` first, so the sort stays stable), with a turn every SORT_STEP items. */
+async function mergeInTurns<T>(left: readonly T[], right: readonly T[], before: (a: T, b: T) => boolean): Promise<T[]> {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    const stop = out.length + SORT_STEP;
+    while (out.length < stop && i < left.length && j < right.length) out.push(before(right[j] as T, left[i] as T) ? (right[j++] as T) : (left[i++] as T));
+    if (i === left.length) while (out.length < stop && j < right.length) out.push(right[j++] as T);
+    else if (j === right.length) while (out.length < stop && i < left.length) out.push(left[i++] as T);
+    if (i < left.length || j < right.length) await yieldToEventLoop();
+  }
+  return out;
+}
