@@ -11,11 +11,12 @@ import { measureProviders } from './scale-calls';
 /**
  * An agent's own process on a database `bench/scale.ts` grew: boots a runtime on `dataDir` (argv 2)
  * with the settings given as JSON (argv 3), waits until every service has started and the
- * background reads after start are done (the lessons, the ELO book's items and log samples, the
- * ratings of the lessons held), then
- * prints one JSON line: its RSS and heap after a full collection, how long that took, and the
- * providers' p50/p99 (`measureProviders`). The bench's own process has grown the database through a
- * year of writes; this is what a process that starts on it holds and costs.
+ * background work after start is done (the lessons, the ELO book's items and log samples, the
+ * ratings of the lessons held, the prompt context's warm-up), then prints one JSON line: its RSS
+ * and heap after a full collection, how long that took, the providers' p50/p99
+ * (`measureProviders`), its RSS after them, and its heap and RSS after another full collection
+ * (what the calls left held). The bench's own process has grown the database through a year of
+ * writes; this is what a process that starts on it holds and costs.
  */
 routeConsoleToStderr();
 const started = performance.now();
@@ -24,13 +25,26 @@ try {
   const { runtime } = booted;
   await Promise.all((selfImprovePlugin.services ?? []).map((s) => runtime.getServiceLoadPromise(s.serviceType as never)));
   await (await scanOutcomeServiceOf(runtime)).scanLessonsReady();
-    await (await eloBookOf(runtime)).ratingsReadAhead();
+  await (await eloBookOf(runtime)).ratingsReadAhead();
   await contextWarmedUp(runtime);
   const warmedMs = performance.now() - started;
   Bun.gc(true);
   const memory = process.memoryUsage();
   const providers = await measureProviders(runtime);
-  report({ bench: 'scale-fresh-process', warmed_up_ms: Math.round(warmedMs), rss_mb: Math.round(memory.rss / 1_048_576), heap_mb: Math.round(memory.heapUsed / 1_048_576), providers, rss_after_providers_mb: Math.round(process.memoryUsage().rss / 1_048_576) });
+  const rssAfterProviders = process.memoryUsage().rss;
+  // What the calls left held (after a full collection) against what they grew the process by.
+  Bun.gc(true);
+  const collected = process.memoryUsage();
+  report({
+    bench: 'scale-fresh-process',
+    warmed_up_ms: Math.round(warmedMs),
+    rss_mb: Math.round(memory.rss / 1_048_576),
+    heap_mb: Math.round(memory.heapUsed / 1_048_576),
+    providers,
+    rss_after_providers_mb: Math.round(rssAfterProviders / 1_048_576),
+    heap_after_providers_collected_mb: Math.round(collected.heapUsed / 1_048_576),
+    rss_after_providers_collected_mb: Math.round(collected.rss / 1_048_576),
+  });
 } finally {
   await booted.close();
 }

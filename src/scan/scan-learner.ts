@@ -90,10 +90,9 @@ export class ScanLearner {
     const report = emptyReport(asOfMs);
     // Pending outcomes are counted per group, then read about PENDING_PAGE at a time, whole groups
     // together: memory and the longest step follow that page (or the largest group), not everything pending.
-    // In the order of their ids: consecutive groups then read neighbouring pages of the group
-    // indexes (in the order pendingGroups met them, the 1M-outcome pass of bench/scale.ts took about
-    // 20 minutes instead of 6). Nothing here maps or sorts every pending group at once: at 1M outcomes
-    // there were 150,000, and two maps of them and a sort of their ids were one 332 ms stall.
+    // In the order of their ids, as always: consecutive groups read neighbouring pages of the group
+    // indexes. Nothing here maps or sorts every pending group at once: at 1M outcomes there were
+    // 150,000, and two maps of them and a sort of their ids were one 332 ms stall.
     const pending = await this.outcomes.pendingGroups(asOfMs);
     const { maxSeq, laterSeq, seenThrough } = pending;
     const groups = await sortedInTurns(pending.groups, (g) => g.groupId);
