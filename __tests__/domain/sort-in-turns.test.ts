@@ -2,7 +2,6 @@ import { describe, expect, test } from 'bun:test';
 import { SORT_STEP, sortedInTurns } from '../../src/shared/sort-in-turns';
 import { seededRandom } from '../helpers/random';
 
-
 describe('sorting in turns of the event loop', () => {
   test.each([0, 1, SORT_STEP - 1, SORT_STEP, SORT_STEP + 1, 5 * SORT_STEP + 17])('%p items: the order Array.prototype.sort gives, ties in their first order', async (n) => {
     const next = seededRandom(n + 1);

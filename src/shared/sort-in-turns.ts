@@ -1,4 +1,5 @@
 import { yieldToEventLoop } from './event-loop';
+import { chunks } from './sql';
 
 /** Items sorted, or merged, between two turns of the event loop. */
 export const SORT_STEP = 4_096;
@@ -12,9 +13,9 @@ export const SORT_STEP = 4_096;
 export async function sortedInTurns<T>(items: readonly T[], key: (item: T) => string): Promise<T[]> {
   const before = (a: T, b: T) => key(a) < key(b);
   let runs: T[][] = [];
-  for (let i = 0; i < items.length; i += SORT_STEP) {
+  for (const [i, run] of chunks(items, SORT_STEP).entries()) {
     if (i > 0) await yieldToEventLoop();
-    runs.push(items.slice(i, i + SORT_STEP).sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)));
+    runs.push(run.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)));
   }
   while (runs.length > 1) {
     const merged: T[][] = [];
