@@ -2,10 +2,10 @@
  * Gives the event loop a turn (timers, I/O, other requests) before going on. Long work on PGlite
  * needs it: its queries resolve through promise jobs alone, so a loop of awaited queries never
  * lets a timer or an HTTP request run until the whole loop ends. Every chunk of the plugin's long
- * work passes here, so here it also hints the collector (`hintCollector`).
+ * work passes here, so here it also hints the collector (`collectorHints`).
  */
 export function yieldToEventLoop(): Promise<void> {
-  hintCollector();
+  collectorHints.hint();
   return new Promise((resolve) => setImmediate(resolve));
 }
 
@@ -23,7 +23,6 @@ export const COLLECTOR_HINT_EVERY_MS = 250;
 export const COLLECTOR_HINT_COST_SHARE = 100;
 export const COLLECTOR_HINT_MAX_MS = 10;
 export const COLLECTOR_HINT_RETRY_MS = 600_000;
-let nextHintMs = Number.NEGATIVE_INFINITY;
 
 /**
  * Under Bun, asks its collector to run (concurrently, `Bun.gc(false)`) at most every 250 ms, less
@@ -33,14 +32,24 @@ let nextHintMs = Number.NEGATIVE_INFINITY;
  * grows the process until it ends. `bench/collector-hint.ts` (5,000
  * lesson-like memories written on a 24 GB machine): peak RSS 1,182 MB with no turn, 478 MB with a
  * turn every 10 writes, 450 MB with this hint as well. Nothing under Node (V8 bounds its own heap).
- * `clock` times the hint itself (a test's may be fake).
+ * The process has one (`collectorHints`); a test makes its own, so hints the rest of the process
+ * gave (some slow, on a big heap) never decide what it sees.
  */
-export function hintCollector(nowMs = performance.now(), clock: () => number = () => performance.now()): boolean {
-  const gc = (globalThis as { Bun?: { gc?: (force: boolean) => void } }).Bun?.gc;
-  if (gc === undefined || nowMs < nextHintMs) return false;
-  const startedMs = clock();
-  gc(false);
-  const costMs = clock() - startedMs;
-  nextHintMs = nowMs + (costMs > COLLECTOR_HINT_MAX_MS ? COLLECTOR_HINT_RETRY_MS : Math.max(COLLECTOR_HINT_EVERY_MS, COLLECTOR_HINT_COST_SHARE * costMs));
-  return true;
+export class CollectorHints {
+  private nextHintMs = Number.NEGATIVE_INFINITY;
+
+  /** `clock` times the hint itself (a test's may be fake). True when the collector was asked. */
+  hint(nowMs = performance.now(), clock: () => number = () => performance.now()): boolean {
+    const gc = (globalThis as { Bun?: { gc?: (force: boolean) => void } }).Bun?.gc;
+    if (gc === undefined || nowMs < this.nextHintMs) return false;
+    const startedMs = clock();
+    gc(false);
+    const costMs = clock() - startedMs;
+    this.nextHintMs =
+      nowMs + (costMs > COLLECTOR_HINT_MAX_MS ? COLLECTOR_HINT_RETRY_MS : Math.max(COLLECTOR_HINT_EVERY_MS, COLLECTOR_HINT_COST_SHARE * costMs));
+    return true;
+  }
 }
+
+/** The process's hints, given from every `yieldToEventLoop`. */
+export const collectorHints = new CollectorHints();
