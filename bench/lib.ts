@@ -43,8 +43,9 @@ export function liveHeap(types = 10): { heap_mb: number; extra_mb: number; objec
   return { heap_mb: Math.round(stats.heapSize / 1_048_576), extra_mb: Math.round(stats.extraMemorySize / 1_048_576), objects: stats.objectCount, top_types: top };
 }
 
+/** A progress line on stderr, with the process's RSS and its peak so far (where a peak happened). */
 export function note(message: string): void {
-  process.stderr.write(`[bench] ${message}\n`);
+  process.stderr.write(`[bench] ${message} (rss ${Math.round(process.memoryUsage().rss / 1_048_576)} MB, peak ${peakRssMb() ?? '?'} MB)\n`);
 }
 
 export async function withTempDir<T>(prefix: string, work: (dir: string) => Promise<T>): Promise<T> {

@@ -9,6 +9,7 @@ import { SimilarityColumns } from '../shared/similarity-columns';
 import { heldScanLesson, type ScanLesson } from './scan-lesson-metadata';
 import { ContextVocabulary } from './model/context-vocabulary';
 import { ScanLessonSlots } from './scan-lesson-slots';
+import { WeightOrder } from './scan-lesson-weight-order';
 
 /** The fields a prompt's context can name, as the index counts them. */
 export const CONTEXT_FIELDS = ['project', 'scanner', 'model_name', 'category'] as const;
@@ -66,6 +67,9 @@ export class ScanLessonIndex {
   private readonly vocabularies = Object.fromEntries(CONTEXT_FIELDS.map((f) => [f, new ContextVocabulary()])) as Record<ContextField, ContextVocabulary>;
 
   private changes = 0;
+  /** The slots by weight as of `weightOrderAt` changes (`rankScored` builds it again when they moved). */
+  private weightOrder: WeightOrder | null = null;
+  private weightOrderAt = -1;
 
   get size(): number {
     return this.lessons.size;
@@ -211,7 +215,14 @@ export class ScanLessonIndex {
     return this.rankScored(vector, query, limit).map((r) => r.item);
   }
 
-  /** `rank` with each lesson's score. */
+  /**
+   * `rank` with each lesson's score. Lessons are visited heaviest first (`WeightOrder`), and the
+   * visit stops once no lesson left can reach the score the top needs: a score is at most the
+   * greatest relevance the message allows (a cosine of 1 and every context field it names, and
+   * the topical match) times the weight. The result is the one visiting every lesson gives (ties
+   * go by id whatever the order); on the 1M bench database a topical message visits a few hundred
+   * of the 10,000 lessons held.
+   */
   rankScored(vector: ArrayLike<number>, query: RankQuery, limit: number): Ranked<ScanLesson>[] {
     const cosines = this.columns.cosines(sparseQuery(unitVector(vector)));
     const fields = CONTEXT_FIELDS.length;
@@ -219,29 +230,46 @@ export class ScanLessonIndex {
     const named = Int32Array.from(CONTEXT_FIELDS, (field) => this.slots.codeOf(query.context[field] ?? null));
     const floor = Math.max(0, query.minSimilarity ?? 0);
     const topicalMatch = query.topical ? 1 : 0;
+    // A Float32 cosine of unit vectors may round a little above 1.
+    const greatestRelevance = scanLessonRelevance(1.001, topicalMatch + named.filter((code) => code > 0).length);
     const { weight, confidence, lastSeenMs, context } = this.slots;
+    const order = this.slotsByWeight();
     const top = new TopK<ScanLesson>(limit);
     const minConfidence = query.minScanLessonConfidence;
     // The score a lesson must reach to get in, read again only when the top changes.
     let least = top.floor();
-    // Newest slots first: slots are mostly in the order lessons were learned, so the freshest fill
-    // the top first and most others then fail the floor. Ties go by id whatever the order.
-    for (let slot = this.bySlot.length - 1; slot >= 0; slot--) {
-      if ((confidence[slot] as number) < minConfidence) continue;
-      let contextMatches = topicalMatch;
-      for (let f = 0, at = slot * fields; f < fields; f++, at++) if (named[f] !== 0 && context[at] === named[f]) contextMatches++;
-      const similarity = cosines[slot] as number;
-      if (similarity <= floor && contextMatches === 0) continue;
-      // Freshness is at most 1: a lesson that cannot reach the current floor is skipped before pow.
-      const bound = scanLessonRelevance(similarity, contextMatches) * (weight[slot] as number);
-      if (bound < least) continue;
-      const score = bound * freshness(query.nowMs - (lastSeenMs[slot] as number), query.halfLifeDays);
-      if (score < least) continue;
-      const e = this.bySlot[slot] as IndexEntry;
-      top.offer(e.item, e.lesson, score);
-      least = top.floor();
+    for (let b = 0; b < order.buckets; b++) {
+      const start = order.starts[b] as number;
+      const end = order.starts[b + 1] as number;
+      if (start === end) continue;
+      if (greatestRelevance * (order.ceilings[b] as number) < least) break;
+      for (let k = start; k < end; k++) {
+        const slot = order.slots[k] as number;
+        if ((confidence[slot] as number) < minConfidence) continue;
+        let contextMatches = topicalMatch;
+        for (let f = 0, at = slot * fields; f < fields; f++, at++) if (named[f] !== 0 && context[at] === named[f]) contextMatches++;
+        const similarity = cosines[slot] as number;
+        if (similarity <= floor && contextMatches === 0) continue;
+        // Freshness is at most 1: a lesson that cannot reach the current floor is skipped before pow.
+        const bound = scanLessonRelevance(similarity, contextMatches) * (weight[slot] as number);
+        if (bound < least) continue;
+        const score = bound * freshness(query.nowMs - (lastSeenMs[slot] as number), query.halfLifeDays);
+        if (score < least) continue;
+        const e = this.bySlot[slot] as IndexEntry;
+        top.offer(e.item, e.lesson, score);
+        least = top.floor();
+      }
     }
     return top.result();
+  }
+
+  /** The slots by weight, built again when the lessons changed since. */
+  private slotsByWeight(): WeightOrder {
+    if (this.weightOrder === null || this.weightOrderAt !== this.changes) {
+      this.weightOrder = new WeightOrder(this.slots.weight, this.bySlot.length);
+      this.weightOrderAt = this.changes;
+    }
+    return this.weightOrder;
   }
 
   /**
