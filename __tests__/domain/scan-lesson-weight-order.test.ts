@@ -8,9 +8,9 @@ import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
 const NOW = Date.parse('2026-11-22T00:00:00Z');
 
 describe('WeightOrder: slots by weight in buckets, with each bucket\'s greatest weight', () => {
-  const weights = fc.array(fc.oneof(fc.double({ min: 0, max: 2, noNaN: true }), fc.constantFrom(0, 1, Number.NaN, -0.5)), { maxLength: 300 });
+  const weights = fc.array(fc.oneof(fc.double({ min: 0, max: 2, noNaN: true }), fc.constantFrom(0, 1, Number.NaN, -0.5, Number.POSITIVE_INFINITY)), { maxLength: 300 });
 
-  test('property: every slot once; no weight in a bucket or after it exceeds the bucket\'s ceiling; what is not a number ≥ 0 is in the last bucket', () => {
+  test('property: every slot once; no weight in a bucket or after it exceeds the bucket\'s ceiling; an infinite weight is in the first bucket, NaN or a negative one in the last', () => {
     fc.assert(
       fc.property(weights, fc.integer({ min: 1, max: 64 }), (w, buckets) => {
         const order = new WeightOrder(w, w.length, buckets);
@@ -25,6 +25,8 @@ describe('WeightOrder: slots by weight in buckets, with each bucket\'s greatest 
         }
         const last = new Set(order.slots.subarray(order.starts[buckets - 1]));
         for (const [i, x] of w.entries()) if (!(x >= 0)) expect(last.has(i)).toBe(true);
+        const first = new Set(order.slots.subarray(0, order.starts[1]));
+        for (const [i, x] of w.entries()) if (x === Number.POSITIVE_INFINITY) expect(first.has(i)).toBe(true);
       }),
     );
   });

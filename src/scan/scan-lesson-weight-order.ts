@@ -8,8 +8,8 @@ const BUCKETS = 256;
  * times a bucket's greatest weight is below the score a lesson needs to get into the top, no
  * lesson in that bucket or after it can get in: the ranking stops there instead of visiting every
  * lesson held. Built by counting (no comparison sort: O(slots + buckets)) and built again after
- * the lessons change. A weight that is not a number ≥ 0 goes into the last bucket (its score can
- * never be > 0, so no lesson there gets in).
+ * the lessons change. An infinite weight goes into the first bucket, NaN or a negative one (which
+ * never gets in) into the last.
  */
 export class WeightOrder {
   /** Slots, bucket by bucket, heaviest bucket first; within a bucket the newest (highest) slot first. */
@@ -21,14 +21,14 @@ export class WeightOrder {
 
   constructor(weight: ArrayLike<number>, count: number, buckets = BUCKETS) {
     let max = 0;
-    for (let slot = 0; slot < count; slot++) if ((weight[slot] as number) > max) max = weight[slot] as number;
+    for (let slot = 0; slot < count; slot++) if (ordinary(weight[slot] as number) && (weight[slot] as number) > max) max = weight[slot] as number;
     const bucketOf = new Uint16Array(count);
     const sizes = new Uint32Array(buckets);
     this.ceilings = new Float64Array(buckets);
     for (let slot = 0; slot < count; slot++) {
       const w = weight[slot] as number;
       // Heaviest first: bucket 0 holds the weights nearest `max`.
-      const b = w >= 0 && max > 0 ? Math.min(buckets - 1, Math.floor((1 - w / max) * buckets)) : buckets - 1;
+      const b = w === Number.POSITIVE_INFINITY ? 0 : ordinary(w) && max > 0 ? Math.min(buckets - 1, Math.floor((1 - w / max) * buckets)) : buckets - 1;
       bucketOf[slot] = b;
       sizes[b] = (sizes[b] as number) + 1;
       if (w > (this.ceilings[b] as number)) this.ceilings[b] = w;
@@ -47,4 +47,9 @@ export class WeightOrder {
   get buckets(): number {
     return this.ceilings.length;
   }
+}
+
+/** A weight the buckets are cut by: a finite number ≥ 0. */
+function ordinary(w: number): boolean {
+  return w >= 0 && w <= Number.MAX_VALUE;
 }
