@@ -21,7 +21,10 @@ export class WeightOrder {
 
   constructor(weight: ArrayLike<number>, count: number, buckets = BUCKETS) {
     let max = 0;
-    for (let slot = 0; slot < count; slot++) if (ordinary(weight[slot] as number) && (weight[slot] as number) > max) max = weight[slot] as number;
+    for (let slot = 0; slot < count; slot++) {
+      const w = weight[slot] as number;
+      if (ordinary(w) && w > max) max = w;
+    }
     const bucketOf = new Uint16Array(count);
     const sizes = new Uint32Array(buckets);
     this.ceilings = new Float64Array(buckets);
