@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { LEXICAL_DIMENSIONS, lexicalTokens, lexicalVector } from '../../src/shared/lexical-vector';
-import { cosineSimilarity, unitVector } from '../../src/shared/similarity';
+import { cosineSimilarity, sparseQuery, unitVector } from '../../src/shared/similarity';
 import { SimilarityColumns } from '../../src/shared/similarity-columns';
 
 const norm = (v: readonly number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
@@ -163,5 +163,33 @@ describe('SimilarityColumns.nearest', () => {
     const got = nearest(query, lessons.map((item) => ({ item, vector: lexicalVector(item) })));
     expect(got?.item).toBe(lessons[1]);
     expect(got?.similarity).toBeCloseTo(1, 5);
+  });
+});
+
+describe('SimilarityColumns.cosines', () => {
+  const vectorOf = (dimensions: number) => fc.array(fc.float({ min: -1, max: 1, noNaN: true }), { minLength: dimensions, maxLength: dimensions });
+
+  test('property: the cosine of the query with every slot, for queries of any number of non-zero dimensions (four columns a pass, then the rest)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 13 }).chain((dimensions) => fc.tuple(fc.array(vectorOf(dimensions), { minLength: 1, maxLength: 20 }), vectorOf(dimensions))),
+        ([stored, query]) => {
+          const columns = new SimilarityColumns();
+          for (const vector of stored) columns.add(vector);
+          const got = Array.from(columns.cosines(sparseQuery(unitVector(query))));
+          expect(got).toHaveLength(stored.length);
+          got.forEach((cosine, slot) => expect(cosine).toBeCloseTo(cosineSimilarity(query, stored[slot] as number[]), 4));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('a query dimension the columns do not have adds nothing', () => {
+    const columns = new SimilarityColumns();
+    columns.add([1, 0]);
+    columns.add([0, 1]);
+    const query = { indices: Int32Array.from([0, 5, 6, 7, 1]), values: Float32Array.from([0.6, 1, 1, 1, 0.8]) };
+    expect(Array.from(columns.cosines(query)).map((c) => Number(c.toFixed(5)))).toEqual([0.6, 0.8]);
   });
 });

@@ -71,6 +71,14 @@ test('the tarball holds the build, the bin, the examples and the README, and no 
   expect(files.filter((file) => /fixture|\.tgz$|(^|\/)\.self-improve\//i.test(file))).toEqual([]);
 }, SLOW);
 
+test('every file the README links to is in the tarball', () => {
+  const { files } = packPackage();
+  const readme = readFileSync(path.join(consumerProject().packageDir, 'README.md'), 'utf8');
+  const linked = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1] as string).filter((target) => !/^[a-z]+:/i.test(target));
+  expect(linked.length).toBeGreaterThan(0);
+  expect(linked.filter((target) => !files.includes(target.replace(/^\.\//, '')))).toEqual([]);
+}, SLOW);
+
 test('package.json entry points name files that are in the tarball', () => {
   const { files } = packPackage();
   const manifest = JSON.parse(readFileSync(path.join(consumerProject().packageDir, 'package.json'), 'utf8'));

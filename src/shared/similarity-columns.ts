@@ -11,6 +11,7 @@ export class SimilarityColumns {
   private capacity = 0;
   private used = 0;
   private scratch = new Float32Array(0);
+  private zeroColumn = new Float32Array(0);
 
   get size(): number {
     return this.used;
@@ -50,13 +51,38 @@ export class SimilarityColumns {
     if (this.scratch.length < this.used) this.scratch = new Float32Array(this.capacity);
     const scores = this.scratch.subarray(0, this.used);
     scores.fill(0);
-    for (let k = 0; k < query.indices.length; k++) {
-      const column = this.columns[query.indices[k] as number];
-      if (!column) continue;
-      const weight = query.values[k] as number;
-      for (let s = 0; s < this.used; s++) scores[s] = (scores[s] as number) + weight * (column[s] as number);
+    // Four columns a pass: a dense query (an embedding model's, every dimension) reads and writes
+    // the scores a quarter as often.
+    const { indices, values } = query;
+    const used = this.used;
+    let k = 0;
+    for (; k + 4 <= indices.length; k += 4) {
+      const a = this.column(indices[k]);
+      const b = this.column(indices[k + 1]);
+      const c = this.column(indices[k + 2]);
+      const d = this.column(indices[k + 3]);
+      const wa = values[k] as number;
+      const wb = values[k + 1] as number;
+      const wc = values[k + 2] as number;
+      const wd = values[k + 3] as number;
+      for (let s = 0; s < used; s++) scores[s] = (scores[s] as number) + wa * (a[s] as number) + wb * (b[s] as number) + wc * (c[s] as number) + wd * (d[s] as number);
+    }
+    for (; k < indices.length; k++) {
+      const column = this.column(indices[k]);
+      const weight = values[k] as number;
+      for (let s = 0; s < used; s++) scores[s] = (scores[s] as number) + weight * (column[s] as number);
     }
     return scores;
+  }
+
+  /** A dimension's column; a dimension the index does not have reads as zeros. */
+  private column(dimension: number | undefined): Float32Array {
+    return this.columns[dimension as number] ?? this.zeros();
+  }
+
+  private zeros(): Float32Array {
+    if (this.zeroColumn.length < this.used) this.zeroColumn = new Float32Array(this.capacity);
+    return this.zeroColumn;
   }
 
   /**
