@@ -148,7 +148,7 @@ describe('reconciliation by ranges of record ids, and of what is new', () => {
     expect((review?.details.unexpected as { source_ref: string }[])[0]?.source_ref).toBe(gone?.id as string);
   });
 
-  test('new outcomes over several of its statements (250 seqs each): an unpaid one among the last is found, and only it read', async () => {
+  test('new outcomes over several of its statements (100 seqs each): an unpaid one among the last is found, and only it read', async () => {
     await ledger.reconcile('full');
     await agent.service.ingest(makeRows({ n: 600, labels: ['fixed', 'accepted'], keyPrefix: 'rng-many' }));
     const db = dbOf(agent.runtime);

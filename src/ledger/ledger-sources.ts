@@ -18,15 +18,18 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 /**
  * Record ids per lookup. Each lookup is one statement (PGlite runs it on the main thread), planned
  * as an index scan whose every row is checked against the whole list: 250 ids cost about a
- * sixteenth of 1,000, and the event loop gets a turn between lookups.
+ * sixteenth of 1,000, and the event loop gets a turn between lookups. 100 since a lookup of 250 was
+ * a 123 ms stall in the 1M bench's ingest (43b8510).
  */
-const LOOKUP_BATCH = 250;
+const LOOKUP_BATCH = 100;
 /**
  * Outcome seqs an incremental reconciliation reads per statement. Each one probes the ledger's
  * `ledger_once` index by its random id: on a cold cache at 1M outcomes about 1.2 page reads a probe,
- * so a statement of 1,000 took 170-180 ms and one of 250 35-55 ms.
+ * so a statement of 1,000 took 170-180 ms and one of 250 35-55 ms; in a process of its own on the
+ * 1M database (29c2171), 250 took 21-36 ms and 100 8-16 ms, and in the bench's process one of 250
+ * was a 97 ms stall while learning.
  */
-const NEW_RECORDS_PAGE = 250;
+const NEW_RECORDS_PAGE = 100;
 
 /**
  * The sources this plugin records from, each checked in batches on the database handle it is
