@@ -1,5 +1,6 @@
 import { ScanLessonIndex } from '../src/scan/scan-lesson-index';
-import { lexicalVector } from '../src/shared/lexical-vector';
+import { fnv1a, lexicalVector } from '../src/shared/lexical-vector';
+import { mulberry32 } from '../examples/generate-outcomes';
 import { syntheticScanLesson } from '../__tests__/helpers/synthetic-scan-lessons';
 import { percentile, report, round } from './lib';
 
@@ -23,15 +24,11 @@ const MESSAGES = {
   unrelated: { text: 'what time is the standup tomorrow?', context: {}, topical: false },
 };
 
-/** A deterministic dense vector for a text (its values from a generator seeded by the text). */
+/** A deterministic dense vector for a text: uniform values from the examples' PRNG seeded by the text's hash. */
 function denseVector(dimensions: number): (text: string) => number[] {
   return (text) => {
-    let seed = 2166136261;
-    for (let i = 0; i < text.length; i++) seed = Math.imul(seed ^ text.charCodeAt(i), 16777619);
-    return Array.from({ length: dimensions }, () => {
-      seed = Math.imul(seed ^ (seed >>> 15), 2246822507) + 1;
-      return (seed >>> 0) / 2 ** 32 - 0.5;
-    });
+    const random = mulberry32(fnv1a(text));
+    return Array.from({ length: dimensions }, () => random() - 0.5);
   };
 }
 
