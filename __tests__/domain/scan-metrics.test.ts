@@ -10,6 +10,8 @@ import {
   median,
   type MetricOutcome,
   type MetricSet,
+  nextHourAheadAt,
+  reportHoursAhead,
 } from '../../src/scan/model/metrics';
 
 const AS_OF = Date.UTC(2026, 2, 1);
@@ -307,6 +309,37 @@ describe('drift windows', () => {
     const { d7, d28 } = computeScanMetrics(rows.map(outcome), new Map(), { asOfMs: asOf, k: 1 }).overall.drift;
     expect(rounded(d7)).toEqual(rounded(drift(7, 2, 2, 1 / 2, 0, 0, 0.75)));
     expect(rounded(d28)).toEqual(rounded(drift(28, 4, 1, 1 / 4, 0, 1.5 / 4, 0.5)));
+  });
+});
+
+describe('reports computed ahead of the hour', () => {
+  const MINUTE = 60_000;
+  test('reportHoursAhead: now alone, and the next hour too once it starts within the lead', () => {
+    expect(reportHoursAhead(AS_OF + 10 * MINUTE, MINUTE)).toEqual([AS_OF + 10 * MINUTE]);
+    expect(reportHoursAhead(AS_OF, MINUTE)).toEqual([AS_OF]);
+    expect(reportHoursAhead(AS_OF + HOUR_MS - MINUTE - 1, MINUTE)).toEqual([AS_OF + HOUR_MS - MINUTE - 1]);
+    expect(reportHoursAhead(AS_OF + HOUR_MS - MINUTE, MINUTE)).toEqual([AS_OF + HOUR_MS - MINUTE, AS_OF + HOUR_MS]);
+    expect(reportHoursAhead(AS_OF + HOUR_MS - 1, MINUTE)).toEqual([AS_OF + HOUR_MS - 1, AS_OF + HOUR_MS]);
+  });
+
+  test('nextHourAheadAt: the lead before the next hour, or before the one after once that time has come', () => {
+    expect(nextHourAheadAt(AS_OF, MINUTE)).toBe(AS_OF + HOUR_MS - MINUTE);
+    expect(nextHourAheadAt(AS_OF + HOUR_MS - MINUTE - 1, MINUTE)).toBe(AS_OF + HOUR_MS - MINUTE);
+    expect(nextHourAheadAt(AS_OF + HOUR_MS - MINUTE, MINUTE)).toBe(AS_OF + 2 * HOUR_MS - MINUTE);
+    expect(nextHourAheadAt(AS_OF + HOUR_MS - 1, MINUTE)).toBe(AS_OF + 2 * HOUR_MS - MINUTE);
+  });
+
+  test('property: at the time nextHourAheadAt names, reportHoursAhead adds the hour after it, and at no time before', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4 * HOUR_MS }), fc.integer({ min: 1, max: HOUR_MS - 1 }), (offset, lead) => {
+        const now = AS_OF + offset;
+        const at = nextHourAheadAt(now, lead);
+        expect(at).toBeGreaterThan(now);
+        expect(at - now).toBeLessThanOrEqual(HOUR_MS);
+        expect(reportHoursAhead(at, lead)).toEqual([at, Math.floor(at / HOUR_MS) * HOUR_MS + HOUR_MS]);
+        if (at - 1 > now) expect(reportHoursAhead(at - 1, lead)).toHaveLength(1);
+      }),
+    );
   });
 });
 

@@ -11,7 +11,7 @@ import { ALL_SCOPE, SIZE_SCOPE, TALLY_KIND } from '../../src/scan/model/metric-r
 import { metricOutcomes, OutcomeStore, toStoredOutcome } from '../../src/scan/outcome-store';
 import { checkFindingRow, checkOutcomeRows, type FindingRow } from '../../src/scan/model/outcome';
 import { FindingStore } from '../../src/scan/finding-store';
-import { ScanMetrics } from '../../src/scan/scan-metrics';
+import { REPORT_AHEAD_OF_HOUR_MS, ScanMetrics } from '../../src/scan/scan-metrics';
 import { dbOf } from '../../src/shared/sql';
 import { findingMetrics, metricRollupState, metricTallies, weekFindingMetrics } from '../../src/scan/tables';
 import { startAgent, type TestAgent } from '../helpers/runtime';
@@ -195,7 +195,7 @@ describe('the metrics rollup on a real runtime', () => {
     await agent.service.metricsCaughtUp();
     await forgetRollup(agent);
     const db = dbOf(agent.runtime);
-    const reader = new ScanMetrics(agent.runtime, db, () => false, 50);
+    const reader = new ScanMetrics(agent.runtime, db, { readCatchUpMax: 50 });
     await reader.rollup.step(300);
     const { doneSeq, pending } = await reader.rollup.lag();
     expect(pending).toBeGreaterThan(50);
@@ -249,6 +249,41 @@ describe('the metrics rollup on a real runtime', () => {
     expect(rounded(expected)).not.toEqual(rounded(first));
     const { pending_outcomes: ___, ...changed } = await agent.service.metrics({ asOfMs, k: 7 });
     expect(rounded(changed)).toEqual(rounded(expected));
+  });
+
+  test('a minute before an hour turns, the next hour\'s report is computed ahead: the first read of that hour finds it, and it is right', async () => {
+    await agent.service.metricsCaughtUp();
+    const hourEnd = Math.floor((AS_OFS[3] as number) / HOUR) * HOUR + HOUR;
+    // A clock that reaches the lead before hourEnd 200 ms after the agent starts, so its timer fires then.
+    const offset = hourEnd - REPORT_AHEAD_OF_HOUR_MS - 200 - Date.now();
+    const metrics = new ScanMetrics(agent.runtime, dbOf(agent.runtime), { warmOptions: () => ({ k: 7, slices: 50 }), now: () => Date.now() + offset });
+    metrics.start();
+    // The follower's warm computes now's hour at once; the timer, when it fires, the next one.
+    while (metrics.computed < 2) await Bun.sleep(20);
+    await metrics.caughtUp();
+    expect(metrics.computed).toBe(2);
+    const rows = await agent.service.outcomes.forMetrics();
+    const firstSeen = await agent.service.findings.firstSeen();
+    const { pending_outcomes: _, ...first } = await metrics.report({ asOfMs: hourEnd + 10_000, k: 7, slices: 50 });
+    expect(metrics.computed).toBe(2);
+    expect(rounded(first)).toEqual(rounded(computeScanMetrics(rows, firstSeen, { asOfMs: hourEnd + 10_000, k: 7, slices: 50 })));
+    // The hour after that is not computed yet: a read of it computes it.
+    await metrics.report({ asOfMs: hourEnd + HOUR, k: 7, slices: 50 });
+    expect(metrics.computed).toBe(3);
+    await metrics.stop();
+  });
+
+  test('reads that ask at once for a report not kept wait for one computation of it', async () => {
+    await agent.service.metricsCaughtUp();
+    const metrics = new ScanMetrics(agent.runtime, dbOf(agent.runtime));
+    const asOfMs = AS_OFS[1] as number;
+    const reports = await Promise.all([1, 2, 3].map((i) => metrics.report({ asOfMs: asOfMs + i, k: 9, slices: 50 })));
+    expect(metrics.computed).toBe(1);
+    expect(reports[1]?.by_project).toBe(reports[0]?.by_project as never);
+    expect(reports.map((r) => r.as_of)).toEqual([1, 2, 3].map((i) => new Date(asOfMs + i).toISOString()));
+    await metrics.report({ asOfMs, k: 8, slices: 50 });
+    expect(metrics.computed).toBe(2);
+    await metrics.stop();
   });
 
   // Last: it adds projects the other tests do not expect.

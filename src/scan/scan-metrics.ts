@@ -1,5 +1,5 @@
 import type { IAgentRuntime } from '@elizaos/core';
-import { checkMetricOptions, type ScanMetricsReport } from './model/metrics';
+import { checkMetricOptions, nextHourAheadAt, reportHoursAhead, type ScanMetricsReport } from './model/metrics';
 import type { WeeklyTriageOptions, WeeklyTriageReport } from './model/weekly-triage';
 import { MetricRollup, type OutcomeFollower, type RollupPosition } from './metric-rollup-store';
 import { rollupMetrics, rollupWeekly } from './metric-rollup-read';
@@ -22,8 +22,25 @@ export const MAX_METRICS_K = 100_000;
 export const REPORT_MEMO_SIZE = 8;
 /** After the follower catches up, the default report is computed ahead of the next read at most this often. */
 export const REPORT_WARM_EVERY_MS = 5_000;
+/**
+ * The default report of the next hour is computed this long before the hour turns (its drift
+ * windows end at the hour, so it is a new report): a dashboard's first read of an hour finds it
+ * ready. At 1M outcomes a report took about 1 s to compute.
+ */
+export const REPORT_AHEAD_OF_HOUR_MS = 60_000;
 
 type ReportOptions = { asOfMs: number; k: number; slices: number };
+
+export interface ScanMetricsOptions {
+  /** Other background work the follower gives way to (a learning pass). */
+  otherWork?: () => boolean;
+  /** How many waiting outcomes a read rolls up itself before answering (`READ_CATCH_UP_MAX`). */
+  readCatchUpMax?: number;
+  /** The options of the report computed ahead of reads (the dashboard's): after the follower catches up, and before each hour turns. None computes nothing ahead. */
+  warmOptions?: () => Omit<ReportOptions, 'asOfMs'>;
+  /** The clock (tests set it near an hour's turn). */
+  now?: () => number;
+}
 
 /** What a metrics read says of the outcomes its figures leave out. */
 export interface RollupLag {
@@ -51,29 +68,59 @@ export class ScanMetrics implements OutcomeFollower {
   private upgrading: Promise<void> | null = null;
   /** Reports by rollup version and options (`memoKey`), oldest first, frozen: every reader gets the same object. */
   private readonly memo = new Map<string, ScanMetricsReport>();
+  /** Reports being computed, by `memoKey`: a read that asks for one waits for it instead of computing it again. */
+  private readonly computing = new Map<string, Promise<ScanMetricsReport>>();
+  /** Reports computed (not found kept or being computed), for the tests and the bench. */
+  computed = 0;
   private lastWarmMs = Number.NEGATIVE_INFINITY;
+  /** Reports being computed ahead (`warm`): the follower's and the hour timer's may overlap. */
+  private readonly warming = new Set<Promise<void>>();
+  private hourTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly otherWork: () => boolean;
+  private readonly readCatchUpMax: number;
+  private readonly warmOptions: (() => Omit<ReportOptions, 'asOfMs'>) | null;
+  private readonly now: () => number;
 
   constructor(
     private readonly runtime: IAgentRuntime,
     private readonly db: Db,
-    /** Other background work the follower gives way to (a learning pass). */
-    private readonly otherWork: () => boolean = () => false,
-    /** How many waiting outcomes a read rolls up itself before answering. */
-    private readonly readCatchUpMax = READ_CATCH_UP_MAX,
-    /** The options of the report computed ahead of reads once the follower catches up (the dashboard's); none computes nothing ahead. */
-    private readonly warmOptions: (() => Omit<ReportOptions, 'asOfMs'>) | null = null,
+    options: ScanMetricsOptions = {},
   ) {
     this.rollup = new MetricRollup(db, runtime.agentId);
+    this.otherWork = options.otherWork ?? (() => false);
+    this.readCatchUpMax = options.readCatchUpMax ?? READ_CATCH_UP_MAX;
+    this.warmOptions = options.warmOptions ?? null;
+    this.now = options.now ?? Date.now;
   }
 
-  /** Starts following: outcomes waiting from before (another process's, or stored before the rollup existed) are rolled up in the background. */
+  /**
+   * Starts following: outcomes waiting from before (another process's, or stored before the rollup
+   * existed) are rolled up in the background. With `warmOptions`, the next hour's report is computed
+   * `REPORT_AHEAD_OF_HOUR_MS` before each hour turns.
+   */
   start(): void {
     this.wake();
+    this.aheadOfNextHour();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.hourTimer) clearTimeout(this.hourTimer);
+    this.hourTimer = null;
     await this.following;
+    await Promise.all(this.warming);
+  }
+
+  /** Arms the timer that warms the reports `REPORT_AHEAD_OF_HOUR_MS` before the next hour turns, and again before each hour after. */
+  private aheadOfNextHour(): void {
+    if (!this.warmOptions || this.stopping) return;
+    const atMs = nextHourAheadAt(this.now(), REPORT_AHEAD_OF_HOUR_MS);
+    this.hourTimer = setTimeout(() => {
+      this.hourTimer = null;
+      // A timer may fire a little early: warm as of the time it was set for at the least.
+      void this.warm(Math.max(this.now(), atMs), true).finally(() => this.aheadOfNextHour());
+    }, Math.max(0, atMs - this.now()));
+    (this.hourTimer as { unref?: () => void }).unref?.();
   }
 
   lock(tx: Db): Promise<void> {
@@ -95,9 +142,9 @@ export class ScanMetrics implements OutcomeFollower {
     return this.rollup.refreshRecorded(tx, keys);
   }
 
-  /** Resolves once the follower has nothing left to roll up (or has stopped or failed). */
+  /** Resolves once the follower has nothing left to roll up (or has stopped or failed) and no report is being computed ahead. */
   async caughtUp(): Promise<void> {
-    while (this.following) await this.following;
+    while (this.following || this.warming.size > 0) await (this.following ?? Promise.all(this.warming));
   }
 
   /** Starts following if it is not already: what is waiting is rolled up once no write or learning pass is under way. */
@@ -140,21 +187,31 @@ export class ScanMetrics implements OutcomeFollower {
       );
       return;
     }
-    await this.warm();
+    await this.warm(this.now(), false);
   }
 
-  /** The default report, computed ahead of the next read (at most every `REPORT_WARM_EVERY_MS`); a failure is logged and left to the read. */
-  private async warm(): Promise<void> {
-    if (!this.warmOptions || this.stopping || Date.now() - this.lastWarmMs < REPORT_WARM_EVERY_MS) return;
-    this.lastWarmMs = Date.now();
-    try {
-      await this.report({ ...this.warmOptions(), asOfMs: Date.now() });
-    } catch (error) {
-      this.runtime.logger.warn(
-        { src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: errorText(error) },
-        'the metrics report could not be computed ahead; the next read computes it',
-      );
-    }
+  /**
+   * The default report for the hours a read may soon ask for (`reportHoursAhead`), computed ahead
+   * of the read: after the follower catches up (at most every `REPORT_WARM_EVERY_MS`), and, forced,
+   * before each hour turns. A failure is logged and left to the read.
+   */
+  private async warm(nowMs: number, force: boolean): Promise<void> {
+    if (!this.warmOptions || this.stopping || (!force && nowMs - this.lastWarmMs < REPORT_WARM_EVERY_MS)) return;
+    this.lastWarmMs = nowMs;
+    const options = this.warmOptions();
+    const warming = (async () => {
+      try {
+        for (const asOfMs of reportHoursAhead(nowMs, REPORT_AHEAD_OF_HOUR_MS)) await this.report({ ...options, asOfMs });
+      } catch (error) {
+        this.runtime.logger.warn(
+          { src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: errorText(error) },
+          'the metrics report could not be computed ahead; the next read computes it',
+        );
+      }
+    })();
+    this.warming.add(warming);
+    await warming;
+    this.warming.delete(warming);
   }
 
   /** Rolls up what is waiting when that is at most `READ_CATCH_UP_MAX` outcomes; returns the seq the rollup then holds, what is still waiting, and the rollup's version. */
@@ -181,13 +238,26 @@ export class ScanMetrics implements OutcomeFollower {
   async report(options: ReportOptions): Promise<ScanMetricsReport & RollupLag> {
     checkMetricOptions(options);
     const { pending, version } = await this.catchUp();
-    const key = memoKey(version, options);
-    let report = this.memo.get(key);
-    if (!report) {
-      report = await rollupMetrics(this.db, this.runtime.agentId, options);
-      if ((await this.rollup.version()) === version) this.remember(key, deepFreeze(report));
-    }
+    const report = await this.computedAt(version, options);
     return { ...report, as_of: new Date(options.asOfMs).toISOString(), pending_outcomes: pending };
+  }
+
+  /** The report at `version`: kept, being computed (then waited for), or computed now. */
+  private computedAt(version: number, options: ReportOptions): Promise<ScanMetricsReport> {
+    const key = memoKey(version, options);
+    const kept = this.memo.get(key);
+    if (kept) return Promise.resolve(kept);
+    let computing = this.computing.get(key);
+    if (!computing) {
+      this.computed++;
+      computing = (async () => {
+        const report = deepFreeze(await rollupMetrics(this.db, this.runtime.agentId, options));
+        if ((await this.rollup.version()) === version) this.remember(key, report);
+        return report;
+      })().finally(() => this.computing.delete(key));
+      this.computing.set(key, computing);
+    }
+    return computing;
   }
 
   private remember(key: string, report: ScanMetricsReport): void {

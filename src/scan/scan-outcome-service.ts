@@ -21,7 +21,7 @@ import { yieldToEventLoop } from '../shared/event-loop';
 import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
 import { LearningPasses } from './learning-passes';
-import { DEFAULT_METRIC_SLICES, READ_CATCH_UP_MAX, type RollupLag, ScanMetrics } from './scan-metrics';
+import { DEFAULT_METRIC_SLICES, type RollupLag, ScanMetrics } from './scan-metrics';
 import { errorText } from '../shared/error-text';
 
 export { SCAN_OUTCOME_SERVICE };
@@ -81,7 +81,10 @@ export class ScanOutcomeService extends Service {
     this.settings = loadConfig(this.runtime);
     const db = dbOf(this.runtime);
     await requireTables(db, Object.values(scanTables));
-    this.scanMetrics = new ScanMetrics(this.runtime, db, () => this.passes?.busy === true, READ_CATCH_UP_MAX, () => ({ k: this.settings.SELF_IMPROVE_METRICS_K, slices: DEFAULT_METRIC_SLICES }));
+    this.scanMetrics = new ScanMetrics(this.runtime, db, {
+      otherWork: () => this.passes?.busy === true,
+      warmOptions: () => ({ k: this.settings.SELF_IMPROVE_METRICS_K, slices: DEFAULT_METRIC_SLICES }),
+    });
     this.outcomes = new OutcomeStore(db, this.runtime.agentId, this.scanMetrics);
     this.findings = new FindingStore(db, this.runtime.agentId, this.scanMetrics);
     this.scanMetrics.start();

@@ -109,6 +109,22 @@ export function driftWindows(asOfMs: number, days: number): { recent: { loMs: nu
   return { recent: { loMs: end - spanMs, hiMs: end }, previous: { loMs: end - 2 * spanMs, hiMs: end - spanMs } };
 }
 
+/**
+ * The times a report kept for reuse must be computed for, seen at `nowMs`: a report depends on the
+ * hour of its as_of (`driftWindows`), so now's hour, and the next one when it starts within
+ * `aheadMs` (a read just after the hour turns then finds it computed).
+ */
+export function reportHoursAhead(nowMs: number, aheadMs: number): number[] {
+  const nextHourMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS + HOUR_MS;
+  return nextHourMs - nowMs <= aheadMs ? [nowMs, nextHourMs] : [nowMs];
+}
+
+/** The first time after `nowMs` that is `aheadMs` before an hour turns: when `reportHoursAhead` next adds an hour. */
+export function nextHourAheadAt(nowMs: number, aheadMs: number): number {
+  const at = Math.floor(nowMs / HOUR_MS) * HOUR_MS + HOUR_MS - aheadMs;
+  return at > nowMs ? at : at + HOUR_MS;
+}
+
 /** Drift of `outcomes` over `days` at `asOfMs`; see `Drift`. */
 export function driftOver(outcomes: readonly MetricOutcome[], asOfMs: number, days: number): Drift {
   const windows = driftWindows(asOfMs, days);
