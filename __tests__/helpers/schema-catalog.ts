@@ -26,6 +26,7 @@ export const PLUGIN_TABLE_NAMES = [
   'ledger_head',
   'ledger_reconciled',
   'metric_rollup_state',
+  'metric_slice_sizes',
   'metric_tallies',
   'outcome_learned',
   'outcomes',

@@ -7,13 +7,13 @@ import { DAY_MS } from '../../src/scan/model/grouping';
 import { computeScanMetrics } from '../../src/scan/model/metrics';
 import { weeklyTriage } from '../../src/scan/model/weekly-triage';
 import { MetricRollup, ROLLUP_FORMAT } from '../../src/scan/metric-rollup-store';
-import { ALL_SCOPE, SIZE_SCOPE, TALLY_KIND } from '../../src/scan/model/metric-rollup';
+import { ALL_SCOPE, GRAIN, SIZE_SCOPE, TALLY_KIND } from '../../src/scan/model/metric-rollup';
 import { metricOutcomes, OutcomeStore, toStoredOutcome } from '../../src/scan/outcome-store';
 import { checkFindingRow, checkOutcomeRows, type FindingRow } from '../../src/scan/model/outcome';
 import { FindingStore } from '../../src/scan/finding-store';
 import { REPORT_AHEAD_OF_HOUR_MS, ScanMetrics } from '../../src/scan/scan-metrics';
 import { dbOf } from '../../src/shared/sql';
-import { findingMetrics, metricRollupState, metricTallies, weekFindingMetrics } from '../../src/scan/tables';
+import { findingMetrics, metricRollupState, metricSliceSizes, metricTallies, weekFindingMetrics } from '../../src/scan/tables';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
 const START = Date.parse('2026-09-01T00:00:00Z');
@@ -99,7 +99,20 @@ async function expectRollupEqualsRows(agent: TestAgent): Promise<void> {
 
 async function forgetRollup(agent: TestAgent): Promise<void> {
   const db = dbOf(agent.runtime);
-  for (const table of [findingMetrics, weekFindingMetrics, metricTallies, metricRollupState]) await db.execute(sql`DELETE FROM ${table}`);
+  for (const table of [findingMetrics, weekFindingMetrics, metricTallies, metricSliceSizes, metricRollupState]) await db.execute(sql`DELETE FROM ${table}`);
+}
+
+/** Puts the slice sizes back as an older rollup format kept them: a tally row per slice in `scope`, its name in the grain's own column. */
+async function asOlderFormat(agent: TestAgent, format: number, scope: string): Promise<void> {
+  const db = dbOf(agent.runtime);
+  await db.execute(
+    sql`INSERT INTO ${metricTallies} (agent_id, scope, grain, project, scanner, model, kind, bucket, n, p_sum, y_sum)
+        SELECT agent_id, ${scope}, grain, CASE WHEN grain = ${GRAIN.project}::int THEN name ELSE '' END, CASE WHEN grain = ${GRAIN.scanner}::int THEN name ELSE '' END,
+               CASE WHEN grain = ${GRAIN.model}::int THEN name ELSE '' END, ${TALLY_KIND.size}::smallint, 0, n, 0, 0
+        FROM ${metricSliceSizes}`,
+  );
+  await db.execute(sql`DELETE FROM ${metricSliceSizes}`);
+  await db.execute(sql`UPDATE ${metricRollupState} SET format = ${format}::smallint`);
 }
 
 async function pendingOutcomes(agent: TestAgent): Promise<number> {
@@ -147,22 +160,25 @@ describe('the metrics rollup on a real runtime', () => {
     await expectRollupEqualsRows(agent);
   });
 
-  test('a rollup in format 1 (slice sizes in the all-time scope) is brought up to date at start-up, once, and gives the same figures', async () => {
+  test.each([
+    [1, ALL_SCOPE],
+    [2, SIZE_SCOPE],
+  ])('a rollup in format %d (slice sizes as tally rows in scope %s) is brought up to date at start-up, once, and gives the same figures', async (format, scope) => {
     const db = dbOf(agent.runtime);
-    const sizes = sql`SELECT count(*)::int AS n FROM ${metricTallies} WHERE kind = ${TALLY_KIND.size}::smallint AND scope = ${SIZE_SCOPE}`;
-    const sizeRows = Number((await db.execute(sizes)).rows[0]?.n);
+    const sizes = sql`SELECT grain, name, n FROM ${metricSliceSizes} ORDER BY grain, name`;
+    const sizeRows = (await db.execute(sizes)).rows;
     const totals = (await agent.service.metrics({ asOfMs: AS_OFS[0] as number, k: 5 })).slice_totals;
     expect(totals.project).toBe(PROJECTS.length);
-    expect(sizeRows).toBe(totals.project + totals.scanner + totals.model);
-    // As the previous format left it.
-    await db.execute(sql`UPDATE ${metricTallies} SET scope = ${ALL_SCOPE} WHERE kind = ${TALLY_KIND.size}::smallint`);
-    await db.execute(sql`UPDATE ${metricRollupState} SET format = 1`);
+    expect(sizeRows).toHaveLength(totals.project + totals.scanner + totals.model);
+    await asOlderFormat(agent, format, scope);
     await agent.close();
     agent = await startAgent({ dataDir: dir });
     await agent.service.metricsCaughtUp();
     const upgraded = dbOf(agent.runtime);
-    expect(Number((await upgraded.execute(sizes)).rows[0]?.n)).toBe(sizeRows);
+    expect((await upgraded.execute(sizes)).rows).toEqual(sizeRows);
+    expect((await upgraded.execute(sql`SELECT count(*)::int AS n FROM ${metricTallies} WHERE kind = ${TALLY_KIND.size}::smallint`)).rows).toEqual([{ n: 0 }]);
     expect((await upgraded.execute(sql`SELECT format FROM ${metricRollupState}`)).rows).toEqual([{ format: ROLLUP_FORMAT }]);
+    expect(ROLLUP_FORMAT).toBe(3);
     await expectRollupEqualsRows(agent);
   });
 
@@ -333,5 +349,16 @@ describe('slices ranked over more projects than one page of sizes', () => {
     expect(Object.keys(report.by_project).sort()).toEqual(Object.keys(expected.by_project).sort());
     // 24 projects have 6 outcomes; the other 6 leaders are ties at 4, in code-point order.
     expect(Object.keys(report.by_project)).toHaveLength(30);
+
+    // Brought up from format 2, the 2,300 project sizes move a batch at a time: all of them, once.
+    const db = dbOf(slicesAgent.runtime);
+    const sizes = sql`SELECT grain, name, n FROM ${metricSliceSizes} ORDER BY grain, name`;
+    const before = (await db.execute(sizes)).rows;
+    expect(before).toHaveLength(2_302);
+    await asOlderFormat(slicesAgent, 2, SIZE_SCOPE);
+    await new MetricRollup(db, slicesAgent.runtime.agentId).upgrade();
+    expect((await db.execute(sizes)).rows).toEqual(before);
+    const { pending_outcomes: _, ...upgraded } = await slicesAgent.service.metrics({ asOfMs, k: 5, slices: 30 });
+    expect(rounded(upgraded)).toEqual(rounded(expected));
   }, 120_000);
 });

@@ -2,14 +2,14 @@ import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import { LIFECYCLE_RANK } from './model/findings';
 import { checkMetricOptions, DRIFT_DAYS, type DriftWindow, driftWindows, type ScanMetricsReport } from './model/metrics';
-import { ALL_SCOPE, GRAIN, SIZE_SCOPE, TALLY_KIND, weekScope, wholeHourScopes } from './model/metric-rollup';
+import { ALL_SCOPE, GRAIN, TALLY_KIND, weekScope, wholeHourScopes } from './model/metric-rollup';
 import { rankSlices } from './model/metric-slices';
 import { emptyCounts, medianPlan, metricSetOf, reportOf, SLICE_DIMS, type SliceCounts, sliceCounts, type SliceDim, sliceId, type SliceReads, type SliceTallyRow } from './model/metric-rollup-report';
 import { checkWeeklyOptions, pointOf, WEEK_MS, weekPoint, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
 import { metricOutcomes } from './outcome-store';
 import { type Db, queryJsonRows, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { findingMetrics, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
+import { findingMetrics, metricSliceSizes, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
 
 /**
  * The metrics read from the rollup (`MetricRollup`): a bounded number of tally rows (slices ×
@@ -55,29 +55,24 @@ const SIZED = [
 
 /** Size rows the slice ranking reads per statement. */
 const SIZE_PAGE = 1_000;
-/** The columns before a dimension's own in the tallies' primary key, '' at its grain: named so the key's order is the dimension's. */
-const BEFORE: Record<Exclude<SliceDim, 'overall'>, SQL> = { project: sql``, scanner: sql`AND project = ''`, model: sql`AND project = '' AND scanner = ''` };
 
 /**
  * Per dimension, the `limit` slices with the most outcomes (ties by name in code-point order:
- * `rankSlices`) and how many there are, from the slices' size tallies, read SIZE_PAGE at a time
- * in primary-key order with the event loop free between pages, keeping only the leaders. In one
- * statement that ranked and counted them, the 10,200 project sizes of the 1M bench database (rows
- * updated by every rollup step, so spread over 11,000 pages) held the event loop for 0.1–0.3 s.
+ * `rankSlices`) and how many there are, from the slices' sizes (`metric_slice_sizes`), read
+ * SIZE_PAGE at a time in primary-key order with the event loop free between pages, keeping only
+ * the leaders.
  */
 async function pickShown(db: Db, agentId: UUID, limit: number): Promise<{ shown: Shown; totals: ScanMetricsReport['slice_totals'] }> {
   const shown: Shown = { project: [], scanner: [], model: [] };
   const totals = { project: 0, scanner: 0, model: 0 };
   for (const { dim, grain } of SIZED) {
-    const name = COLUMN[dim];
     let leaders = new Map<string, number>();
     for (let after: string | null = null; ; ) {
       const page: { name: string; n: number }[] = await queryRowsInIndexOrder<{ name: string; n: number }>(
         db,
-        sql`SELECT ${name} AS name, n::float8 AS n FROM ${metricTallies}
-            WHERE agent_id = ${agentId}::uuid AND scope = ${SIZE_SCOPE} AND grain = ${grain}::smallint ${BEFORE[dim]} ${after === null ? sql`` : sql`AND ${name} > ${after}`}
-              AND kind = ${TALLY_KIND.size}::smallint
-            ORDER BY ${name} LIMIT ${SIZE_PAGE}`,
+        sql`SELECT name, n::float8 AS n FROM ${metricSliceSizes}
+            WHERE agent_id = ${agentId}::uuid AND grain = ${grain}::smallint ${after === null ? sql`` : sql`AND name > ${after}`}
+            ORDER BY name LIMIT ${SIZE_PAGE}`,
       );
       for (const r of page) {
         if (Number(r.n) <= 0) continue;

@@ -21,7 +21,7 @@ import {
 import { metricOutcomesOfKeys, newestOutcomeSeq, nextOutcomeSeqRange } from './outcome-store';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { chunks, type Db, eachKey, queryRows } from '../shared/sql';
-import { findingMetrics, findingsTable, metricRollupState, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
+import { findingMetrics, findingsTable, metricRollupState, metricSliceSizes, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
 
 /**
  * Findings refreshed per query. Each finding row writes into nine indexes at random places, so on
@@ -35,10 +35,18 @@ const KEY_BATCH = 25;
 /** Tally rows per statement (10 parameters each). */
 const TALLY_BATCH = 500;
 /**
- * The layout of the tallies this code writes: 2 keeps the slices' sizes in SIZE_SCOPE (1 kept them
- * in ALL_SCOPE).
+ * The layout of the rollup this code writes: 3 keeps the slices' sizes in `metric_slice_sizes`
+ * (2 kept them as tally rows in SIZE_SCOPE, 1 in ALL_SCOPE).
  */
-export const ROLLUP_FORMAT = 2;
+export const ROLLUP_FORMAT = 3;
+/** Slice sizes moved per statement when a rollup is brought up to format 3. */
+const SIZE_MOVE_BATCH = 500;
+/** The tally column that names a slice of each sized grain (fixed names, never outside text). */
+const SIZED_COLUMN = [
+  { grain: GRAIN.project, column: sql.raw('project') },
+  { grain: GRAIN.scanner, column: sql.raw('scanner') },
+  { grain: GRAIN.model, column: sql.raw('model') },
+] as const;
 /** Outcomes a step of the rollup takes in one transaction (its tally statement upserts about 40 rows per outcome: 250 took up to 190 ms at 1M). */
 export const ROLLUP_CHUNK = 100;
 
@@ -100,21 +108,27 @@ export class MetricRollup {
   private async rollUpOutcomes(tx: Db, where: SQL, throughSeq: number): Promise<void> {
     const keys = await queryRows<{ finding_key: string }>(
       tx,
-      sql`WITH counted AS (
+      sql`WITH taken AS MATERIALIZED (
+            SELECT o.agent_id, o.ts, o.reward, ${LABEL_RANK_SQL} AS rank, o.row_json->>'project' AS project, o.row_json->>'scanner' AS scanner, ${MODEL_SQL} AS model
+            FROM ${outcomesTable} o WHERE ${where}
+          ), counted AS (
             INSERT INTO ${metricTallies} AS t (agent_id, scope, grain, project, scanner, model, kind, bucket, n, p_sum, y_sum)
-            SELECT o.agent_id, CASE WHEN k.kind = ${TALLY_KIND.size}::int THEN ${SIZE_SCOPE} ELSE s.scope END, g.grain::smallint, g.project, g.scanner, g.model, k.kind::smallint, k.bucket,
-                   count(*), sum(CASE WHEN k.kind = ${TALLY_KIND.outcome}::int THEN o.reward::text::numeric ELSE 0 END), 0
-            FROM (SELECT o.agent_id, o.ts, o.reward, ${LABEL_RANK_SQL} AS rank, o.row_json->>'project' AS project, o.row_json->>'scanner' AS scanner, ${MODEL_SQL} AS model
-                  FROM ${outcomesTable} o WHERE ${where}) o
+            SELECT o.agent_id, s.scope, g.grain::smallint, g.project, g.scanner, g.model, ${TALLY_KIND.outcome}::smallint, o.rank, count(*), sum(o.reward::text::numeric), 0
+            FROM taken o
             CROSS JOIN LATERAL (VALUES (${ALL_SCOPE}, ${GRAIN.triple}::int), ('d:' || to_char(o.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD'), ${GRAIN.model}::int),
                  ('h:' || to_char(o.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24'), ${GRAIN.model}::int),
                  ('w:' || to_char(date_trunc('week', o.ts AT TIME ZONE 'UTC'), 'YYYY-MM-DD'), ${GRAIN.overall}::int)) s(scope, finest)
             CROSS JOIN LATERAL (VALUES (${GRAIN.overall}::int, '', '', ''), (${GRAIN.project}::int, o.project, '', ''), (${GRAIN.scanner}::int, '', o.scanner, ''),
                  (${GRAIN.model}::int, '', '', o.model), (${GRAIN.triple}::int, o.project, o.scanner, o.model)) g(grain, project, scanner, model)
-            CROSS JOIN LATERAL (VALUES (${TALLY_KIND.outcome}::int, o.rank), (${TALLY_KIND.size}::int, 0)) k(kind, bucket)
-            WHERE g.grain <= s.finest AND (k.kind = ${TALLY_KIND.outcome}::int OR (s.scope = ${ALL_SCOPE} AND g.grain BETWEEN ${GRAIN.project}::int AND ${GRAIN.model}::int))
+            WHERE g.grain <= s.finest
             GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
             ON CONFLICT (agent_id, scope, grain, project, scanner, model, kind, bucket) DO UPDATE SET n = t.n + excluded.n, p_sum = t.p_sum + excluded.p_sum
+          ), sized AS (
+            INSERT INTO ${metricSliceSizes} AS z (agent_id, grain, name, n)
+            SELECT o.agent_id, g.grain::smallint, g.name, count(*)
+            FROM taken o CROSS JOIN LATERAL (VALUES (${GRAIN.project}::int, o.project), (${GRAIN.scanner}::int, o.scanner), (${GRAIN.model}::int, o.model)) g(grain, name)
+            GROUP BY 1, 2, 3
+            ON CONFLICT (agent_id, grain, name) DO UPDATE SET n = z.n + excluded.n
           ) SELECT DISTINCT o.finding_key FROM ${outcomesTable} o WHERE ${where}`,
     );
     await yieldToEventLoop();
@@ -286,20 +300,32 @@ export class MetricRollup {
   }
 
   /**
-   * Brings a rollup written in an older format (`ROLLUP_FORMAT`) up to date, once: format 1's
-   * slice sizes move to SIZE_SCOPE. A rollup in the current format (or none yet) costs one read.
+   * Brings a rollup written in an older format (`ROLLUP_FORMAT`) up to date, once, in one
+   * transaction: the slice sizes, tally rows of kind `size` (in ALL_SCOPE in format 1, SIZE_SCOPE
+   * in format 2), move to `metric_slice_sizes`, SIZE_MOVE_BATCH a statement with the event loop
+   * free between them. A rollup in the current format (or none yet) costs one read.
    */
   async upgrade(): Promise<void> {
     const [state] = await queryRows<{ format: number }>(this.db, sql`SELECT format FROM ${metricRollupState} WHERE agent_id = ${this.agentId}::uuid`);
     if (!state || Number(state.format) >= ROLLUP_FORMAT) return;
+    const scope = Number(state.format) === 1 ? ALL_SCOPE : SIZE_SCOPE;
     await this.db.transaction(async (tx) => {
       await this.lock(tx);
-      for (const grain of [GRAIN.project, GRAIN.scanner, GRAIN.model]) {
-        await tx.execute(
-          sql`UPDATE ${metricTallies} SET scope = ${SIZE_SCOPE}
-              WHERE agent_id = ${this.agentId}::uuid AND scope = ${ALL_SCOPE} AND grain = ${grain}::smallint AND kind = ${TALLY_KIND.size}::smallint`,
-        );
-        await yieldToEventLoop();
+      for (const { grain, column } of SIZED_COLUMN) {
+        for (let moved = SIZE_MOVE_BATCH; moved === SIZE_MOVE_BATCH; ) {
+          const rows = await queryRows<{ one: number }>(
+            tx,
+            sql`WITH moved AS (
+                  DELETE FROM ${metricTallies} t WHERE t.ctid = ANY(ARRAY(
+                    SELECT ctid FROM ${metricTallies} WHERE agent_id = ${this.agentId}::uuid AND scope = ${scope} AND grain = ${grain}::smallint AND kind = ${TALLY_KIND.size}::smallint
+                    LIMIT ${SIZE_MOVE_BATCH}))
+                  RETURNING t.agent_id, t.grain, t.${column} AS name, t.n
+                ) INSERT INTO ${metricSliceSizes} AS z (agent_id, grain, name, n) SELECT agent_id, grain, name, n FROM moved
+                  ON CONFLICT (agent_id, grain, name) DO UPDATE SET n = z.n + excluded.n RETURNING 1 AS one`,
+          );
+          moved = rows.length;
+          await yieldToEventLoop();
+        }
       }
       await tx.execute(sql`UPDATE ${metricRollupState} SET format = ${ROLLUP_FORMAT}::smallint WHERE agent_id = ${this.agentId}::uuid`);
       await this.newVersion(tx);

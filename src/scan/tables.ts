@@ -157,6 +157,24 @@ export const metricTallies = pluginSchema.table(
 );
 
 /**
+ * The all-time outcome count of each project, scanner and model (`grain`: GRAIN.project, .scanner
+ * or .model; `name`: the slice's value): the sizes a metrics report ranks to choose the slices it
+ * shows. A table of their own, a row per slice, kept by every rollup step: read in name order, it
+ * is a few hundred pages. As tally rows (rollup format 2) the 10,200 project sizes of a 1M bench
+ * database were spread over 11,000 pages and took 2 s to read, in statements of up to 0.4 s.
+ */
+export const metricSliceSizes = pluginSchema.table(
+  'metric_slice_sizes',
+  {
+    agentId: uuid('agent_id').notNull(),
+    grain: smallint('grain').notNull(),
+    name: text('name').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.grain, t.name] })],
+);
+
+/**
  * How far the metrics rollup of an agent has followed its outcomes: every outcome with seq ≤
  * `done_seq` is rolled up (`MetricRollup.step`). `format`: the layout its tallies are in
  * (`ROLLUP_FORMAT`); a rollup in an older one is brought up to date when its follower starts.
@@ -242,5 +260,6 @@ export const scanTables = {
   findingMetrics,
   weekFindingMetrics,
   metricTallies,
+  metricSliceSizes,
   metricRollupState,
 };

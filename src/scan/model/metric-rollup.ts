@@ -9,7 +9,7 @@ import { utcWeekStartMs } from './weekly-triage';
  * `metric-rollup-report.ts` turns read counts back into `computeScanMetrics`' figures.
  */
 
-/** What a tally row counts. `size`: a slice's outcomes in all (bucket 0), by which the report picks the slices it shows. */
+/** What a tally row counts. `size`: a slice's outcomes in all (bucket 0), in rollups of format 1 and 2 only (now `metric_slice_sizes`). */
 export const TALLY_KIND = { outcome: 0, label: 1, flags: 2, ece: 3, fix: 4, size: 5 } as const;
 
 /**
@@ -45,10 +45,7 @@ export function grainsOf(t: Tally): GrainTally[] {
 export const ECE_BINS = 10;
 /** The all-time scope of a tally. */
 export const ALL_SCOPE = 'all';
-/**
- * The scope of the slices' sizes (kind `size`, all-time outcome counts of each project, scanner and
- * model): apart from ALL_SCOPE, so choosing the slices a report shows reads one row per slice.
- */
+/** The scope of the slices' sizes in a rollup of format 2 (`ROLLUP_FORMAT`); format 3 keeps them in `metric_slice_sizes`. */
 export const SIZE_SCOPE = 'size';
 
 /** Labels by `LIFECYCLE_RANK`. */
