@@ -5,15 +5,17 @@ import { bootRuntime } from '../src/cli/boot';
 import { eloBookOf } from '../src/elo/elo-book-service';
 import { contextWarmedUp } from '../src/context/context-warm-up';
 import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
-import { report } from './lib';
+import { report, withStallMeter } from './lib';
 import { measureProviders } from './scale-calls';
 
 /**
  * An agent's own process on a database `bench/scale.ts` grew: boots a runtime on `dataDir` (argv 2)
  * with the settings given as JSON (argv 3), waits until every service has started and the
  * background work after start is done (the lessons, the ELO book's items and log samples, the
- * ratings of the lessons held, the prompt context's warm-up), then prints one JSON line: its RSS
- * and heap after a full collection, how long that took, the providers' p50/p99
+ * ratings of the lessons held, the prompt context's warm-up, the metrics rollup and its report),
+ * then prints one JSON line: the longest event-loop stall of that background work (from the
+ * services' start, when an agent takes requests; `background_stall_*`), its RSS and heap after a
+ * full collection, how long that took, the providers' p50/p99
  * (`measureProviders`), its RSS after them, and its heap and RSS after another full collection
  * (what the calls left held). The bench's own process has grown the database through a year of
  * writes; this is what a process that starts on it holds and costs.
@@ -24,9 +26,13 @@ const booted = await bootRuntime({ dataDir: process.argv[2] as string, plugins: 
 try {
   const { runtime } = booted;
   await Promise.all((selfImprovePlugin.services ?? []).map((s) => runtime.getServiceLoadPromise(s.serviceType as never)));
-  await (await scanOutcomeServiceOf(runtime)).scanLessonsReady();
-  await (await eloBookOf(runtime)).ratingsReadAhead();
-  await contextWarmedUp(runtime);
+  const background = await withStallMeter(async () => {
+    const service = await scanOutcomeServiceOf(runtime);
+    await service.scanLessonsReady();
+    await (await eloBookOf(runtime)).ratingsReadAhead();
+    await contextWarmedUp(runtime);
+    await service.metricsCaughtUp();
+  });
   const warmedMs = performance.now() - started;
   Bun.gc(true);
   const memory = process.memoryUsage();
@@ -38,6 +44,9 @@ try {
   report({
     bench: 'scale-fresh-process',
     warmed_up_ms: Math.round(warmedMs),
+    background_stall_ms: background.stall_ms,
+    background_stall_sql: background.stall_sql,
+    background_stall_statements: background.stall_statements,
     rss_mb: Math.round(memory.rss / 1_048_576),
     heap_mb: Math.round(memory.heapUsed / 1_048_576),
     providers,

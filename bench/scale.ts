@@ -24,8 +24,8 @@ import { textOf } from './synthetic-text';
  * p50/p99 of every GET route handler (in process, without HTTP: what the plugin's own code costs),
  * of the reports those routes keep for reuse when none is kept (`UNCACHED`), and of every provider, the longest event-loop stall during ingest, learning, reconciliation
  * (incremental and full) and verification, RSS, the start-up time of a new runtime on the
- * database, and (`bench/scale-fresh.ts`, in a process of its own) the RSS and providers of an agent
- * process started on it. The last line gives each figure at the largest size as a ratio to the smallest,
+ * database, and (`bench/scale-fresh.ts`, in a process of its own) the RSS, providers and longest
+ * stall of the start-up's background work of an agent process started on it. The last line gives each figure at the largest size as a ratio to the smallest,
  * measured in this run, and the issue's goals beside them.
  *
  * Rows come from the example generator, 10,000 at a time with their own seed, key prefix and
@@ -289,7 +289,8 @@ for (const kind of ['routes', 'uncached_reports', 'providers'] as const) {
 for (const [name, figures] of Object.entries(last.fresh_process.providers as Record<string, { p99_ms: number }>)) {
   p99Ratios[`fresh_process_providers:${name}`] = ratio(figures.p99_ms, (first.fresh_process.providers[name] as { p99_ms: number }).p99_ms);
 }
-const stalls = ['ingest_stall_ms', 'learn_stall_ms', 'metrics_rollup_stall_ms', 'reconcile_incremental_stall_ms', 'reconcile_full_stall_ms', 'verify_stall_ms'].map((k) => Number(last[k]));
+// With the start-up's background work in an agent process (lessons, ELO items and ratings, the metrics report): requests are served beside it.
+const stalls = [...['ingest_stall_ms', 'learn_stall_ms', 'metrics_rollup_stall_ms', 'reconcile_incremental_stall_ms', 'reconcile_full_stall_ms', 'verify_stall_ms'].map((k) => Number(last[k])), Number(last.fresh_process.background_stall_ms)];
 const worstRoute = Math.max(...Object.entries(last.routes as Record<string, { p99_ms: number }>).filter(([p]) => !WHOLE_LEDGER_ROUTES.has(p)).map(([, f]) => f.p99_ms));
 const worstProvider = Math.max(...Object.values(last.providers as Record<string, { p99_ms: number }>).map((f) => f.p99_ms));
 const worstFreshProvider = Math.max(...Object.values(last.fresh_process.providers as Record<string, { p99_ms: number }>).map((f) => f.p99_ms));

@@ -29,9 +29,10 @@ const WARM_KEYS_PAGE = 5_000;
  * Items per step of the warm-up: one read of their states (`EloStore.loadItems` reads 500 a
  * statement) and their admission, with a turn of the event loop after each step. 5,000 a step were
  * ten statements and the indexing of 5,000 bodies between two turns: stalls of about 200 ms on the
- * 1M bench database.
+ * 1M bench database; 500 a step still held the event loop 55–90 ms a step there (the admission,
+ * after a 10 ms read), while the start-up's other background reads ran beside it.
  */
-const WARM_PAGE = 500;
+const WARM_PAGE = 100;
 /**
  * Log entries checked against their schema between two turns of the event loop while the report's
  * samples are warmed. A session entry names up to 500 items, each checked: 250 entries a slice
