@@ -7,6 +7,8 @@ import { handleGetScanLessons } from '../../src/scan/surfaces/learning-routes';
 import { scanLessonsProvider } from '../../src/scan/surfaces/scan-lessons-provider';
 import { newestEvidenceFirst, type StoredScanLesson } from '../../src/scan/scan-lesson-metadata';
 import { lexicalVector } from '../../src/shared/lexical-vector';
+import { countScanLessonsPage, type ScanLessonCursor } from '../../src/scan/scan-lesson-sql';
+import { dbOf } from '../../src/shared/sql';
 import { recordingResponse } from '../helpers/route-response';
 import { chatMessage, startAgent, type TestAgent } from '../helpers/runtime';
 import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
@@ -158,6 +160,26 @@ describe('scan lessons beyond SELF_IMPROVE_LESSONS_IN_MEMORY', () => {
     await startBounded();
     expect(bounded.service.scanLessons.index.size).toBe(BOUND);
     expect(bounded.service.listScanLessons().map((l) => l.id)).toEqual(all.slice(0, BOUND).map((l) => l.id));
+    // The lessons beyond the bound are counted at start-up (a page at a time), not held.
+    expect(bounded.service.scanLessons.count()).toBe(LESSONS);
     expect((await walk(bounded, 100)).ids).toEqual(all.map((l) => l.id));
   }, BOOT_MS);
+
+  test('countScanLessonsPage counts the lessons a page at a time in newest-evidence order, each page ending at the lesson a walk of pages ends at', async () => {
+    const db = dbOf(bounded.runtime);
+    const ends: string[] = [];
+    let total = 0;
+    for (let after: ScanLessonCursor | null = null; ; ) {
+      const page = await countScanLessonsPage(db, bounded.runtime.agentId, { limit: 7, after });
+      total += page.n;
+      if (page.n < 7) {
+        expect(page.last?.id ?? null).toBe(page.n === 0 ? null : (all[LESSONS - 1]?.id as string));
+        break;
+      }
+      ends.push(page.last?.id as string);
+      after = page.last;
+    }
+    expect(total).toBe(LESSONS);
+    expect(ends).toEqual(all.filter((_, i) => i % 7 === 6).map((l) => l.id));
+  });
 });

@@ -21,8 +21,11 @@ import { errorText } from '../shared/error-text';
  * 1M bench database an UPDATE of 500 items' buckets took 98 ms (items spread over the table, cold).
  */
 export const ADVANCE_BATCH = 100;
-/** Items start-up reads at once (the most recently used); a larger book is read into memory in the background (`warmUp`). */
-const START_ITEMS = 5_000;
+/**
+ * Items start-up reads at once (the most recently used); a larger book is read into memory in the
+ * background (`warmUp`). 5,000 were one statement of about 125 ms on the 1M bench database.
+ */
+const START_ITEMS = 1_000;
 /** Keys per read of the warm-up's key list. */
 const WARM_KEYS_PAGE = 5_000;
 /**

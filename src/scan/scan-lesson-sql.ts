@@ -56,16 +56,27 @@ export function scanLessonIdsPageQuery(agentId: string, options: { limit: number
   const after =
     options.after === null
       ? sql.empty()
-      : sql`AND (metadata->>'last_seen' < ${options.after.lastSeen} OR (metadata->>'last_seen' = ${options.after.lastSeen} AND id > ${options.after.id}::uuid))`;
+      : // The first condition starts the index scan at the cursor; the OR alone made it start at the newest lesson and filter its way down (a page 100,000 lessons deep took 0.7 s on the 1M bench database).
+        sql`AND metadata->>'last_seen' <= ${options.after.lastSeen} AND (metadata->>'last_seen' < ${options.after.lastSeen} OR id > ${options.after.id}::uuid)`;
   const only = options.ids === undefined ? sql.empty() : sql`AND id IN (${sql.join(options.ids.map((id) => sql`${id}::uuid`), sql`, `)})`;
   return sql`SELECT id::text AS id, metadata->>'last_seen' AS last_seen FROM memories WHERE ${ofAgent(agentId)} ${after} ${only}
       ORDER BY metadata->>'last_seen' DESC, memories.id ASC LIMIT ${options.limit}`;
 }
 
-/** How many lessons the agent has. */
-export async function countScanLessons(db: Db, agentId: string): Promise<number> {
-  const rows = await queryRows<{ n: number | string }>(db, sql`SELECT count(*) AS n FROM memories WHERE ${ofAgent(agentId)}`);
-  return Number(rows[0]?.n ?? 0);
+/**
+ * How many of the agent's lessons come after `after` in `scanLessonIdsPage`'s order (from the
+ * newest when null), at most `limit`, and the last of them: a count taken a page at a time (one
+ * count of the 100,000 lessons of the 1M bench database took 100–230 ms).
+ */
+export async function countScanLessonsPage(db: Db, agentId: string, options: { limit: number; after: ScanLessonCursor | null }): Promise<{ n: number; last: ScanLessonCursor | null }> {
+  const [row] = await queryRows<{ n: number | string; id: string | null; last_seen: string | null }>(
+    db,
+    sql`WITH page AS MATERIALIZED (${scanLessonIdsPageQuery(agentId, options)})
+        SELECT (SELECT count(*) FROM page) AS n, l.id, l.last_seen
+        FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT id, last_seen FROM page ORDER BY last_seen ASC, id::uuid DESC LIMIT 1) l ON true`,
+  );
+  const n = Number(row?.n ?? 0);
+  return { n, last: n > 0 && row?.id != null && row.last_seen != null ? { id: row.id, lastSeen: row.last_seen } : null };
 }
 
 /** Ids of every lesson of the agent (one column of the newest index). */

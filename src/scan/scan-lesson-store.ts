@@ -3,9 +3,9 @@ import { lexicalVector } from '../shared/lexical-vector';
 import type { Neighbour } from '../shared/similarity';
 import { agentMemory } from '../shared/agent-memory';
 import { loadConfig } from '../shared/config';
-import { chunks, dbOf } from '../shared/sql';
+import { chunks, type Db, dbOf } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { allScanLessonIds, countScanLessons, ensureScanLessonIndexes, type ScanLessonCursor, scanLessonIdsOfGroup, scanLessonIdsPage } from './scan-lesson-sql';
+import { allScanLessonIds, countScanLessonsPage, ensureScanLessonIndexes, type ScanLessonCursor, scanLessonIdsOfGroup, scanLessonIdsPage } from './scan-lesson-sql';
 import { ScanLessonIndex } from './scan-lesson-index';
 import { ScanLessonRelevanceFloor } from '../shared/scan-lesson-relevance';
 import { heldScanLesson, type ScanLesson, type ScanLessonMetadata, type StoredScanLesson, SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from './scan-lesson-metadata';
@@ -41,6 +41,10 @@ const READ_CHUNK = 200;
 const RANK_WARM_UP_CALLS = 40;
 /** Lessons put into the index between two turns of the event loop while loading (500 were 50–80 ms of JavaScript on the 1M bench database). */
 const LOAD_TURN_EVERY = 100;
+/** Ids of the newest lessons read per statement at start-up (10,001 at once took 100–230 ms on the 1M bench database). */
+const ID_PAGE = 2_000;
+/** Lessons beyond the bound counted per statement at start-up (10,000 took 80-126 ms on the 1M bench database). */
+const COUNT_PAGE = 2_000;
 /** Lessons per page when every stored lesson is read. */
 const STORED_PAGE = 1_000;
 /** Lessons let go between two turns of the event loop when the index is trimmed to its bound. */
@@ -90,8 +94,7 @@ export class ScanLessonStore {
     await ensureScanLessonIndexes(db).catch((error: unknown) => {
       this.runtime.logger.warn({ src: 'plugin:self-improve:lessons', agentId: this.runtime.agentId, error: errorText(error) }, 'lesson indexes could not be created; lesson pages are read without them');
     });
-    this.storedCount = await countScanLessons(db, this.runtime.agentId);
-    const newest = await scanLessonIdsPage(db, this.runtime.agentId, { limit: this.maxInMemory + 1, after: null });
+    const newest = await this.newestIds(db);
     if (newest.length > this.maxInMemory) this.markPartial();
     const memories = await this.read(newest.slice(0, this.maxInMemory).map((r) => r.id as UUID));
     // As the lessons were read before the bound: newest stored first (ties by id), so equal scores rank the same way.
@@ -105,6 +108,32 @@ export class ScanLessonStore {
     this.relevance.warm();
     await this.index.warmUp(RANK_WARM_UP_CALLS, Date.now());
     return this.index.size;
+  }
+
+  /**
+   * The ids of the lessons with the newest evidence, up to one more than the bound, ID_PAGE a
+   * statement; counts the lessons beyond them COUNT_PAGE a statement (`storedCount`). A turn of the
+   * event loop after each statement.
+   */
+  private async newestIds(db: Db): Promise<ScanLessonCursor[]> {
+    const newest: ScanLessonCursor[] = [];
+    for (let after: ScanLessonCursor | null = null; newest.length <= this.maxInMemory; ) {
+      const limit = Math.min(ID_PAGE, this.maxInMemory + 1 - newest.length);
+      const page = await scanLessonIdsPage(db, this.runtime.agentId, { limit, after });
+      newest.push(...page);
+      await yieldToEventLoop();
+      if (page.length < limit) break;
+      after = page[page.length - 1] as ScanLessonCursor;
+    }
+    let count = newest.length;
+    for (let after = newest.length > this.maxInMemory ? (newest[newest.length - 1] as ScanLessonCursor) : null; after !== null; ) {
+      const page = await countScanLessonsPage(db, this.runtime.agentId, { limit: COUNT_PAGE, after });
+      count += page.n;
+      await yieldToEventLoop();
+      after = page.n === COUNT_PAGE ? page.last : null;
+    }
+    this.storedCount = count;
+    return newest;
   }
 
   private async read(ids: readonly UUID[]): Promise<Memory[]> {
