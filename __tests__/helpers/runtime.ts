@@ -15,8 +15,11 @@ export async function startAgent(options: { plugins?: Plugin[]; settings?: Recor
     plugins: [selfImprovePlugin, ...(options.plugins ?? [])],
     settings: { EMBEDDING_DIMENSION: '384', ...(options.settings ?? {}) },
   });
+  // Tests start from a settled agent: every service of the plugin started (a message handled before
+  // the ELO book has started records no retrieval) and every stored lesson read (an agent's start
+  // waits for neither).
+  await Promise.all((selfImprovePlugin.services ?? []).map((s) => booted.runtime.getServiceLoadPromise(s.serviceType as never)));
   const service = await scanOutcomeServiceOf(booted.runtime);
-  // Tests start from a settled agent: every stored lesson read (an agent's start does not wait for that).
   await service.scanLessonsReady();
   return { ...booted, service };
 }
