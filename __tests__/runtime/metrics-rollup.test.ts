@@ -289,6 +289,24 @@ describe('the metrics rollup on a real runtime', () => {
     await metrics.stop();
   });
 
+  test('while outcomes are being written the hour timer computes nothing; once the follower has caught up it computes both hours', async () => {
+    await agent.service.metricsCaughtUp();
+    const hourEnd = Math.floor((AS_OFS[2] as number) / HOUR) * HOUR + HOUR;
+    const offset = hourEnd - REPORT_AHEAD_OF_HOUR_MS - 100 - Date.now();
+    const metrics = new ScanMetrics(agent.runtime, dbOf(agent.runtime), { warmOptions: () => ({ k: 6, slices: 50 }), now: () => Date.now() + offset });
+    metrics.writing();
+    metrics.start();
+    // The timer has fired (100 ms) with a write under way: no report read the waiting outcomes' count.
+    await Bun.sleep(400);
+    expect(metrics.computed).toBe(0);
+    metrics.written(false);
+    await metrics.caughtUp();
+    expect(metrics.computed).toBe(2);
+    await metrics.report({ asOfMs: hourEnd + 1_000, k: 6, slices: 50 });
+    expect(metrics.computed).toBe(2);
+    await metrics.stop();
+  });
+
   test('reads that ask at once for a report not kept wait for one computation of it', async () => {
     await agent.service.metricsCaughtUp();
     const metrics = new ScanMetrics(agent.runtime, dbOf(agent.runtime));

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../shared/sql';
+import { type Db, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE } from './scan-lesson-metadata';
 import type { ScanLessonCursor } from './model/scan-lesson-cursor';
 
@@ -69,7 +69,7 @@ export function scanLessonIdsPageQuery(agentId: string, options: { limit: number
  * count of the 100,000 lessons of the 1M bench database took 100–230 ms).
  */
 export async function countScanLessonsPage(db: Db, agentId: string, options: { limit: number; after: ScanLessonCursor | null }): Promise<{ n: number; last: ScanLessonCursor | null }> {
-  const [row] = await queryRows<{ n: number | string; id: string | null; last_seen: string | null }>(
+  const [row] = await queryRowsInIndexOrder<{ n: number | string; id: string | null; last_seen: string | null }>(
     db,
     sql`WITH page AS MATERIALIZED (${scanLessonIdsPageQuery(agentId, options)})
         SELECT (SELECT count(*) FROM page) AS n, l.id, l.last_seen
