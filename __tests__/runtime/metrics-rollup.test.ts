@@ -115,6 +115,12 @@ async function asOlderFormat(agent: TestAgent, format: number, scope: string): P
   await db.execute(sql`UPDATE ${metricRollupState} SET format = ${format}::smallint`);
 }
 
+/** Metrics on the agent's database computing the report with `k` ahead, with a clock that reaches the lead before `hourEnd` in `inMs` (so its hour timer fires then). */
+function metricsBeforeHour(agent: TestAgent, hourEnd: number, inMs: number, k: number): ScanMetrics {
+  const offset = hourEnd - REPORT_AHEAD_OF_HOUR_MS - inMs - Date.now();
+  return new ScanMetrics(agent.runtime, dbOf(agent.runtime), { warmOptions: () => ({ k, slices: 50 }), now: () => Date.now() + offset });
+}
+
 async function pendingOutcomes(agent: TestAgent): Promise<number> {
   return (await new MetricRollup(dbOf(agent.runtime), agent.runtime.agentId).lag()).pending;
 }
@@ -270,9 +276,7 @@ describe('the metrics rollup on a real runtime', () => {
   test('a minute before an hour turns, the next hour\'s report is computed ahead: the first read of that hour finds it, and it is right', async () => {
     await agent.service.metricsCaughtUp();
     const hourEnd = Math.floor((AS_OFS[3] as number) / HOUR) * HOUR + HOUR;
-    // A clock that reaches the lead before hourEnd 200 ms after the agent starts, so its timer fires then.
-    const offset = hourEnd - REPORT_AHEAD_OF_HOUR_MS - 200 - Date.now();
-    const metrics = new ScanMetrics(agent.runtime, dbOf(agent.runtime), { warmOptions: () => ({ k: 7, slices: 50 }), now: () => Date.now() + offset });
+    const metrics = metricsBeforeHour(agent, hourEnd, 200, 7);
     metrics.start();
     // The follower's warm computes now's hour at once; the timer, when it fires, the next one.
     while (metrics.computed < 2) await Bun.sleep(20);
@@ -292,8 +296,7 @@ describe('the metrics rollup on a real runtime', () => {
   test('while outcomes are being written the hour timer computes nothing; once the follower has caught up it computes both hours', async () => {
     await agent.service.metricsCaughtUp();
     const hourEnd = Math.floor((AS_OFS[2] as number) / HOUR) * HOUR + HOUR;
-    const offset = hourEnd - REPORT_AHEAD_OF_HOUR_MS - 100 - Date.now();
-    const metrics = new ScanMetrics(agent.runtime, dbOf(agent.runtime), { warmOptions: () => ({ k: 6, slices: 50 }), now: () => Date.now() + offset });
+    const metrics = metricsBeforeHour(agent, hourEnd, 100, 6);
     metrics.writing();
     metrics.start();
     // The timer has fired (100 ms) with a write under way: no report read the waiting outcomes' count.

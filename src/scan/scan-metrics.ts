@@ -71,7 +71,7 @@ export class ScanMetrics implements OutcomeFollower {
   private readonly memo = new Map<string, ScanMetricsReport>();
   /** Reports being computed, by `memoKey`: a read that asks for one waits for it instead of computing it again. */
   private readonly computing = new Map<string, Promise<ScanMetricsReport>>();
-  /** Reports computed (not found kept or being computed), for the tests and the bench. */
+  /** Reports computed (not found kept or being computed): what the tests check the reuse by. */
   computed = 0;
   private lastWarmMs = Number.NEGATIVE_INFINITY;
   /** Reports being computed ahead (`warm`): the follower's and the hour timer's may overlap. */
@@ -126,7 +126,9 @@ export class ScanMetrics implements OutcomeFollower {
         return;
       }
       // A timer may fire a little early: warm as of the time it was set for at the least.
-      void this.warm(Math.max(this.now(), atMs), true).finally(() => this.aheadOfNextHour());
+      void this.warm(Math.max(this.now(), atMs), true)
+        .catch((error: unknown) => this.notAhead(error))
+        .finally(() => this.aheadOfNextHour());
     }, Math.max(0, atMs - this.now()));
     (this.hourTimer as { unref?: () => void }).unref?.();
   }
@@ -206,20 +208,25 @@ export class ScanMetrics implements OutcomeFollower {
   private async warm(nowMs: number, force: boolean): Promise<void> {
     if (!this.warmOptions || this.stopping || (!force && nowMs - this.lastWarmMs < REPORT_WARM_EVERY_MS)) return;
     this.lastWarmMs = nowMs;
-    const options = this.warmOptions();
+    const warmOptions = this.warmOptions;
     const warming = (async () => {
       try {
+        const options = warmOptions();
         for (const asOfMs of reportHoursAhead(nowMs, REPORT_AHEAD_OF_HOUR_MS)) await this.report({ ...options, asOfMs });
       } catch (error) {
-        this.runtime.logger.warn(
-          { src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: errorText(error) },
-          'the metrics report could not be computed ahead; the next read computes it',
-        );
+        this.notAhead(error);
       }
     })();
     this.warming.add(warming);
     await warming;
     this.warming.delete(warming);
+  }
+
+  private notAhead(error: unknown): void {
+    this.runtime.logger.warn(
+      { src: 'plugin:self-improve:metrics', agentId: this.runtime.agentId, error: errorText(error) },
+      'the metrics report could not be computed ahead; the next read computes it',
+    );
   }
 
   /** Rolls up what is waiting when that is at most `READ_CATCH_UP_MAX` outcomes; returns the seq the rollup then holds, what is still waiting, and the rollup's version. */
