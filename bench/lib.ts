@@ -218,3 +218,76 @@ export class StatementTimer {
     return { ...this.take(), heaviest_statements: heaviest };
   }
 }
+
+/**
+ * What fills each event-loop stall: the PGlite statements run between two turns of the event loop
+ * (a 2 ms timer), each with the JavaScript time before it. Once `install`ed, every stretch between
+ * two turns longer than `thresholdMs` is printed as one JSON line (`bench`, the current `phase`,
+ * its length, when it began in ms since the epoch, as `bun --cpu-prof` profiles count, and its
+ * statements) and counted, in all (`stalls`) and per phase (`stallsIn`).
+ */
+export class StallTracer {
+  phase = 'boot';
+  stalls = 0;
+  readonly stallsIn: Record<string, number> = {};
+  private phaseStart = performance.now();
+  private steps: { js_ms: number; sql_ms: number; sql: string }[] = [];
+  private lastTurn = performance.now();
+  private lastStep = performance.now();
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly bench: string,
+    private readonly thresholdMs: number,
+  ) {}
+
+  /** Starts a phase; the one before it is timed (a note on stderr). */
+  enter(phase: string): void {
+    if (this.phase !== 'boot') note(`${this.phase}: ${Math.round(performance.now() - this.phaseStart)} ms`);
+    this.phase = phase;
+    this.phaseStart = performance.now();
+  }
+
+  /** Starts tracing (plugin-sql's PGlite client must exist: after the runtime's boot). */
+  install(): void {
+    watchPgliteStatementEnds((ms, sql) => {
+      const end = performance.now();
+      this.steps.push({ js_ms: round(end - this.lastStep - ms, 1), sql_ms: round(ms, 1), sql: sql.slice(0, 100) });
+      this.lastStep = end;
+    });
+    // Stalls are counted from here: what ran before is not traced.
+    this.lastTurn = performance.now();
+    this.lastStep = this.lastTurn;
+    this.timer = setInterval(() => this.turn(), 2);
+  }
+
+  /** A turn of the event loop: reports the stretch since the last one when it was a stall. */
+  turn(): void {
+    const now = performance.now();
+    const ms = now - this.lastTurn;
+    if (ms > this.thresholdMs) {
+      this.stalls++;
+      this.stallsIn[this.phase] = (this.stallsIn[this.phase] ?? 0) + 1;
+      report({ bench: this.bench, phase: this.phase, stall_ms: round(ms, 1), started_at_ms: round(performance.timeOrigin + this.lastTurn, 1), tail_js_ms: round(now - this.lastStep, 1), statements: this.steps });
+    }
+    this.lastTurn = now;
+    this.lastStep = now;
+    this.steps = [];
+  }
+
+  /** Bench work outside the plugin: not traced. */
+  untraced<T>(work: () => T): T {
+    this.turn();
+    try {
+      return work();
+    } finally {
+      this.lastTurn = performance.now();
+      this.lastStep = this.lastTurn;
+      this.steps = [];
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

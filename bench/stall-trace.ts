@@ -6,7 +6,7 @@ import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { rewardLedgerOf } from '../src/ledger/reward-ledger-service';
 import { ingestText } from '../src/shared/ingest-text';
 import { generateOutcomes } from '../examples/generate-outcomes';
-import { note, report, round, watchPgliteStatementEnds, withTempDir } from './lib';
+import { note, report, StallTracer, withTempDir } from './lib';
 
 /**
  * What fills each event-loop stall (issue 16): grows a PGlite database to `outcomes` (default
@@ -34,70 +34,11 @@ function chunkText(chunk: number): string {
     .join('\n');
 }
 
-/** Statements between two turns of the event loop, and where the time between them went. */
-class StallTracer {
-  phase = 'boot';
-  private phaseStart = performance.now();
-
-  /** Starts a phase; the one before it is timed (a note on stderr). */
-  enter(phase: string): void {
-    if (this.phase !== 'boot') note(`${this.phase}: ${Math.round(performance.now() - this.phaseStart)} ms`);
-    this.phase = phase;
-    this.phaseStart = performance.now();
-  }
-  private steps: { js_ms: number; sql_ms: number; sql: string }[] = [];
-  private lastTurn = performance.now();
-  private lastStep = performance.now();
-  private timer: ReturnType<typeof setInterval> | undefined;
-  stalls = 0;
-
-  install(): void {
-    watchPgliteStatementEnds((ms, sql) => {
-      const end = performance.now();
-      this.steps.push({ js_ms: round(end - this.lastStep - ms, 1), sql_ms: round(ms, 1), sql: sql.slice(0, 100) });
-      this.lastStep = end;
-    });
-    // Stalls are counted from here: what ran before (the runtime's start) is not traced.
-    this.lastTurn = performance.now();
-    this.lastStep = this.lastTurn;
-    this.timer = setInterval(() => this.turn(), 2);
-  }
-
-  /** A turn of the event loop: reports the stretch since the last one when it was a stall. */
-  turn(): void {
-    const now = performance.now();
-    const ms = now - this.lastTurn;
-    if (ms > THRESHOLD) {
-      this.stalls++;
-      report({ bench: 'stall-trace', phase: this.phase, stall_ms: round(ms, 1), started_at_ms: round(performance.timeOrigin + this.lastTurn, 1), tail_js_ms: round(now - this.lastStep, 1), statements: this.steps });
-    }
-    this.lastTurn = now;
-    this.lastStep = now;
-    this.steps = [];
-  }
-
-  /** Bench work outside the plugin: not traced. */
-  untraced<T>(work: () => T): T {
-    this.turn();
-    try {
-      return work();
-    } finally {
-      this.lastTurn = performance.now();
-      this.lastStep = this.lastTurn;
-      this.steps = [];
-    }
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
-}
-
 routeConsoleToStderr();
 const inDataDir = <T>(work: (dir: string) => Promise<T>) => (process.env.STALL_TRACE_DATA_DIR ? work(process.env.STALL_TRACE_DATA_DIR) : withTempDir('self-improve-bench-stalls-', work));
 await inDataDir(async (dataDir) => {
   const { runtime, close } = await bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: { SELF_IMPROVE_LEDGER_SECRET: 'scale-benchmark-ledger-secret-0123456789' } });
-  const tracer = new StallTracer();
+  const tracer = new StallTracer('stall-trace', THRESHOLD);
   try {
     const service = await scanOutcomeServiceOf(runtime);
     await service.scanLessonsReady();
