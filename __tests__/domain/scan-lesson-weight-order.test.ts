@@ -89,4 +89,22 @@ describe('ScanLessonIndex.rankScored stops early and ranks as a visit of every l
     expect(ranked.map((r) => r.id)[0]).toBe(light.id);
     expect(ranked[0]?.score).toBeCloseTo(0.3375, 3);
   });
+
+  test('the visit stops by the greatest cosine the message has with any lesson, not by a cosine of 1: a light lesson holding that cosine still gets in when it beats the top by a little', () => {
+    const index = new ScanLessonIndex();
+    const seen = '2026-11-20T00:00:00.000Z';
+    const lesson = (i: number, confidence: number, avgReward: number) => {
+      const base = syntheticScanLesson(i);
+      return { ...base, metadata: { ...base.metadata, confidence, avg_reward: avgReward, last_seen: seen } };
+    };
+    // 200 heavy lessons the message shares no word with: 0.25 (topical) × 1 = 0.25 each.
+    for (let i = 0; i < 200; i++) index.put(lesson(i, 1, 1), lexicalVector(`unrelated words number ${i}`));
+    // One light lesson (weight 0.21) in a bucket of its own, with the message's own words: (1 + 0.25) × 0.21 = 0.2625.
+    const light = lesson(1_000, 0.7, 0.3);
+    index.put(light, lexicalVector('ssrf through the billing webhook proxy'));
+    const query = { context: {}, nowMs: Date.parse(seen), halfLifeDays: 30, minScanLessonConfidence: 0.5, topical: true };
+    const ranked = index.rankScored(lexicalVector('ssrf through the billing webhook proxy'), query, 1);
+    expect(ranked.map((r) => r.id)).toEqual([light.id]);
+    expect(ranked[0]?.score).toBeCloseTo(0.2625, 4);
+  });
 });

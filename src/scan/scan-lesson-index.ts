@@ -8,7 +8,7 @@ import { type Neighbour, sparseQuery, unitVector } from '../shared/similarity';
 import { SimilarityColumns } from '../shared/similarity-columns';
 import { heldScanLesson, type ScanLesson } from './scan-lesson-metadata';
 import { ContextVocabulary } from './model/context-vocabulary';
-import { ScanLessonSlots } from './scan-lesson-slots';
+import { ScanLessonSlots, type SlotFacts } from './scan-lesson-slots';
 import { WeightOrder } from './scan-lesson-weight-order';
 
 /** The fields a prompt's context can name, as the index counts them. */
@@ -68,7 +68,7 @@ export class ScanLessonIndex {
 
   private changes = 0;
   /** The slots by weight as of `weightOrderAt` changes (`rankScored` builds it again when they moved). */
-  private weightOrder: WeightOrder | null = null;
+  private weightOrder: { order: WeightOrder; facts: SlotFacts } | null = null;
   private weightOrderAt = -1;
 
   get size(): number {
@@ -218,10 +218,11 @@ export class ScanLessonIndex {
   /**
    * `rank` with each lesson's score. Lessons are visited heaviest first (`WeightOrder`), and the
    * visit stops once no lesson left can reach the score the top needs: a score is at most the
-   * greatest relevance the message allows (a cosine of 1 and every context field it names, and
-   * the topical match) times the weight. The result is the one visiting every lesson gives (ties
-   * go by id whatever the order); on the 1M bench database the scale bench's message visits about
-   * 2,700 of the 10,000 lessons held.
+   * greatest relevance the message allows (the greatest cosine it has with any lesson held, every
+   * context field it names, and the topical match) times the weight. The result is the one
+   * visiting every lesson gives (ties go by id whatever the order). The lessons' facts are read
+   * in visit order (`ScanLessonSlots.gather`). On the 1M bench database the scale bench's
+   * messages visit 750–1,300 of the 10,000 lessons held (about 2,800 with a cosine of 1 as the bound).
    */
   rankScored(vector: ArrayLike<number>, query: RankQuery, limit: number): Ranked<ScanLesson>[] {
     const cosines = this.columns.cosines(sparseQuery(unitVector(vector)));
@@ -230,10 +231,11 @@ export class ScanLessonIndex {
     const named = Int32Array.from(CONTEXT_FIELDS, (field) => this.slots.codeOf(query.context[field] ?? null));
     const floor = Math.max(0, query.minSimilarity ?? 0);
     const topicalMatch = query.topical ? 1 : 0;
-    // A Float32 cosine of unit vectors may round a little above 1.
-    const greatestRelevance = scanLessonRelevance(1.001, topicalMatch + named.filter((code) => code > 0).length);
-    const { weight, confidence, lastSeenMs, context } = this.slots;
-    const order = this.slotsByWeight();
+    // No lesson is more similar than the most similar one (read from the same Float32 cosines the
+    // visits read), nor matches more than every field the message names.
+    const greatestRelevance = scanLessonRelevance(greatest(cosines), topicalMatch + named.filter((code) => code > 0).length);
+    const { order, facts } = this.slotsByWeight();
+    const { weight, confidence, lastSeenMs, context } = facts;
     const top = new TopK<ScanLesson>(limit);
     const minConfidence = query.minScanLessonConfidence;
     // The score a lesson must reach to get in, read again only when the top changes.
@@ -243,17 +245,18 @@ export class ScanLessonIndex {
       const end = order.starts[b + 1] as number;
       if (start === end) continue;
       if (greatestRelevance * (order.ceilings[b] as number) < least) break;
+      // k: the lesson's place in weight order, where its facts are (`facts`); slot: where its vector is.
       for (let k = start; k < end; k++) {
-        const slot = order.slots[k] as number;
-        if ((confidence[slot] as number) < minConfidence) continue;
+        if ((confidence[k] as number) < minConfidence) continue;
         let contextMatches = topicalMatch;
-        for (let f = 0, at = slot * fields; f < fields; f++, at++) if (named[f] !== 0 && context[at] === named[f]) contextMatches++;
+        for (let f = 0, at = k * fields; f < fields; f++, at++) if (named[f] !== 0 && context[at] === named[f]) contextMatches++;
+        const slot = order.slots[k] as number;
         const similarity = cosines[slot] as number;
         if (similarity <= floor && contextMatches === 0) continue;
         // Freshness is at most 1: a lesson that cannot reach the current floor is skipped before pow.
-        const bound = scanLessonRelevance(similarity, contextMatches) * (weight[slot] as number);
+        const bound = scanLessonRelevance(similarity, contextMatches) * (weight[k] as number);
         if (bound < least) continue;
-        const score = bound * freshness(query.nowMs - (lastSeenMs[slot] as number), query.halfLifeDays);
+        const score = bound * freshness(query.nowMs - (lastSeenMs[k] as number), query.halfLifeDays);
         if (score < least) continue;
         const e = this.bySlot[slot] as IndexEntry;
         top.offer(e.item, e.lesson, score);
@@ -263,10 +266,11 @@ export class ScanLessonIndex {
     return top.result();
   }
 
-  /** The slots by weight, built again when the lessons changed since. */
-  private slotsByWeight(): WeightOrder {
+  /** The slots by weight, with their facts in that order; built again when the lessons changed since. */
+  private slotsByWeight(): { order: WeightOrder; facts: SlotFacts } {
     if (this.weightOrder === null || this.weightOrderAt !== this.changes) {
-      this.weightOrder = new WeightOrder(this.slots.weight, this.bySlot.length);
+      const order = new WeightOrder(this.slots.weight, this.bySlot.length);
+      this.weightOrder = { order, facts: this.slots.gather(order.slots) };
       this.weightOrderAt = this.changes;
     }
     return this.weightOrder;
@@ -296,4 +300,11 @@ export class ScanLessonIndex {
   nearestInGroup(group: string, vector: ArrayLike<number>): Neighbour<UUID> | null {
     return this.columns.nearest(vector, this.byGroup.get(group)?.values() ?? []);
   }
+}
+
+/** The greatest of `values`, or 0 when none is above 0 (a negative cosine counts as 0 in relevance). */
+function greatest(values: Float32Array): number {
+  let max = 0;
+  for (let i = 0; i < values.length; i++) if ((values[i] as number) > max) max = values[i] as number;
+  return max;
 }

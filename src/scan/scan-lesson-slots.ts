@@ -1,10 +1,18 @@
 /**
  * What ranking reads of each lesson besides its vector, by slot, in typed arrays: weight,
- * confidence, `last_seen` and a number for each context value. The ranking loop visits every
- * lesson held, so it reads numbers next to each other rather than following each lesson's
- * objects (which cost it about 0.4 µs a lesson at 10k lessons, more than everything else).
+ * confidence, `last_seen` and a number for each context value. The ranking loop visits many
+ * lessons per message, so it reads numbers (`gather`ed in its visit order) rather than following
+ * each lesson's objects (which cost it about 0.4 µs a lesson at 10k lessons, more than everything else).
  */
-export class ScanLessonSlots {
+/** Slot facts as `ScanLessonSlots` holds them: entry k of each array (and `fields` context codes from k × fields) belong together. */
+export interface SlotFacts {
+  weight: Float64Array;
+  confidence: Float64Array;
+  lastSeenMs: Float64Array;
+  context: Int32Array;
+}
+
+export class ScanLessonSlots implements SlotFacts {
   weight = new Float64Array(0);
   confidence = new Float64Array(0);
   lastSeenMs = new Float64Array(0);
@@ -31,6 +39,25 @@ export class ScanLessonSlots {
     this.confidence[slot] = facts.confidence;
     this.lastSeenMs[slot] = facts.lastSeenMs;
     for (let f = 0; f < this.fields; f++) this.context[slot * this.fields + f] = this.codeOf(facts.context[f] ?? null, true);
+  }
+
+  /**
+   * The facts of the slots `order` lists, in that order: the ranking visits lessons by weight,
+   * and reading each slot's facts where it lies is a scattered read of four arrays per lesson
+   * (about 55 ns a lesson at 10,000 lessons, against a few ns read in a row).
+   */
+  gather(order: Uint32Array): SlotFacts {
+    const n = order.length;
+    const fields = this.fields;
+    const out: SlotFacts = { weight: new Float64Array(n), confidence: new Float64Array(n), lastSeenMs: new Float64Array(n), context: new Int32Array(n * fields) };
+    for (let k = 0; k < n; k++) {
+      const slot = order[k] as number;
+      out.weight[k] = this.weight[slot] as number;
+      out.confidence[k] = this.confidence[slot] as number;
+      out.lastSeenMs[k] = this.lastSeenMs[slot] as number;
+      out.context.set(this.context.subarray(slot * fields, (slot + 1) * fields), k * fields);
+    }
+    return out;
   }
 
   /** Copies slot `from` into slot `to` (when the last slot moves into a freed one). */
