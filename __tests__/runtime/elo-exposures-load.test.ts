@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
+import { eloBookOf, EloBookService } from '../../src/elo/elo-book-service';
+import { SCAN_LESSON_KIND } from '../../src/elo/elo-listeners';
 import { EloStore } from '../../src/elo/elo-store';
+import { applyRankBoost } from '../../src/elo/model/elo';
+import { findingContext } from '../../src/elo/model/exposures';
+import { eventsOf } from '../../src/shared/events';
 import { eloExposures } from '../../src/elo/tables';
 import { dbOf } from '../../src/shared/sql';
 import { startAgent, type TestAgent } from '../helpers/runtime';
@@ -8,7 +13,7 @@ import { startAgent, type TestAgent } from '../helpers/runtime';
 const NOW = Date.parse('2026-11-20T12:00:00Z');
 const MINUTE = 60_000;
 
-describe('ELO exposures read back at start-up', () => {
+describe('the ELO book\'s start: exposures read back, and what happens while it reads', () => {
   let agent: TestAgent;
   beforeAll(async () => {
     agent = await startAgent();
@@ -53,5 +58,26 @@ describe('ELO exposures read back at start-up', () => {
     expect(loaded).toEqual(expected);
     expect(loaded.reduce((n, c) => n + c.items.length, 0)).toBe(2_600);
     expect(Number((await db.execute(sql`SELECT count(*)::int AS n FROM ${eloExposures} WHERE context = 'old'`)).rows[0]?.n)).toBe(0);
+  });
+
+  test('what a provider showed, and the outcome judged on it, while the book read its items and exposures are made on it once it is open', async () => {
+    // The agent's own book steps aside; a new one starts on the same database, as after a restart.
+    await (await eloBookOf(agent.runtime)).stop();
+    const starting = EloBookService.start(agent.runtime);
+    const hub = eventsOf(agent.runtime);
+    const shownAt = Date.now();
+    hub.emit('itemsShown', { tool: 'scan_lessons', messageId: 'message-during-start', roomId: 'room-1', text: 'is this sql injection real?', items: [{ kind: SCAN_LESSON_KIND, id: 'lesson-shown' }], findingKey: 'finding-1' });
+    hub.emit('workJudged', { judgements: [{ context: findingContext('finding-1'), reward: 1, reason: 'fixed' }] });
+    const book = await starting;
+    try {
+      const shown = book.rating(SCAN_LESSON_KIND, 'lesson-shown');
+      expect(shown).toBeDefined();
+      // The retrieval's rank boost (not counted as an update), then the win of the outcome settled on its exposure.
+      expect(shown?.updates).toBe(1);
+      expect(shown?.lastUsedMs).toBeGreaterThanOrEqual(shownAt);
+      expect(shown?.elo).toBeGreaterThan((shown?.startElo as number) + applyRankBoost(0, 1).delta);
+    } finally {
+      await book.stop();
+    }
   });
 });

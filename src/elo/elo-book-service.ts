@@ -5,7 +5,7 @@ import { applyRankBoost } from './model/elo';
 import { EXPOSURE_HORIZON_MS, Exposures, type ItemRef } from './model/exposures';
 import { SessionAudits } from './model/sessions';
 import { type EloBookSettings, eloBookSettings } from './elo-book-settings';
-import { subscribeEloBook } from './elo-listeners';
+import { HeldMoves, subscribeEloBook } from './elo-listeners';
 import type { AccessOptions, Retrieval } from './elo-book-types';
 import { ADVANCE_BATCH, EloItems } from './elo-items';
 import { ratingKey } from './elo-hot-set';
@@ -89,14 +89,26 @@ export class EloBookService extends Service {
     const service = new EloBookService(runtime);
     service.settings = eloBookSettings(runtime);
     service.sessions = new SessionAudits(runtime.agentId);
-    const db = dbOf(runtime);
-    await requireTables(db, Object.values(eloTables));
-    const store = new EloStore(db, runtime.agentId, service.settings.driftPerDay, logRetentionOf(runtime, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS, 'plugin:self-improve:elo'));
-    const recount = await store.buckets.ensureBasis();
-    service.items = await EloItems.open(runtime, service.settings, store, service.exposures, service.content);
-    const nowMs = Date.now();
-    for (const stored of await store.loadExposures(nowMs - EXPOSURE_HORIZON_MS)) service.exposures.restore(stored.context, stored.atMs, stored.items, nowMs);
-    service.unsubscribe = subscribeEloBook(service, eventsOf(runtime));
+    // Subscribed before anything is read: what happens meanwhile is kept and made once the book is open.
+    const held = new HeldMoves();
+    service.unsubscribe = subscribeEloBook(held, eventsOf(runtime));
+    let recount: boolean;
+    try {
+      const db = dbOf(runtime);
+      await requireTables(db, Object.values(eloTables));
+      const store = new EloStore(db, runtime.agentId, service.settings.driftPerDay, logRetentionOf(runtime, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS, 'plugin:self-improve:elo'));
+      recount = await store.buckets.ensureBasis();
+      service.items = await EloItems.open(runtime, service.settings, store, service.exposures, service.content);
+      const nowMs = Date.now();
+      for (const stored of await store.loadExposures(nowMs - EXPOSURE_HORIZON_MS)) service.exposures.restore(stored.context, stored.atMs, stored.items, nowMs);
+    } catch (error) {
+      service.unsubscribe();
+      throw error;
+    }
+    held.deliverTo(service);
+    if (held.dropped > 0) {
+      runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, dropped: held.dropped }, 'ELO moves made while the book started were more than it keeps; the oldest were dropped');
+    }
     // Items of a database from before the counts, or counted at another drift rate, are counted in the background.
     if (recount) service.advanceBuckets(Date.now(), Number.POSITIVE_INFINITY);
     // A book larger than what start-up reads comes into memory in the background, once every

@@ -14,9 +14,67 @@ export const MAX_LOGGED_QUERY = 500;
 export interface EloBookMoves {
   recordRetrieval(retrieval: Retrieval, atMs?: number): void;
   recordOutcome(items: readonly ItemRef[], outcome: number, reason: string, atMs?: number): void;
-  settle(context: string, reward: number, reason: string): unknown;
+  settle(context: string, reward: number, reason: string, options?: { atMs?: number }): unknown;
   registerContent(items: Iterable<ContextItem>): void;
   forgetContent(kind: string, id: string): void;
+}
+
+/** Moves `HeldMoves` keeps while the book starts: beyond this, the oldest are dropped (and counted). */
+const MAX_HELD_MOVES = 10_000;
+
+/**
+ * The book's moves made before it can take them: the events of a message handled while the ELO
+ * book starts (its items and exposures are read first, about a second at 1M) are kept in order,
+ * each with the time it happened, and made on the book once it is open (`deliverTo`); after that
+ * every move goes straight to it. Subscribing this first, before anything is read, loses none.
+ */
+export class HeldMoves implements EloBookMoves {
+  private held: ((book: EloBookMoves) => void)[] = [];
+  private book: EloBookMoves | null = null;
+  /** Moves dropped because more than MAX_HELD_MOVES were waiting. */
+  dropped = 0;
+
+  constructor(private readonly limit = MAX_HELD_MOVES) {}
+
+  recordRetrieval(retrieval: Retrieval, atMs = Date.now()): void {
+    this.send((book) => book.recordRetrieval(retrieval, atMs));
+  }
+
+  recordOutcome(items: readonly ItemRef[], outcome: number, reason: string, atMs = Date.now()): void {
+    this.send((book) => book.recordOutcome(items, outcome, reason, atMs));
+  }
+
+  settle(context: string, reward: number, reason: string, options: { atMs?: number } = {}): void {
+    const atMs = options.atMs ?? Date.now();
+    this.send((book) => book.settle(context, reward, reason, { atMs }));
+  }
+
+  registerContent(items: Iterable<ContextItem>): void {
+    const copy = [...items];
+    this.send((book) => book.registerContent(copy));
+  }
+
+  forgetContent(kind: string, id: string): void {
+    this.send((book) => book.forgetContent(kind, id));
+  }
+
+  /** Makes the moves kept so far on `book`, in order, and every later one at once; returns how many were made. */
+  deliverTo(book: EloBookMoves): number {
+    const held = this.held;
+    this.held = [];
+    this.book = book;
+    for (const move of held) move(book);
+    return held.length;
+  }
+
+  private send(move: (book: EloBookMoves) => void): void {
+    if (this.book) return move(this.book);
+    this.held.push(move);
+    if (this.held.length > this.limit) {
+      this.held.shift();
+      this.dropped++;
+    }
+  }
 }
 
 const scanLessonContent = (l: ScanLesson): ContextItem => ({ kind: SCAN_LESSON_KIND, id: l.id, title: `${l.metadata.category} lesson`, text: l.text });
