@@ -235,6 +235,25 @@ describe('the metrics rollup on a real runtime', () => {
     await expectRollupEqualsRows(agent);
   });
 
+  test('a backlog longer than one statement counts is counted range by range, to the same number', async () => {
+    await agent.service.metricsCaughtUp();
+    await forgetRollup(agent);
+    const db = dbOf(agent.runtime);
+    await new MetricRollup(db, agent.runtime.agentId).step(300);
+    const { doneSeq, pending } = await new MetricRollup(db, agent.runtime.agentId).lag();
+    const rows = await metricOutcomes(db, sql`agent_id = ${agent.runtime.agentId}::uuid AND seq > ${doneSeq}`);
+    expect(pending).toBe(rows.length);
+    expect(pending).toBeGreaterThan(100);
+    // Ranges of 1 seq, of a few, and one that takes the whole backlog in the first statement.
+    for (const range of [1, 7, 64, pending, pending - 1]) {
+      const lag = await new MetricRollup(db, agent.runtime.agentId, range).lag();
+      expect({ range, pending: lag.pending, doneSeq: lag.doneSeq }).toEqual({ range, pending, doneSeq });
+    }
+    while ((await new MetricRollup(db, agent.runtime.agentId).step()) > 0);
+    expect(await new MetricRollup(db, agent.runtime.agentId, 7).lag()).toMatchObject({ pending: 0 });
+    await expectRollupEqualsRows(agent);
+  });
+
   test('a report is reused while the rollup is unchanged, and a change made by another process is seen at once', async () => {
     await agent.service.metricsCaughtUp();
     const asOfMs = AS_OFS[3] as number;

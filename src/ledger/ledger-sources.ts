@@ -2,7 +2,7 @@ import type { IAgentRuntime } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import type { LedgerEntryInput } from './model/chain';
 import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, POINTS_PER_REWARD, ruleIdOfVerdictRef } from './model/entries';
-import { inRefRange } from './ledger-store';
+import { inRefRange, RANDOM_KEYS_PER_STATEMENT } from './ledger-store';
 import type { OutcomeLabel } from '../scan/model/outcome';
 import { outcomesTable } from '../scan/tables';
 import { committedOutcomeSeq, nextOutcomeSeqRange } from '../scan/outcome-store';
@@ -15,21 +15,9 @@ import { yieldToEventLoop } from '../shared/event-loop';
 import { TRAJECTORIES_TABLE } from '../trajectories/trajectory-service';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * Record ids per lookup. Each lookup is one statement (PGlite runs it on the main thread), planned
- * as an index scan whose every row is checked against the whole list: 250 ids cost about a
- * sixteenth of 1,000, and the event loop gets a turn between lookups. 100 since a lookup of 250 was
- * a 123 ms stall in the 1M bench's ingest (43b8510).
- */
-const LOOKUP_BATCH = 100;
-/**
- * Outcome seqs an incremental reconciliation reads per statement. Each one probes the ledger's
- * `ledger_once` index by its random id: on a cold cache at 1M outcomes about 1.2 page reads a probe,
- * so a statement of 1,000 took 170-180 ms and one of 250 35-55 ms; in a process of its own on the
- * 1M database (29c2171), 250 took 21-36 ms and 100 8-16 ms, and in the bench's process one of 250
- * was a 97 ms stall while learning.
- */
-const NEW_RECORDS_PAGE = 100;
+/** Record ids per source lookup, and outcome seqs per page of an incremental reconciliation (`RANDOM_KEYS_PER_STATEMENT`). */
+const LOOKUP_BATCH = RANDOM_KEYS_PER_STATEMENT;
+const NEW_RECORDS_PAGE = RANDOM_KEYS_PER_STATEMENT;
 
 /**
  * The sources this plugin records from, each checked in batches on the database handle it is

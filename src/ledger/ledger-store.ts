@@ -44,13 +44,17 @@ export interface LedgerAuditRecord {
 }
 
 /**
- * Rows per INSERT statement: each runs as one synchronous block in PGlite, so a smaller one is a
- * shorter stall. Each row adds to `ledger_once` under a random id, a page read on a cold cache:
- * one INSERT of up to 250 rows was a 79 ms stall in the 1M bench's ingest (29c2171).
+ * Rows of one ledger statement that reads or adds index entries at random keys: an INSERT's rows
+ * (each adds to `ledger_once` under a random id), a claim lookup's record ids, a source lookup's
+ * ids and an incremental reconciliation's page of outcomes (`ledger-sources.ts`). Each such key
+ * is a page read on a cold cache, and each statement one synchronous block in PGlite, so the
+ * statement's rows bound the stall. At 1M: an INSERT of up to 250 rows was a 79 ms stall (29c2171),
+ * a source lookup of 250 ids 123 ms (43b8510), a reconciliation page of 250 97 ms while learning;
+ * in a process of its own on that database a page of 250 took 21-36 ms and one of 100 8-16 ms.
  */
-const INSERT_BATCH = 100;
-/** Claims per lookup statement. */
-const CLAIM_BATCH = 250;
+export const RANDOM_KEYS_PER_STATEMENT = 100;
+const INSERT_BATCH = RANDOM_KEYS_PER_STATEMENT;
+const CLAIM_BATCH = RANDOM_KEYS_PER_STATEMENT;
 /** Transactions per statement when points are summed. */
 const SUM_PAGE = 10_000;
 

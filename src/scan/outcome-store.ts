@@ -120,6 +120,16 @@ export class OutcomeStore {
     return Number(row?.n ?? 0);
   }
 
+  /** Whether any outcome is not yet learned from: stops at the first (a count at start-up read every waiting outcome). */
+  async anyPending(): Promise<boolean> {
+    const { learnedThrough, seenThrough } = await this.progress();
+    const rows = await queryRows<{ one: number }>(
+      this.db,
+      sql`SELECT 1 AS one FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > ${learnedThrough} AND ${notLearned(seenThrough)} LIMIT 1`,
+    );
+    return rows.length > 0;
+  }
+
   /** Every outcome with seq at or below this is learned from (`learning_progress`; 0 before any pass). */
   async learnedThrough(): Promise<number> {
     return (await this.progress()).learnedThrough;
@@ -361,6 +371,15 @@ export function committedOutcomeSeq(db: Db, agentId: UUID, lock: (tx: Db) => Pro
 }
 
 /** The newest seq of the agent's outcomes (0 for none): one index entry. */
+/** How many of the agent's outcomes have a seq in (`after`, `through`]: an index range read. */
+export async function countOutcomesInSeqRange(db: Db, agentId: UUID, after: number, through: number): Promise<number> {
+  const [row] = await queryRows<{ n: number | string }>(
+    db,
+    sql`SELECT count(*) AS n FROM ${outcomesTable} WHERE agent_id = ${agentId}::uuid AND seq > ${after} AND seq <= ${through}`,
+  );
+  return Number(row?.n ?? 0);
+}
+
 export async function newestOutcomeSeq(db: Db, agentId: UUID): Promise<number> {
   const [row] = await queryRows<{ seq: number | string | null }>(db, sql`SELECT max(seq) AS seq FROM ${outcomesTable} WHERE agent_id = ${agentId}::uuid`);
   return Number(row?.seq ?? 0);

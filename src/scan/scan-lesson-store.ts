@@ -44,10 +44,11 @@ const LOAD_TURN_EVERY = 100;
 /**
  * Ids of the newest lessons read, and lessons beyond the bound counted, per statement at start-up.
  * Each lesson costs a heap page read: on the 1M bench database 10,001 ids at once took 100–230 ms,
- * and in the fourth whole run pages of 2,000 took 80–175 ms.
+ * in the fourth whole run pages of 2,000 took 80–175 ms, and on the fifth run's database, just
+ * written, count pages of 500 took 25–121 ms.
  */
 const ID_PAGE = 500;
-const COUNT_PAGE = 500;
+const COUNT_PAGE = 200;
 /** Lessons per page when every stored lesson is read. */
 const STORED_PAGE = 1_000;
 /** Lessons let go between two turns of the event loop when the index is trimmed to its bound. */

@@ -90,7 +90,7 @@ export class ScanOutcomeService extends Service {
     this.scanMetrics.start();
     await this.outcomes.ensureLabelCounts();
     this.scanLessons = new ScanLessonStore(this.runtime, vectorizerFor(this.runtime));
-    this.pendingHint = (await this.outcomes.countPending()) > 0;
+    this.pendingHint = await this.outcomes.anyPending();
     this.announceScanLessons();
     // Lessons are read (and re-embedded when the vector source changed) after the service is up:
     // start-up never waits for an embedding model; learning passes wait for them.

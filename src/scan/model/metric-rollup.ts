@@ -20,6 +20,13 @@ export const TALLY_KIND = { outcome: 0, label: 1, flags: 2, ece: 3, fix: 4, size
  */
 export const GRAIN = { overall: 0, project: 1, scanner: 2, model: 3, triple: 4 } as const;
 
+/** The grains whose slices have sizes (`metric_slice_sizes`), each with its dimension: also the name of the tally column that names its slice. */
+export const SIZED_GRAINS = [
+  { dim: 'project', grain: GRAIN.project },
+  { dim: 'scanner', grain: GRAIN.scanner },
+  { dim: 'model', grain: GRAIN.model },
+] as const;
+
 /** A tally row as stored: a `Tally` at one grain. */
 export interface GrainTally extends Tally {
   grain: number;
