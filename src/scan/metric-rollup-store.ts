@@ -45,7 +45,11 @@ const SIZE_MOVE_BATCH = 200;
 /** Outcomes a step of the rollup takes in one transaction (its tally statement upserts about 40 rows per outcome: 250 took up to 190 ms at 1M). */
 export const ROLLUP_CHUNK = 100;
 
-/** Waiting outcomes `MetricRollup.lag` counts in one statement, and seqs a statement when more wait (one count of 900,000 took 316 ms at 1M: this is about 7 ms of it). */
+/**
+ * Seqs of waiting outcomes `MetricRollup.lag` counts per statement (the first with the rollup's
+ * state). Measured with `bench/lag-count.ts`; the figures are in the README ("Triage prior, metrics
+ * and replay").
+ */
 const LAG_COUNT_RANGE = 20_000;
 
 /** The label's lifecycle rank, in SQL (labels are the model's constants, never outside text). */
@@ -268,25 +272,29 @@ export class MetricRollup {
 
   /**
    * How many of the agent's outcomes are not rolled up yet, the seq the rollup holds, and its
-   * `version`. One statement when at most `lagCountRange` are waiting; a longer backlog is counted
-   * a range of `lagCountRange` seqs a statement, the event loop free between them (one count of
-   * 900,000 waiting outcomes held it 316 ms at 1M).
+   * `version`. One statement when the waiting outcomes' seqs span at most `lagCountRange`; a
+   * longer backlog is counted a range of `lagCountRange` seqs a statement, the event loop free
+   * between them (one count of 900,000 waiting outcomes held it 316 ms at 1M).
    */
   async lag(): Promise<RollupPosition> {
-    const [row] = await queryRows<{ done_seq: number | string | null; version: number | string | null; pending: number | string }>(
+    // The first range is counted with the state (a count capped by LIMIT instead was planned as a
+    // bitmap of every waiting row: 102 ms for 20,000 of 999,900).
+    const [row] = await queryRows<{ done_seq: number | string | null; version: number | string | null; top: number | string | null; pending: number | string }>(
       this.db,
-      sql`SELECT s.done_seq, s.version,
-                 (SELECT count(*) FROM (SELECT 1 FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > coalesce(s.done_seq, 0) LIMIT ${this.lagCountRange + 1}) w) AS pending
-          FROM (SELECT max(done_seq) AS done_seq, max(version) AS version FROM ${metricRollupState} WHERE agent_id = ${this.agentId}::uuid) s`,
+      sql`SELECT s.done_seq, s.version, s.top,
+                 (SELECT count(*) FROM ${outcomesTable} o WHERE o.agent_id = ${this.agentId}::uuid AND o.seq > coalesce(s.done_seq, 0) AND o.seq <= coalesce(s.done_seq, 0) + ${this.lagCountRange}) AS pending
+          FROM (SELECT max(done_seq) AS done_seq, max(version) AS version, (SELECT max(seq) FROM ${outcomesTable} WHERE agent_id = ${this.agentId}::uuid) AS top
+                FROM ${metricRollupState} WHERE agent_id = ${this.agentId}::uuid) s`,
     );
     const position = { doneSeq: Number(row?.done_seq ?? 0), pending: Number(row?.pending ?? 0), version: Number(row?.version ?? 0) };
-    if (position.pending <= this.lagCountRange) return position;
-    return { ...position, pending: await this.countAfter(position.doneSeq) };
+    const counted = position.doneSeq + this.lagCountRange;
+    const top = Number(row?.top ?? 0);
+    if (top <= counted) return position;
+    return { ...position, pending: position.pending + (await this.countAfter(counted, top)) };
   }
 
-  /** The agent's outcomes with seq above `after`, a range of `lagCountRange` seqs a statement (empty stretches stepped over). */
-  private async countAfter(after: number): Promise<number> {
-    const top = await newestOutcomeSeq(this.db, this.agentId);
+  /** The agent's outcomes with seq in (`after`, `top`], a range of `lagCountRange` seqs a statement (empty stretches stepped over). */
+  private async countAfter(after: number, top: number): Promise<number> {
     let pending = 0;
     let range = await nextOutcomeSeqRange(this.db, this.agentId, after, this.lagCountRange, top);
     while (range) {
