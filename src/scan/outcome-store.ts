@@ -370,7 +370,6 @@ export function committedOutcomeSeq(db: Db, agentId: UUID, lock: (tx: Db) => Pro
   });
 }
 
-/** The newest seq of the agent's outcomes (0 for none): one index entry. */
 /** How many of the agent's outcomes have a seq in (`after`, `through`]: an index range read. */
 export async function countOutcomesInSeqRange(db: Db, agentId: UUID, after: number, through: number): Promise<number> {
   const [row] = await queryRows<{ n: number | string }>(
@@ -380,6 +379,7 @@ export async function countOutcomesInSeqRange(db: Db, agentId: UUID, after: numb
   return Number(row?.n ?? 0);
 }
 
+/** The newest seq of the agent's outcomes (0 for none): one index entry. */
 export async function newestOutcomeSeq(db: Db, agentId: UUID): Promise<number> {
   const [row] = await queryRows<{ seq: number | string | null }>(db, sql`SELECT max(seq) AS seq FROM ${outcomesTable} WHERE agent_id = ${agentId}::uuid`);
   return Number(row?.seq ?? 0);
