@@ -5,7 +5,6 @@ import {
   COLLECTOR_HINT_MAX_MS,
   COLLECTOR_HINT_RETRY_MS,
   CollectorHints,
-  TurnQueue,
   collectorHints,
   yieldToEventLoop,
 } from '../../src/shared/event-loop';
@@ -85,31 +84,5 @@ describe('CollectorHints', () => {
     } finally {
       gc.mockRestore();
     }
-  });
-});
-
-describe('TurnQueue: work that yields at the same time goes on one piece per turn of the event loop', () => {
-  test('waiters resume oldest first, each in a turn of its own (a ticker that runs once a turn counts between them)', async () => {
-    const queue = new TurnQueue();
-    let turn = 0;
-    let ticking = true;
-    const tick = () => {
-      turn++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const resumed: [string, number][] = [];
-    const waiter = async (name: string, times: number) => {
-      for (let i = 0; i < times; i++) {
-        await queue.next();
-        resumed.push([`${name}${i}`, turn]);
-      }
-    };
-    await Promise.all([waiter('a', 3), waiter('b', 3), waiter('c', 1)]);
-    ticking = false;
-    expect(resumed.map(([name]) => name)).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'a2', 'b2']);
-    const turns = resumed.map(([, t]) => t);
-    for (let i = 1; i < turns.length; i++) expect(turns[i]).toBeGreaterThan(turns[i - 1] as number);
-    expect(queue.length).toBe(0);
   });
 });

@@ -4,49 +4,16 @@
  * lets a timer or an HTTP request run until the whole loop ends. Every chunk of the plugin's long
  * work passes here, so here it also hints the collector (`collectorHints`).
  *
- * Callers take turns: one of them goes on per turn of the event loop, oldest first
- * (`TurnQueue`). Several pieces of work yielding at once (at start-up: the lessons, the ELO book,
- * the ledger's sums, the metrics report) would otherwise all go on in the same turn, and the
- * event loop wait for one statement of each: on the 1M bench database that made gaps of 150–320 ms
- * out of statements of 20–60 ms.
+ * Every waiter goes on in the same turn: several pieces of work yielding at once (at start-up on
+ * the 1M bench database: the lessons, the ELO book, the ledger's sums, the metrics report) each
+ * run a statement in it, and gaps of 150–320 ms came of statements of 20–60 ms. Resuming one
+ * waiter per turn (tried at d985fb8) cut those gaps to 90 ms at most, but made the 10k ingest 19%
+ * slower (2,718–3,233 rows/s against 3,405–3,804, three pairs of runs), so it was taken out.
  */
 export function yieldToEventLoop(): Promise<void> {
   collectorHints.hint();
-  return turns.next();
+  return new Promise((resolve) => setImmediate(resolve));
 }
-
-/**
- * Waiters resumed one per turn of the event loop, in the order they came (`setImmediate` between
- * two): what one does until its next wait runs in that turn alone.
- */
-export class TurnQueue {
-  private readonly waiting: (() => void)[] = [];
-  private scheduled = false;
-
-  /** Resolves in a turn of the event loop of its own, after every waiter that came before. */
-  next(): Promise<void> {
-    return new Promise((resolve) => {
-      this.waiting.push(resolve);
-      if (!this.scheduled) this.schedule();
-    });
-  }
-
-  /** Waiters not yet resumed. */
-  get length(): number {
-    return this.waiting.length;
-  }
-
-  private schedule(): void {
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.waiting.shift()?.();
-      if (this.waiting.length > 0) this.schedule();
-    });
-  }
-}
-
-const turns = new TurnQueue();
 
 /** Least time between two hints to the collector. */
 export const COLLECTOR_HINT_EVERY_MS = 250;
