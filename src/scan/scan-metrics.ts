@@ -126,9 +126,7 @@ export class ScanMetrics implements OutcomeFollower {
         return;
       }
       // A timer may fire a little early: warm as of the time it was set for at the least.
-      void this.warm(Math.max(this.now(), atMs), true)
-        .catch((error: unknown) => this.notAhead(error))
-        .finally(() => this.aheadOfNextHour());
+      this.warmThenRearm(Math.max(this.now(), atMs)).catch((error: unknown) => this.notAhead(error));
     }, Math.max(0, atMs - this.now()));
     (this.hourTimer as { unref?: () => void }).unref?.();
   }
@@ -220,6 +218,15 @@ export class ScanMetrics implements OutcomeFollower {
     this.warming.add(warming);
     await warming;
     this.warming.delete(warming);
+  }
+
+  /** The hour timer's run: the reports ahead (`warm` logs its own failures), then the timer armed for the next hour, whatever happened. */
+  private async warmThenRearm(nowMs: number): Promise<void> {
+    try {
+      await this.warm(nowMs, true);
+    } finally {
+      this.aheadOfNextHour();
+    }
   }
 
   private notAhead(error: unknown): void {
