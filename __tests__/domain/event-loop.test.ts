@@ -5,7 +5,9 @@ import {
   COLLECTOR_HINT_MAX_MS,
   COLLECTOR_HINT_RETRY_MS,
   CollectorHints,
+  TurnQueue,
   collectorHints,
+  inTurns,
   yieldToEventLoop,
 } from '../../src/shared/event-loop';
 
@@ -84,5 +86,89 @@ describe('CollectorHints', () => {
     } finally {
       gc.mockRestore();
     }
+  });
+});
+
+/** Counts turns of the event loop: a ticker that runs once a turn, until `stop`. */
+function turnCounter(): { readonly turn: number; stop(): void } {
+  let turn = 0;
+  let ticking = true;
+  const tick = () => {
+    turn++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    get turn() {
+      return turn;
+    },
+    stop() {
+      ticking = false;
+    },
+  };
+}
+
+describe('TurnQueue: waiters go on one per turn of the event loop', () => {
+  test('waiters resume oldest first, each in a turn of its own', async () => {
+    const queue = new TurnQueue();
+    const turns = turnCounter();
+    const resumed: [string, number][] = [];
+    const waiter = async (name: string, times: number) => {
+      for (let i = 0; i < times; i++) {
+        await queue.next();
+        resumed.push([`${name}${i}`, turns.turn]);
+      }
+    };
+    await Promise.all([waiter('a', 3), waiter('b', 3), waiter('c', 1)]);
+    turns.stop();
+    expect(resumed.map(([name]) => name)).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'a2', 'b2']);
+    const at = resumed.map(([, t]) => t);
+    for (let i = 1; i < at.length; i++) expect(at[i]).toBeGreaterThan(at[i - 1] as number);
+    expect(queue.length).toBe(0);
+  });
+});
+
+describe('inTurns: background work run beside other background work takes turns; everything else does not wait for it', () => {
+  /** Yields `times` times, noting the turn it went on in after each. */
+  const yielding = async (times: number, seen: number[], turns: { readonly turn: number }) => {
+    for (let i = 0; i < times; i++) {
+      await yieldToEventLoop();
+      seen.push(turns.turn);
+    }
+  };
+
+  test('two pieces of work in turns never go on in the same turn, through awaits and promise chains alike', async () => {
+    const turns = turnCounter();
+    const a: number[] = [];
+    const b: number[] = [];
+    await Promise.all([
+      inTurns(() => yielding(4, a, turns)),
+      // A chain built inside inTurns keeps taking turns in its later steps.
+      inTurns(() =>
+        Promise.resolve()
+          .then(() => yielding(2, b, turns))
+          .then(() => yielding(2, b, turns)),
+      ),
+    ]);
+    turns.stop();
+    expect(a).toHaveLength(4);
+    expect(b).toHaveLength(4);
+    // Every resumption had a turn of its own: no two share one.
+    expect(new Set([...a, ...b]).size).toBe(8);
+  });
+
+  test('plain yields all go on in the next turn together, whatever waits in turns', async () => {
+    const turns = turnCounter();
+    const inTurn: number[] = [];
+    const plain1: number[] = [];
+    const plain2: number[] = [];
+    const background = Promise.all([inTurns(() => yielding(6, inTurn, turns)), inTurns(() => yielding(6, inTurn, turns))]);
+    await Promise.all([yielding(3, plain1, turns), yielding(3, plain2, turns)]);
+    // The two plain pieces went on side by side, a turn apiece, not behind the background's queue.
+    expect(plain1).toEqual(plain2);
+    for (let i = 1; i < plain1.length; i++) expect((plain1[i] as number) - (plain1[i - 1] as number)).toBe(1);
+    await background;
+    turns.stop();
+    expect(new Set(inTurn).size).toBe(12);
   });
 });

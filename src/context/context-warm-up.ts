@@ -3,7 +3,7 @@ import type { EloBookService } from '../elo/elo-book-service';
 import type { ScanOutcomeService } from '../scan/scan-outcome-service';
 import { ELO_BOOK_SERVICE, PLUGIN_SERVICES, SCAN_OUTCOME_SERVICE } from '../shared/service-names';
 import { EVERYDAY_SENTENCES } from '../shared/everyday-sentences';
-import { yieldToEventLoop } from '../shared/event-loop';
+import { inTurns, yieldToEventLoop } from '../shared/event-loop';
 import { errorText } from '../shared/error-text';
 import { assembleContext } from './context-assembly';
 
@@ -26,7 +26,7 @@ const warmUps = new WeakMap<IAgentRuntime, Promise<number>>();
  */
 export function warmUpContextInBackground(runtime: IAgentRuntime, calls = CONTEXT_WARM_UP_CALLS): void {
   const stopping = () => runtime.getService<EloBookService>(ELO_BOOK_SERVICE)?.isStopping ?? true;
-  const warmUp = (async () => {
+  const warmUp = inTurns(async () => {
     await Promise.all(PLUGIN_SERVICES.map((type) => runtime.getServiceLoadPromise(type as ServiceTypeName)));
     const scan = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE);
     const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
@@ -40,7 +40,7 @@ export function warmUpContextInBackground(runtime: IAgentRuntime, calls = CONTEX
       await yieldToEventLoop();
     }
     return assembled;
-  })().catch((error: unknown) => {
+  }).catch((error: unknown) => {
     // A runtime stopped meanwhile (a CLI command that is done) is no failure.
     if (!stopping()) runtime.logger.warn({ src: 'plugin:self-improve:context', agentId: runtime.agentId, error: errorText(error) }, 'prompt context not warmed up after start; the first prompts assemble it cold');
     return 0;

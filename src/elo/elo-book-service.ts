@@ -23,6 +23,7 @@ import { dbOf } from '../shared/sql';
 import { logRetentionOf } from '../shared/log-retention';
 import { loadConfig } from '../shared/config';
 import { errorText } from '../shared/error-text';
+import { inTurns } from '../shared/event-loop';
 
 export { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 export { SCAN_LESSON_KIND } from './elo-listeners';
@@ -110,24 +111,26 @@ export class EloBookService extends Service {
       runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, dropped: held.dropped }, 'ELO moves made while the book started were more than it keeps; the oldest were dropped');
     }
     // Items of a database from before the counts, or counted at another drift rate, are counted in the background.
-    if (recount) service.advanceBuckets(Date.now(), Number.POSITIVE_INFINITY);
+    if (recount) inTurns(() => service.advanceBuckets(Date.now(), Number.POSITIVE_INFINITY));
     // A book larger than what start-up reads comes into memory in the background, once every
     // service of the plugin has started (so it never delays another's start), unless stopped first.
     const othersStarted = Promise.all(PLUGIN_SERVICES.filter((type) => type !== ELO_BOOK_SERVICE).map((type) => runtime.getServiceLoadPromise(type as ServiceTypeName)));
-    service.warming = Promise.race([othersStarted, service.stopped])
-      .then(() => service.items.warmUp())
-      .then(() => service.items.warmLogSamples())
-      .then(() => service.relevance.floor(service.content))
-      .then(
-        () => undefined,
-        (error: unknown) =>
-          runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: errorText(error) }, 'ELO items or log samples not read into memory; they are read when needed'),
-      )
-      .finally(() => {
-        service.warmedUp = true;
-      })
-      // The ratings of the content registered meanwhile (the lessons held), before the first prompt rather than at the first tick.
-      .then(() => service.keepRatingsAtHand(Date.now()));
+    service.warming = inTurns(() =>
+      Promise.race([othersStarted, service.stopped])
+        .then(() => service.items.warmUp())
+        .then(() => service.items.warmLogSamples())
+        .then(() => service.relevance.floor(service.content))
+        .then(
+          () => undefined,
+          (error: unknown) =>
+            runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: errorText(error) }, 'ELO items or log samples not read into memory; they are read when needed'),
+        )
+        .finally(() => {
+          service.warmedUp = true;
+        })
+        // The ratings of the content registered meanwhile (the lessons held), before the first prompt rather than at the first tick.
+        .then(() => service.keepRatingsAtHand(Date.now())),
+    );
     service.timer = setInterval(() => service.tick(Date.now()), FLUSH_INTERVAL_MS);
     service.timer.unref?.();
     return service;

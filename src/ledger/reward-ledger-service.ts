@@ -20,6 +20,7 @@ import { type Db, dbOf } from '../shared/sql';
 import { requireTables } from '../shared/plugin-schema';
 import { ledgerTables } from './tables';
 import { errorText } from '../shared/error-text';
+import { inTurns } from '../shared/event-loop';
 
 export { DEFAULT_LEDGER_CATEGORIES } from './ledger-appender';
 export type { AppendResult, CheckpointResult, ReconciledSource, HeadProblem, LedgerIntegrity, LedgerProblem, LedgerVerification, ReconcileProblem, ReconcileReport, SourceCheck } from './ledger-types';
@@ -84,7 +85,9 @@ export class RewardLedgerService extends Service {
     service.unsubscribe = subscribeLedger(service, eventsOf(runtime), runtime);
     // In the background, a range at a time: the sum of points the first append's checksum starts
     // from, and the totals (from the stored fold on), which appends then extend as they write.
-    service.warming = Promise.all([service.appender.warmChecksum().catch(logFailure('reading the sum of points at start')), service.folds.current().catch(logFailure('reading the ledger totals at start'))]).then(() => undefined);
+    service.warming = inTurns(() =>
+      Promise.all([service.appender.warmChecksum().catch(logFailure('reading the sum of points at start')), service.folds.current().catch(logFailure('reading the ledger totals at start'))]),
+    ).then(() => undefined);
     return service;
   }
 

@@ -5,6 +5,7 @@ import type { ScanLessonStore } from './scan-lesson-store';
 import { SerialQueue } from '../shared/serial-queue';
 import type { Db } from '../shared/sql';
 import { errorText } from '../shared/error-text';
+import { inTurns } from '../shared/event-loop';
 
 const LOG_SRC = 'plugin:self-improve:outcomes';
 
@@ -29,7 +30,7 @@ export class LearningPasses {
     private readonly scanLessons: ScanLessonStore,
   ) {
     this.lease = new LearningLease(db, runtime.agentId);
-    this.loading = this.loadScanLessons();
+    this.loading = inTurns(() => this.loadScanLessons());
   }
 
   /** One pass over what is pending as of `asOfMs`; `learned` runs inside it with its report. */

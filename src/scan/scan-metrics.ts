@@ -5,7 +5,7 @@ import { MetricRollup, type OutcomeFollower, type RollupPosition } from './metri
 import { rollupMetrics, rollupWeekly } from './metric-rollup-read';
 import { HOUR_MS } from './model/grouping';
 import { deepFreeze } from '../shared/deep-freeze';
-import { yieldToEventLoop } from '../shared/event-loop';
+import { inTurns, yieldToEventLoop } from '../shared/event-loop';
 import type { Db } from '../shared/sql';
 import { errorText } from '../shared/error-text';
 
@@ -100,7 +100,8 @@ export class ScanMetrics implements OutcomeFollower {
    * `REPORT_AHEAD_OF_HOUR_MS` before each hour turns.
    */
   start(): void {
-    this.wake();
+    // What waits from before is rolled up beside the start-up's other background work.
+    inTurns(() => this.wake());
     this.aheadOfNextHour();
   }
 

@@ -1,19 +1,70 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
  * Gives the event loop a turn (timers, I/O, other requests) before going on. Long work on PGlite
  * needs it: its queries resolve through promise jobs alone, so a loop of awaited queries never
  * lets a timer or an HTTP request run until the whole loop ends. Every chunk of the plugin's long
  * work passes here, so here it also hints the collector (`collectorHints`).
  *
- * Every waiter goes on in the same turn: several pieces of work yielding at once (at start-up on
- * the 1M bench database: the lessons, the ELO book, the ledger's sums, the metrics report) each
- * run a statement in it, and gaps of 150–320 ms came of statements of 20–60 ms. Resuming one
- * waiter per turn (tried at d985fb8) cut those gaps to 90 ms at most, but made the 10k ingest 19%
- * slower (2,718–3,233 rows/s against 3,405–3,804, three pairs of runs), so it was taken out.
+ * Work started by `inTurns` takes turns with the other such work: one piece of it goes on per turn.
+ * Everything else goes on in the next turn, every waiter in the same one.
  */
 export function yieldToEventLoop(): Promise<void> {
   collectorHints.hint();
+  const turns = turnTaking.getStore();
+  if (turns) return turns.next();
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/**
+ * Runs `work` (background work started beside other background work: the start-up's lessons, ELO
+ * book, ledger sums, metrics rollup and report, prompt context) so that its yields take turns with
+ * those of the other work run here: one of them goes on per turn of the event loop, oldest first
+ * (`TurnQueue`), and the event loop waits for one statement of theirs at a time. Left to the plain
+ * yield, every piece ran a statement in the same turn: on the fifth 1M run's database that made 45
+ * gaps over 60 ms after the services were ready, up to 320 ms, of statements of 20–60 ms; with
+ * every yield of the process taking turns (tried at d985fb8) they were 4, up to 90 ms. That version
+ * made the 10k ingest 19% slower (2,718–3,233 rows/s against 3,405–3,804, three pairs of runs), so
+ * the ingest, learning and requests are left to the plain yield.
+ */
+export function inTurns<T>(work: () => T): T {
+  return turnTaking.run(backgroundTurns, work);
+}
+
+/**
+ * Waiters resumed one per turn of the event loop, in the order they came (`setImmediate` between
+ * two): what one does until its next wait runs in that turn alone.
+ */
+export class TurnQueue {
+  private readonly waiting: (() => void)[] = [];
+  private scheduled = false;
+
+  /** Resolves in a turn of the event loop of its own, after every waiter that came before. */
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      if (!this.scheduled) this.schedule();
+    });
+  }
+
+  /** Waiters not yet resumed. */
+  get length(): number {
+    return this.waiting.length;
+  }
+
+  private schedule(): void {
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.waiting.shift()?.();
+      if (this.waiting.length > 0) this.schedule();
+    });
+  }
+}
+
+/** The process's queue for work run by `inTurns`. */
+const backgroundTurns = new TurnQueue();
+const turnTaking = new AsyncLocalStorage<TurnQueue>();
 
 /** Least time between two hints to the collector. */
 export const COLLECTOR_HINT_EVERY_MS = 250;
