@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { collectorHints } from '../src/shared/event-loop';
 
 /** Percentile of a list of numbers (nearest rank). */
 export function percentile(values: readonly number[], p: number): number {
@@ -68,29 +69,35 @@ export async function timeMs<T>(work: () => Promise<T>): Promise<{ ms: number; v
  * what ran in that stall: the longest PGlite statement (`stall_sql`: its time and text; null when it
  * ran none, or the runtime is not on PGlite), and how many statements ran and their total time
  * (`stall_statements`: a stall of many short statements is a chain of awaits with no turn of the
- * event loop between; one with few is JavaScript or the collector). Work the bench itself does
+ * event loop between; one with few is JavaScript or the collector), and the collector hints given
+ * in it and their time (`stall_hints`, `collectorHints`). Work the bench itself does
  * synchronously (generating the rows it feeds in) goes through `untimed`, so it is not taken for a
  * stall of the plugin's.
  */
 export async function withStallMeter<T>(
   work: (untimed: <R>(bench: () => R) => R) => Promise<T>,
-): Promise<{ value: T; ms: number; stall_ms: number; stall_sql: string | null; stall_statements: { count: number; ms: number } }> {
+): Promise<{ value: T; ms: number; stall_ms: number; stall_sql: string | null; stall_statements: { count: number; ms: number }; stall_hints: { count: number; ms: number } }> {
   watchStatementsOnce();
+  watchHintsOnce();
   let expected = performance.now() + 5;
   let worst = 0;
   let worstSql: string | null = null;
   let worstStatements = { count: 0, ms: 0 };
+  let worstHints = { count: 0, ms: 0 };
   const seeTurn = (now: number) => {
     if (now - expected > worst) {
       worst = now - expected;
       worstSql = longestSinceTurn ? `${round(longestSinceTurn.ms, 1)} ms: ${longestSinceTurn.sql.slice(0, 120)}` : null;
       worstStatements = { count: sinceTurn.count, ms: round(sinceTurn.ms, 1) };
+      worstHints = { count: hintsSinceTurn.count, ms: round(hintsSinceTurn.ms, 1) };
     }
     longestSinceTurn = null;
     sinceTurn = { count: 0, ms: 0 };
+    hintsSinceTurn = { count: 0, ms: 0 };
   };
   longestSinceTurn = null;
   sinceTurn = { count: 0, ms: 0 };
+  hintsSinceTurn = { count: 0, ms: 0 };
   const timer = setInterval(() => {
     const now = performance.now();
     seeTurn(now);
@@ -108,7 +115,7 @@ export async function withStallMeter<T>(
     const { ms, value } = await timeMs(() => work(untimed));
     // The time since the last tick counts too: work that never yields starves the timer entirely.
     seeTurn(performance.now());
-    return { value, ms, stall_ms: round(worst, 1), stall_sql: worstSql, stall_statements: worstStatements };
+    return { value, ms, stall_ms: round(worst, 1), stall_sql: worstSql, stall_statements: worstStatements, stall_hints: worstHints };
   } finally {
     clearInterval(timer);
   }
@@ -118,6 +125,26 @@ export async function withStallMeter<T>(
 let longestSinceTurn: { ms: number; sql: string } | null = null;
 /** The statements run since the stall meter's last turn: how many, and their time. */
 let sinceTurn = { count: 0, ms: 0 };
+/** The collector hints given since the stall meter's last turn (those that asked the collector): how many, and their time. */
+let hintsSinceTurn = { count: 0, ms: 0 };
+let hintsWatched = false;
+
+/** Times the process's collector hints for the stall meter (once). */
+function watchHintsOnce(): void {
+  if (hintsWatched) return;
+  hintsWatched = true;
+  const hint = collectorHints.hint.bind(collectorHints);
+  collectorHints.hint = (...args: Parameters<typeof hint>) => {
+    const started = performance.now();
+    const asked = hint(...args);
+    if (asked) {
+      hintsSinceTurn.count++;
+      hintsSinceTurn.ms += performance.now() - started;
+    }
+    return asked;
+  };
+}
+
 /** The PGlite clients the stall meter watches: a runtime booted again on the same database has a client of its own. */
 const watched = new WeakSet<object>();
 

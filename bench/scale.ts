@@ -252,6 +252,7 @@ await inDataDir(async (dataDir) => {
         stall_sql: { ingest: ingest.stall_sql, learn: learn.stall_sql, metrics_rollup: rollup.stall_sql, reconcile_incremental: incremental.stall_sql, reconcile_full: full.stall_sql, verify: verify.stall_sql },
         // How many statements ran in each phase's longest stall, and their total time: the rest of the stall is JavaScript or the collector.
         stall_statements: { ingest: ingest.stall_statements, learn: learn.stall_statements, metrics_rollup: rollup.stall_statements, reconcile_incremental: incremental.stall_statements, reconcile_full: full.stall_statements, verify: verify.stall_statements },
+        stall_hints: { ingest: ingest.stall_hints, learn: learn.stall_hints, metrics_rollup: rollup.stall_hints, reconcile_incremental: incremental.stall_hints, reconcile_full: full.stall_hints, verify: verify.stall_hints },
         rss_before_routes_mb: beforeRoutes.rss_mb,
         heap_before_routes_mb: beforeRoutes.heap_mb,
         rss_mb: rssMb,

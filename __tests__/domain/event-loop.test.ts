@@ -3,6 +3,7 @@ import {
   COLLECTOR_HINT_COST_SHARE,
   COLLECTOR_HINT_EVERY_MS,
   COLLECTOR_HINT_MAX_MS,
+  COLLECTOR_HINT_RETRY_MAX_MS,
   COLLECTOR_HINT_RETRY_MS,
   CollectorHints,
   TurnQueue,
@@ -83,6 +84,40 @@ describe('CollectorHints', () => {
       expect(hints.hint(t + COLLECTOR_HINT_RETRY_MS - 1, () => fakeNow)).toBe(false);
       expect(hints.hint(t + COLLECTOR_HINT_RETRY_MS, () => fakeNow)).toBe(true);
       expect(gc.mock.calls).toHaveLength(2);
+    } finally {
+      gc.mockRestore();
+    }
+  });
+
+  test(`each slow hint in a row stops them twice as long as the last (at most ${COLLECTOR_HINT_RETRY_MAX_MS / 60_000} minutes); a fast one starts over`, () => {
+    let fakeNow = 0;
+    let costMs = COLLECTOR_HINT_MAX_MS + 1;
+    const gc = spyOn(Bun, 'gc').mockImplementation(() => {
+      fakeNow += costMs;
+      return 0;
+    });
+    try {
+      const hints = new CollectorHints();
+      let t = 0;
+      expect(hints.hint(t, () => fakeNow)).toBe(true);
+      const pauses: number[] = [];
+      for (let slow = 0; slow < 8; slow++) {
+        const pause = Math.min(2 ** slow * COLLECTOR_HINT_RETRY_MS, COLLECTOR_HINT_RETRY_MAX_MS);
+        expect(hints.hint(t + pause - 1, () => fakeNow)).toBe(false);
+        expect(hints.hint(t + pause, () => fakeNow)).toBe(true);
+        pauses.push(pause / COLLECTOR_HINT_RETRY_MS);
+        t += pause;
+      }
+      expect(pauses).toEqual([1, 2, 4, 8, 16, 32, 64, 64]);
+      // A fast hint after them: the next slow one stops the hints for the first pause again.
+      t += COLLECTOR_HINT_RETRY_MAX_MS;
+      costMs = 1;
+      expect(hints.hint(t, () => fakeNow)).toBe(true);
+      costMs = COLLECTOR_HINT_MAX_MS + 1;
+      t += COLLECTOR_HINT_EVERY_MS;
+      expect(hints.hint(t, () => fakeNow)).toBe(true);
+      expect(hints.hint(t + COLLECTOR_HINT_RETRY_MS - 1, () => fakeNow)).toBe(false);
+      expect(hints.hint(t + COLLECTOR_HINT_RETRY_MS, () => fakeNow)).toBe(true);
     } finally {
       gc.mockRestore();
     }

@@ -74,12 +74,16 @@ export const COLLECTOR_HINT_EVERY_MS = 250;
  * (bench/stall-trace.ts under `--cpu-prof`: 4% of its time, and most of the stalls over 100 ms it
  * was in). The next hint so waits at least this many times as long as the last one took (hints
  * take at most 1% of the thread), and a hint that took over COLLECTOR_HINT_MAX_MS stops them for
- * COLLECTOR_HINT_RETRY_MS: on such a heap a hint is itself a stall, and Bun's own collector, which
- * runs from the turns the plugin's long work gives the event loop, is left to it.
+ * COLLECTOR_HINT_RETRY_MS, twice as long after each slow hint in a row (at most
+ * COLLECTOR_HINT_RETRY_MAX_MS): on such a heap a hint is itself a stall, a heap that large seldom
+ * shrinks again, and Bun's own collector, which runs from the turns the plugin's long work gives
+ * the event loop, is left to it. (An agent process on the 1M bench database, warmed up, hints in
+ * 3–8 ms.)
  */
 export const COLLECTOR_HINT_COST_SHARE = 100;
 export const COLLECTOR_HINT_MAX_MS = 10;
 export const COLLECTOR_HINT_RETRY_MS = 600_000;
+export const COLLECTOR_HINT_RETRY_MAX_MS = 64 * COLLECTOR_HINT_RETRY_MS;
 
 /**
  * Under Bun, asks its collector to run (concurrently, `Bun.gc(false)`) at most every 250 ms, less
@@ -94,6 +98,8 @@ export const COLLECTOR_HINT_RETRY_MS = 600_000;
  */
 export class CollectorHints {
   private nextHintMs = Number.NEGATIVE_INFINITY;
+  /** How long the hints stop after the next slow one. */
+  private retryMs = COLLECTOR_HINT_RETRY_MS;
 
   /** `clock` times the hint itself (a test's may be fake). True when the collector was asked. */
   hint(nowMs = performance.now(), clock: () => number = () => performance.now()): boolean {
@@ -102,8 +108,13 @@ export class CollectorHints {
     const startedMs = clock();
     gc(false);
     const costMs = clock() - startedMs;
-    this.nextHintMs =
-      nowMs + (costMs > COLLECTOR_HINT_MAX_MS ? COLLECTOR_HINT_RETRY_MS : Math.max(COLLECTOR_HINT_EVERY_MS, COLLECTOR_HINT_COST_SHARE * costMs));
+    if (costMs > COLLECTOR_HINT_MAX_MS) {
+      this.nextHintMs = nowMs + this.retryMs;
+      this.retryMs = Math.min(2 * this.retryMs, COLLECTOR_HINT_RETRY_MAX_MS);
+    } else {
+      this.nextHintMs = nowMs + Math.max(COLLECTOR_HINT_EVERY_MS, COLLECTOR_HINT_COST_SHARE * costMs);
+      this.retryMs = COLLECTOR_HINT_RETRY_MS;
+    }
     return true;
   }
 }
