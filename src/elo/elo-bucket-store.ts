@@ -6,6 +6,7 @@ import type { RatedItem } from './model/distribution';
 import { agentLockKey, chunks, type Db, queryJsonRows, queryRows } from '../shared/sql';
 import { eloBucketBasis, eloBucketCounts, eloItems } from './tables';
 import type { EloItemState } from './elo-store';
+import { yieldToEventLoop } from '../shared/event-loop';
 import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf, itemStatesQuery } from './elo-item-rows';
 
 const BATCH = 500;
@@ -174,7 +175,8 @@ export class EloBucketStore {
   /** The stored states of these items (without content); items never stored are absent. One primary-key lookup per item, 2,000 items a query. */
   async states(refs: readonly { kind: string; id: string }[]): Promise<EloItemState[]> {
     const out: EloItemState[] = [];
-    for (const batch of chunks(refs, 2_000)) {
+    for (const [i, batch] of chunks(refs, 2_000).entries()) {
+      if (i > 0) await yieldToEventLoop();
       const rows = await queryJsonRows<ItemStateRow>(this.db, itemStatesQuery(this.agentId, batch));
       out.push(...rows.map(itemStateOf));
     }
@@ -198,6 +200,7 @@ export class EloBucketStore {
     };
     for (const state of usedAfter) offer(state, state.elo);
     for (const start of STARTS) {
+      await yieldToEventLoop();
       let after: SQL = sql``;
       for (let page = Math.max(k, TOP_FIRST_PAGE); ; page = Math.min(page * 4, 2_000)) {
         const rows = await queryRows<ItemStateRow & { above_start: boolean; drift_key: number }>(
