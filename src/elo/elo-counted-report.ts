@@ -25,7 +25,9 @@ export const countable = (bucketWidth: number) => bucketWidth > 0 && Number.isSa
  * can have; the tiers the Success Metrics need, of the items the logs name (`refs`). Reads what is
  * written: the caller writes what is pending first. Undefined while items are not counted yet (a
  * recount at start-up is under way): every item is read then. The event loop gets a turn between
- * its reads (at start-up on the 1M bench database they held it 82 ms in one chain).
+ * its reads (at start-up on the 1M bench database they held it 82 ms in one chain), so a use
+ * made meanwhile may show in a later read (as another process's writes always could): the
+ * figures are as of about `nowMs`, not of one snapshot.
  */
 export async function countedFigures(source: CountedSource, nowMs: number, k: number, bucketWidth: number, refs: readonly ItemRef[]): Promise<ItemFigures | undefined> {
   const byKind = new Map<string, Map<number, number>>();
