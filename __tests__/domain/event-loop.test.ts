@@ -11,6 +11,7 @@ import {
   inTurns,
   yieldToEventLoop,
 } from '../../src/shared/event-loop';
+import { turnCounter } from '../helpers/turn-counter';
 
 describe('CollectorHints', () => {
   test('every turn given to the event loop by long work passes by the process\'s collector hints', async () => {
@@ -123,25 +124,6 @@ describe('CollectorHints', () => {
     }
   });
 });
-
-/** Counts turns of the event loop: a ticker that runs once a turn, until `stop`. */
-function turnCounter(): { readonly turn: number; stop(): void } {
-  let turn = 0;
-  let ticking = true;
-  const tick = () => {
-    turn++;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
-  return {
-    get turn() {
-      return turn;
-    },
-    stop() {
-      ticking = false;
-    },
-  };
-}
 
 describe('TurnQueue: waiters go on one per turn of the event loop', () => {
   test('waiters resume oldest first, each in a turn of its own', async () => {
