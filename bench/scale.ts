@@ -40,8 +40,15 @@ import { textOf } from './synthetic-text';
 const MAX = Number(process.argv[2] ?? 100_000);
 const FIRST = Number(process.argv[3] ?? 10_000);
 const CHUNK = 10_000;
-/** Calls of each route a step times: with 100 the p99 is the second slowest (with 30 it was the slowest, often the first call on a cold cache). */
-const ROUTE_CALLS = 100;
+/**
+ * Calls of each route a step times: with 1,000 the p99 is the tenth slowest, as for the providers
+ * (`PROVIDER_CALLS`). With 100 (until the ninth whole run) it was the second slowest, so the first
+ * call on a cold cache and one pause of the collector decided it (`/lessons` 1.43 -> 5.96 ms in the
+ * eighth run: its first call, 5.96 ms, and one of 22 ms); with 30 it was the slowest.
+ */
+const ROUTE_CALLS = 1_000;
+/** Calls of each report asked with none kept (`UNCACHED`): each computes a whole report (100-200 ms at 1M). */
+const UNCACHED_CALLS = 100;
 /** Routes whose cost is the whole ledger by definition (a full verification): reported apart. A checkpoint verifies from the last reconciliation's mark, so it is measured with the others. */
 const WHOLE_LEDGER_ROUTES = new Set(['/ledger/verify']);
 const NOT_MEASURED = new Set(['/dashboard']);
@@ -94,7 +101,7 @@ async function measureUncached(runtime: AgentRuntime): Promise<Record<string, Ti
   for (const [path, queryOf] of Object.entries(UNCACHED)) {
     const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
     if (!route) throw new Error(`no GET ${path} route`);
-    out[path] = await timeCalls(ROUTE_CALLS, async (i) => {
+    out[path] = await timeCalls(UNCACHED_CALLS, async (i) => {
       const { res, sent } = recordingResponse();
       const req = { method: 'GET', path, url: path, query: queryOf(i), params: {}, headers: {} } as unknown as RouteRequest;
       await route.handler?.(req, res, runtime);

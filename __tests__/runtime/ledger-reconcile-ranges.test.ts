@@ -13,8 +13,11 @@ import { sql } from 'drizzle-orm';
 import { ledgerHead, ledgerReconciled, ledgerTable } from '../../src/ledger/tables';
 import { outcomesTable } from '../../src/scan/tables';
 import { type RewardLedgerService, rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import { outcomeLedgerSource } from '../../src/ledger/ledger-sources';
+import { RANDOM_KEYS_PER_STATEMENT } from '../../src/ledger/ledger-store';
 import { dbOf } from '../../src/shared/sql';
 import { ledgerCounts } from '../helpers/ledger-counts';
+import { turnCounter } from '../helpers/turn-counter';
 import { makeRows } from '../helpers/rows';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
@@ -35,6 +38,23 @@ describe('reconciliation by ranges of record ids, and of what is new', () => {
   afterAll(async () => {
     await agent.close();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  test("the entries outcomes call for are read a batch of ids per statement, with a turn of the event loop after each (an incremental reconciliation runs beside an ingest)", async () => {
+    const db = dbOf(agent.runtime);
+    const ids = (await db.execute(sql`SELECT id FROM ${outcomesTable} WHERE ${agentIs()}`)).rows.map((r) => String((r as { id: string }).id));
+    expect(ids).toHaveLength(300);
+    const turns = turnCounter();
+    let wanted: ReadonlyMap<string, unknown>;
+    try {
+      wanted = await outcomeLedgerSource(agent.runtime).entriesFor(db, ids);
+    } finally {
+      turns.stop();
+    }
+    // every outcome of these labels and rewards calls for an entry, and the ledger holds one each
+    expect(wanted.size).toBe(300);
+    expect(await ledgerCounts(agent.runtime)).toMatchObject({ entries: 300, unpaid: 0 });
+    expect(turns.turn).toBeGreaterThanOrEqual(300 / RANDOM_KEYS_PER_STATEMENT);
   });
 
   test('before any reconciliation an incremental one compares every range; after it, only what is new', async () => {

@@ -9,7 +9,7 @@ import { committedOutcomeSeq, nextOutcomeSeqRange } from '../scan/outcome-store'
 import { MetricRollup } from '../scan/metric-rollup-store';
 import { ledgerTable } from './tables';
 import { rulesTable } from '../rules/tables';
-import type { RewardLedgerService } from './reward-ledger-service';
+import type { ReconciledSource, RewardLedgerService } from './reward-ledger-service';
 import { chunks, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { TRAJECTORIES_TABLE } from '../trajectories/trajectory-service';
@@ -40,6 +40,43 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
     }
     return found;
   });
+  ledger.registerExpected('scan_outcome', outcomeLedgerSource(runtime));
+  ledger.registerSource('rule', async (refs, db) => {
+    const byRule = new Map<string, string[]>();
+    for (const ref of refs) byRule.set(ruleIdOfVerdictRef(ref), [...(byRule.get(ruleIdOfVerdictRef(ref)) ?? []), ref]);
+    const found = new Set<string>();
+    for (const batch of chunks([...byRule.keys()], LOOKUP_BATCH)) {
+      const list = sql.join(
+        batch.map((r) => sql`${r}`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${rulesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
+      for (const r of rows) for (const ref of byRule.get(r.id) ?? []) found.add(ref);
+      await yieldToEventLoop();
+    }
+    return found;
+  });
+  ledger.registerSource('trajectory', async (refs, db) => {
+    const found = new Set<string>();
+    for (const batch of chunks(refs.filter((r) => UUID_PATTERN.test(r)), LOOKUP_BATCH)) {
+      const list = sql.join(
+        batch.map((r) => sql`${r}::uuid`),
+        sql`, `,
+      );
+      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM memories WHERE agent_id = ${runtime.agentId}::uuid AND type = ${TRAJECTORIES_TABLE} AND id IN (${list})`);
+      for (const r of rows) found.add(r.id);
+      await yieldToEventLoop();
+    }
+    return found;
+  });
+}
+
+/**
+ * What the outcome store calls for in the ledger, for reconciliation: every outcome with non-zero
+ * points calls for one entry. Reads go a batch of ids or a page of seqs per statement, the event
+ * loop getting a turn between them (an incremental reconciliation runs beside an ingest).
+ */
+export function outcomeLedgerSource(runtime: IAgentRuntime): ReconciledSource {
   // An outcome calls for an entry when its label has a category and round(reward × 100) ≠ 0
   // (outcomeLedgerEntry); the summary says the same in SQL (floor(x + 0.5) is Math.round).
   const paid = Object.entries(LEDGER_CATEGORY_BY_LABEL).flatMap(([label, category]) => (category ? [label] : []));
@@ -56,7 +93,7 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
     }
     return expected;
   };
-  ledger.registerExpected('scan_outcome', {
+  return {
     async summary(db, range) {
       const [row] = await queryRows<{ n: number | string; points: number | string; checksum: string }>(
         db,
@@ -98,36 +135,11 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
         );
         const rows = await queryRows<OutcomeEntryRow>(db, sql`SELECT id, label, reward, finding_key FROM ${outcomesTable} WHERE ${ofAgent} AND id IN (${list})`);
         for (const [id, entry] of expectedOf(rows)) expected.set(id, entry);
+        await yieldToEventLoop();
       }
       return expected;
     },
-  });
-  ledger.registerSource('rule', async (refs, db) => {
-    const byRule = new Map<string, string[]>();
-    for (const ref of refs) byRule.set(ruleIdOfVerdictRef(ref), [...(byRule.get(ruleIdOfVerdictRef(ref)) ?? []), ref]);
-    const found = new Set<string>();
-    for (const batch of chunks([...byRule.keys()], LOOKUP_BATCH)) {
-      const list = sql.join(
-        batch.map((r) => sql`${r}`),
-        sql`, `,
-      );
-      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${rulesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
-      for (const r of rows) for (const ref of byRule.get(r.id) ?? []) found.add(ref);
-    }
-    return found;
-  });
-  ledger.registerSource('trajectory', async (refs, db) => {
-    const found = new Set<string>();
-    for (const batch of chunks(refs.filter((r) => UUID_PATTERN.test(r)), LOOKUP_BATCH)) {
-      const list = sql.join(
-        batch.map((r) => sql`${r}::uuid`),
-        sql`, `,
-      );
-      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM memories WHERE agent_id = ${runtime.agentId}::uuid AND type = ${TRAJECTORIES_TABLE} AND id IN (${list})`);
-      for (const r of rows) found.add(r.id);
-    }
-    return found;
-  });
+  };
 }
 
 /** What an outcome's ledger entry is made of. */
