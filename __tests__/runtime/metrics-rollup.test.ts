@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { DAY_MS } from '../../src/scan/model/grouping';
 import { computeScanMetrics } from '../../src/scan/model/metrics';
 import { weeklyTriage } from '../../src/scan/model/weekly-triage';
@@ -15,6 +16,8 @@ import { REPORT_AHEAD_OF_HOUR_MS, ScanMetrics } from '../../src/scan/scan-metric
 import { dbOf } from '../../src/shared/sql';
 import { findingMetrics, metricRollupState, metricSliceSizes, metricTallies, weekFindingMetrics } from '../../src/scan/tables';
 import { startAgent, type TestAgent } from '../helpers/runtime';
+import { turnCounter } from '../helpers/turn-counter';
+import { rollupMetrics } from '../../src/scan/metric-rollup-read';
 
 const START = Date.parse('2026-09-01T00:00:00Z');
 const HOUR = 3_600_000;
@@ -155,6 +158,36 @@ describe('the metrics rollup on a real runtime', () => {
     expect(report.model_deltas.length).toBeGreaterThan(0);
     expect(Object.keys(report.by_project)).toContain("pay'; DROP TABLE x;--");
     await expectRollupEqualsRows(agent);
+  });
+
+  test('the drift windows are read one grain per statement (overall, projects, scanners, models), with a turn of the event loop before each', async () => {
+    const db = dbOf(agent.runtime);
+    const dialect = new PgDialect();
+    const turns = turnCounter();
+    const driftReads: number[] = [];
+    // The runtime's own database, with each statement's turn noted on its way through.
+    const watched = new Proxy(db, {
+      get(target, prop, receiver) {
+        if (prop !== 'execute') return Reflect.get(target, prop, receiver);
+        return (query: SQL) => {
+          if (dialect.sqlToQuery(query).sql.includes('jsonb_array_elements_text')) driftReads.push(turns.turn);
+          return target.execute(query);
+        };
+      },
+    });
+    const asOfMs = AS_OFS[3] as number;
+    let report: Awaited<ReturnType<typeof rollupMetrics>>;
+    try {
+      report = await rollupMetrics(watched, agent.runtime.agentId, { asOfMs, k: 5, slices: 50 });
+    } finally {
+      turns.stop();
+    }
+    expect(driftReads).toHaveLength(4);
+    expect(new Set(driftReads).size).toBe(4);
+    // the same report as the service's (which the test above checks against every row)
+    const { pending_outcomes, ...served } = await agent.service.metrics({ asOfMs, k: 5 });
+    expect(pending_outcomes).toBe(0);
+    expect(rounded(report)).toEqual(rounded(served));
   });
 
   test('a restart on outcomes that predate the rollup rolls them up in the background, then gives the same figures', async () => {
