@@ -1,5 +1,5 @@
 import type { IAgentRuntime } from '@elizaos/core';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { LedgerEntryInput } from './model/chain';
 import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, POINTS_PER_REWARD, ruleIdOfVerdictRef } from './model/entries';
 import { inRefRange, RANDOM_KEYS_PER_STATEMENT } from './ledger-store';
@@ -10,7 +10,7 @@ import { MetricRollup } from '../scan/metric-rollup-store';
 import { ledgerTable } from './tables';
 import { rulesTable } from '../rules/tables';
 import type { ReconciledSource, RewardLedgerService } from './reward-ledger-service';
-import { chunks, queryRows } from '../shared/sql';
+import { chunks, type Db, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { TRAJECTORIES_TABLE } from '../trajectories/trajectory-service';
 
@@ -18,6 +18,20 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 /** Record ids per source lookup, and outcome seqs per page of an incremental reconciliation (`RANDOM_KEYS_PER_STATEMENT`). */
 const LOOKUP_BATCH = RANDOM_KEYS_PER_STATEMENT;
 const NEW_RECORDS_PAGE = RANDOM_KEYS_PER_STATEMENT;
+
+const asUuid = (key: string): SQL => sql`${key}::uuid`;
+
+/**
+ * Runs `query` on each LOOKUP_BATCH of `keys` (each written as `cast` makes it, the batch joined
+ * into the list `query` puts in its `IN (…)`), handing each batch's rows to `take`, with a turn of
+ * the event loop after each statement: lookups run inside appends and beside an ingest.
+ */
+async function eachBatch<T>(db: Db, keys: readonly string[], cast: (key: string) => SQL, query: (list: SQL) => SQL, take: (rows: T[]) => void): Promise<void> {
+  for (const batch of chunks(keys, LOOKUP_BATCH)) {
+    take(await queryRows<T>(db, query(sql.join(batch.map(cast), sql`, `))));
+    await yieldToEventLoop();
+  }
+}
 
 /**
  * The sources this plugin records from, each checked in batches on the database handle it is
@@ -29,15 +43,9 @@ const NEW_RECORDS_PAGE = RANDOM_KEYS_PER_STATEMENT;
 export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAgentRuntime): void {
   ledger.registerSource('scan_outcome', async (refs, db) => {
     const found = new Set<string>();
-    for (const batch of chunks(refs.filter((r) => UUID_PATTERN.test(r)), LOOKUP_BATCH)) {
-      const list = sql.join(
-        batch.map((r) => sql`${r}::uuid`),
-        sql`, `,
-      );
-      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${outcomesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
+    await eachBatch<{ id: string }>(db, refs.filter((r) => UUID_PATTERN.test(r)), asUuid, (list) => sql`SELECT id FROM ${outcomesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`, (rows) => {
       for (const r of rows) found.add(r.id);
-      await yieldToEventLoop();
-    }
+    });
     return found;
   });
   ledger.registerExpected('scan_outcome', outcomeLedgerSource(runtime));
@@ -45,28 +53,16 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
     const byRule = new Map<string, string[]>();
     for (const ref of refs) byRule.set(ruleIdOfVerdictRef(ref), [...(byRule.get(ruleIdOfVerdictRef(ref)) ?? []), ref]);
     const found = new Set<string>();
-    for (const batch of chunks([...byRule.keys()], LOOKUP_BATCH)) {
-      const list = sql.join(
-        batch.map((r) => sql`${r}`),
-        sql`, `,
-      );
-      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM ${rulesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`);
+    await eachBatch<{ id: string }>(db, [...byRule.keys()], (r) => sql`${r}`, (list) => sql`SELECT id FROM ${rulesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`, (rows) => {
       for (const r of rows) for (const ref of byRule.get(r.id) ?? []) found.add(ref);
-      await yieldToEventLoop();
-    }
+    });
     return found;
   });
   ledger.registerSource('trajectory', async (refs, db) => {
     const found = new Set<string>();
-    for (const batch of chunks(refs.filter((r) => UUID_PATTERN.test(r)), LOOKUP_BATCH)) {
-      const list = sql.join(
-        batch.map((r) => sql`${r}::uuid`),
-        sql`, `,
-      );
-      const rows = await queryRows<{ id: string }>(db, sql`SELECT id FROM memories WHERE agent_id = ${runtime.agentId}::uuid AND type = ${TRAJECTORIES_TABLE} AND id IN (${list})`);
+    await eachBatch<{ id: string }>(db, refs.filter((r) => UUID_PATTERN.test(r)), asUuid, (list) => sql`SELECT id FROM memories WHERE agent_id = ${runtime.agentId}::uuid AND type = ${TRAJECTORIES_TABLE} AND id IN (${list})`, (rows) => {
       for (const r of rows) found.add(r.id);
-      await yieldToEventLoop();
-    }
+    });
     return found;
   });
 }
@@ -128,15 +124,9 @@ export function outcomeLedgerSource(runtime: IAgentRuntime): ReconciledSource {
     },
     async entriesFor(db, refs) {
       const expected = new Map<string, LedgerEntryInput>();
-      for (const batch of chunks([...new Set(refs)].filter((r) => UUID_PATTERN.test(r)), LOOKUP_BATCH)) {
-        const list = sql.join(
-          batch.map((r) => sql`${r}::uuid`),
-          sql`, `,
-        );
-        const rows = await queryRows<OutcomeEntryRow>(db, sql`SELECT id, label, reward, finding_key FROM ${outcomesTable} WHERE ${ofAgent} AND id IN (${list})`);
+      await eachBatch<OutcomeEntryRow>(db, [...new Set(refs)].filter((r) => UUID_PATTERN.test(r)), asUuid, (list) => sql`SELECT id, label, reward, finding_key FROM ${outcomesTable} WHERE ${ofAgent} AND id IN (${list})`, (rows) => {
         for (const [id, entry] of expectedOf(rows)) expected.set(id, entry);
-        await yieldToEventLoop();
-      }
+      });
       return expected;
     },
   };
