@@ -25,6 +25,7 @@ import { ScanOutcomeService } from './scan/scan-outcome-service';
 import { TrajectoryService } from './trajectories/trajectory-service';
 import { selfImproveTables } from './shared/schema';
 import { warmUpContextInBackground } from './context/context-warm-up';
+import { actionAfterStart, eventsAfterStart, providerAfterStart, routeAfterStart } from './shared/plugin-start';
 
 /**
  * plugin-self-improve: scan outcomes -> weighted rewards -> deduplicated lessons; events -> typed
@@ -39,11 +40,13 @@ export const selfImprovePlugin: Plugin = {
   },
   schema: selfImproveTables,
   services: [ScanOutcomeService, TrajectoryService, RewardLedgerService, EloBookService, RuleBookService],
-  actions: [labelFindingAction, validateRuleAction, retireRuleAction, approveRuleAction, rejectRuleAction],
-  evaluators: [scanOutcomeExtractor, feedbackExtractor],
-  providers: [scanLessonsProvider, highEloContextProvider, topRulesProvider],
-  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes, ...ruleRoutes, ...learningRoutes].map(guardedRoute),
-  events: mergePluginEvents(runEvents, ruleAuditEvents),
+  // Every surface waits for the services to start (bounded: `pluginStarted`): the runtime starts
+  // them after `initialize` returns, while the server already routes requests and messages here.
+  actions: [labelFindingAction, validateRuleAction, retireRuleAction, approveRuleAction, rejectRuleAction].map(actionAfterStart),
+  evaluators: [scanOutcomeExtractor, feedbackExtractor].map(actionAfterStart),
+  providers: [scanLessonsProvider, highEloContextProvider, topRulesProvider].map(providerAfterStart),
+  routes: [outcomesRoute, triageRoute, metricsRoute, postTrajectoryRoute, getTrajectoriesRoute, ...ledgerRoutes, ...eloRoutes, ...ruleRoutes, ...learningRoutes].map((route) => guardedRoute(routeAfterStart(route))),
+  events: eventsAfterStart(mergePluginEvents(runEvents, ruleAuditEvents)),
 };
 
 export default selfImprovePlugin;

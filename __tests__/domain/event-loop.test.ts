@@ -9,6 +9,7 @@ import {
   TurnQueue,
   collectorHints,
   inTurns,
+  startTurn,
   yieldToEventLoop,
 } from '../../src/shared/event-loop';
 import { turnCounter } from '../helpers/turn-counter';
@@ -187,5 +188,38 @@ describe('inTurns: background work run beside other background work takes turns;
     await background;
     turns.stop();
     expect(new Set(inTurn).size).toBe(12);
+  });
+});
+
+describe("startTurn: the steps of the services' starts take turns with each other and with the work in turns", () => {
+  test('five starts of three steps each and a background piece: no two steps share a turn, and what a start sets up keeps the plain yield', async () => {
+    const turns = turnCounter();
+    const steps: number[] = [];
+    const setUp: Promise<[number, number]>[] = [];
+    const start = async () => {
+      for (let i = 0; i < 3; i++) {
+        await startTurn();
+        steps.push(turns.turn);
+      }
+      // Work a start leaves running (a timer's, a listener's) is not put in turns: its two yields go on in one turn.
+      const resumedAt = () => yieldToEventLoop().then(() => turns.turn);
+      setUp.push(Promise.all([resumedAt(), resumedAt()]));
+    };
+    const background: number[] = [];
+    await Promise.all([
+      ...Array.from({ length: 5 }, start),
+      inTurns(async () => {
+        for (let i = 0; i < 3; i++) {
+          await yieldToEventLoop();
+          background.push(turns.turn);
+        }
+      }),
+    ]);
+    const setUpAt = await Promise.all(setUp);
+    turns.stop();
+    expect(steps).toHaveLength(15);
+    expect(new Set([...steps, ...background]).size).toBe(18);
+    expect(setUpAt).toHaveLength(5);
+    for (const [a, b] of setUpAt) expect(a).toBe(b);
   });
 });

@@ -23,7 +23,7 @@ import { dbOf } from '../shared/sql';
 import { logRetentionOf } from '../shared/log-retention';
 import { loadConfig } from '../shared/config';
 import { errorText } from '../shared/error-text';
-import { inTurns } from '../shared/event-loop';
+import { inTurns, startTurn } from '../shared/event-loop';
 
 export { type EloBookSettings, eloBookSettings } from './elo-book-settings';
 export { SCAN_LESSON_KIND } from './elo-listeners';
@@ -96,10 +96,14 @@ export class EloBookService extends Service {
     let recount: boolean;
     try {
       const db = dbOf(runtime);
+      await startTurn();
       await requireTables(db, Object.values(eloTables));
       const store = new EloStore(db, runtime.agentId, service.settings.driftPerDay, logRetentionOf(runtime, loadConfig(runtime).SELF_IMPROVE_LOG_MAX_ROWS, 'plugin:self-improve:elo'));
+      await startTurn();
       recount = await store.buckets.ensureBasis();
+      await startTurn();
       service.items = await EloItems.open(runtime, service.settings, store, service.exposures, service.content);
+      await startTurn();
       const nowMs = Date.now();
       for (const stored of await store.loadExposures(nowMs - EXPOSURE_HORIZON_MS)) service.exposures.restore(stored.context, stored.atMs, stored.items, nowMs);
     } catch (error) {

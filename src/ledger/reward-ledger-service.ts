@@ -20,7 +20,7 @@ import { type Db, dbOf } from '../shared/sql';
 import { requireTables } from '../shared/plugin-schema';
 import { ledgerTables } from './tables';
 import { errorText } from '../shared/error-text';
-import { inTurns } from '../shared/event-loop';
+import { inTurns, startTurn } from '../shared/event-loop';
 
 export { DEFAULT_LEDGER_CATEGORIES } from './ledger-appender';
 export type { AppendResult, CheckpointResult, ReconciledSource, HeadProblem, LedgerIntegrity, LedgerProblem, LedgerVerification, ReconcileProblem, ReconcileReport, SourceCheck } from './ledger-types';
@@ -69,6 +69,7 @@ export class RewardLedgerService extends Service {
     const key = settings.SELF_IMPROVE_LEDGER_SECRET ?? null;
     service.db = dbOf(runtime);
     service.store = new LedgerStore(service.db, runtime.agentId);
+    await startTurn();
     await requireTables(service.db, Object.values(ledgerTables));
     const logFailure = (what: string) => (error: unknown) => {
       runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, `${what} failed; it is read again when needed`);
@@ -77,7 +78,10 @@ export class RewardLedgerService extends Service {
     service.appender = new LedgerAppender(runtime, service.store, key, service.folds);
     service.reconciler = new LedgerReconciler(runtime, service.db, service.store, service.appender, service.queue, settings.SELF_IMPROVE_LEDGER_RECONCILE_EVERY);
     service.inspector = new LedgerInspector(service.store, service.queue, runtime.agentId, key, service.folds, () => service.reconciler.stillVerified());
-    const keyProblem = service.appender.keyProblem(await service.store.last(), await service.store.head());
+    await startTurn();
+    const last = await service.store.last();
+    await startTurn();
+    const keyProblem = service.appender.keyProblem(last, await service.store.head());
     if (keyProblem) runtime.logger.error({ src: LEDGER_LOG_SRC, agentId: runtime.agentId }, `${keyProblem}; appends are refused until it is fixed`);
     registerBuiltInSources(service, runtime);
     service.timer = setInterval(() => service.reconciler.inBackground('interval'), settings.SELF_IMPROVE_LEDGER_RECONCILE_INTERVAL_MS);

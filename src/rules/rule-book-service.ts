@@ -24,6 +24,7 @@ import { dbOf } from '../shared/sql';
 import { requireTables } from '../shared/plugin-schema';
 import { ruleTables } from './tables';
 import { logRetentionOf } from '../shared/log-retention';
+import { startTurn } from '../shared/event-loop';
 
 export { RULE_BOOK_SERVICE };
 export { RULE_KIND } from './model/rule-content';
@@ -78,6 +79,7 @@ export class RuleBookService extends Service {
   private async open(): Promise<void> {
     this.settings = ruleBookSettings(loadConfig(this.runtime));
     const db = dbOf(this.runtime);
+    await startTurn();
     await requireTables(db, Object.values(ruleTables));
     this.store = new RuleStore(db, this.runtime.agentId, logRetentionOf(this.runtime, loadConfig(this.runtime).SELF_IMPROVE_LOG_MAX_ROWS, RULES_LOG_SRC));
     this.vectorizer = vectorizerFor(this.runtime);
@@ -93,9 +95,13 @@ export class RuleBookService extends Service {
         for (const id of ids) state.scanLessons.delete(id);
       }),
     );
+    await startTurn();
     state.eventTotal = await this.store.eventCount();
+    await startTurn();
     await this.loadRuleLessons();
+    await startTurn();
     state.adoptRules(state.reported(await this.store.loadRules()));
+    await startTurn();
     await ensureRuleDecayTask(this.runtime, this.settings.decayIntervalMs);
   }
 

@@ -17,7 +17,7 @@ import { serviceOf } from '../shared/service-of';
 import { SCAN_OUTCOME_SERVICE } from '../shared/service-names';
 import { dbOf } from '../shared/sql';
 import { ensureLearnTask } from './surfaces/learn-pending-task';
-import { yieldToEventLoop } from '../shared/event-loop';
+import { yieldToEventLoop, startTurn } from '../shared/event-loop';
 import { requireTables } from '../shared/plugin-schema';
 import { scanTables } from './tables';
 import { LearningPasses } from './learning-passes';
@@ -80,6 +80,7 @@ export class ScanOutcomeService extends Service {
   private async open(): Promise<void> {
     this.settings = loadConfig(this.runtime);
     const db = dbOf(this.runtime);
+    await startTurn();
     await requireTables(db, Object.values(scanTables));
     this.scanMetrics = new ScanMetrics(this.runtime, db, {
       otherWork: () => this.passes?.busy === true,
@@ -88,13 +89,16 @@ export class ScanOutcomeService extends Service {
     this.outcomes = new OutcomeStore(db, this.runtime.agentId, this.scanMetrics);
     this.findings = new FindingStore(db, this.runtime.agentId, this.scanMetrics);
     this.scanMetrics.start();
+    await startTurn();
     await this.outcomes.ensureLabelCounts();
     this.scanLessons = new ScanLessonStore(this.runtime, vectorizerFor(this.runtime));
+    await startTurn();
     this.pendingHint = await this.outcomes.anyPending();
     this.announceScanLessons();
     // Lessons are read (and re-embedded when the vector source changed) after the service is up:
     // start-up never waits for an embedding model; learning passes wait for them.
     this.passes = new LearningPasses(this.runtime, db, new ScanLearner(this.runtime, this.settings, this.outcomes, this.scanLessons), this.scanLessons);
+    await startTurn();
     await ensureLearnTask(this.runtime, this.settings.SELF_IMPROVE_POLL_INTERVAL_MS);
   }
 

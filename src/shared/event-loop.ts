@@ -32,6 +32,20 @@ export function inTurns<T>(work: () => T): T {
 }
 
 /**
+ * A turn of its own for the next step of a service's start, in line with the work run by
+ * `inTurns`. The runtime starts every service of the plugin at once when its initialization ends,
+ * and their steps resolve through promise jobs alone: on the ninth 1M run's database the five
+ * starts ran as one stall of 60 statements, 380-550 ms, right after `initialize` returned (when
+ * the server already routes messages to the agent, and its other agents wait too). Requests and
+ * messages that arrive between two steps wait for the start (`pluginStarted`). Unlike `inTurns`,
+ * this puts nothing in scope: timers and listeners a start sets up keep the plain yield.
+ */
+export function startTurn(): Promise<void> {
+  collectorHints.hint();
+  return backgroundTurns.next();
+}
+
+/**
  * Waiters resumed one per turn of the event loop, in the order they came (`setImmediate` between
  * two): what one does until its next wait runs in that turn alone.
  */

@@ -30,6 +30,7 @@ import {
   trajectoryTotals,
 } from './trajectory-store';
 import { errorText } from '../shared/error-text';
+import { startTurn } from '../shared/event-loop';
 
 export { TRAJECTORIES_TABLE, TRAJECTORY_MEMORY_TYPE } from './trajectory-store';
 /** Longest transcript stored per trajectory; the evaluation always covers the whole run. */
@@ -127,6 +128,7 @@ export class TrajectoryService extends Service {
     const service = new TrajectoryService(runtime);
     service.settings = loadConfig(runtime);
     service.retention = logRetentionOf(runtime, service.settings.SELF_IMPROVE_TRAJECTORY_MAX_ROWS, LOG_SRC);
+    await startTurn();
     await ensureTrajectoriesIndex(dbOf(runtime)).catch((error: unknown) => {
       runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, 'could not create the trajectories index; listing trajectories reads more rows');
     });

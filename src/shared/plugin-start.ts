@@ -1,0 +1,92 @@
+import type { Action, Evaluator, IAgentRuntime, PluginEvents, Provider, Route, RouteRequest, RouteResponse } from '@elizaos/core';
+import { PLUGIN_SERVICES } from './service-names';
+
+/**
+ * Longest time a surface (route, provider, action, evaluator, event handler) waits for the plugin's
+ * services to start before it goes on without the ones still starting (a route then answers 503
+ * naming its service). The runtime starts the services after `initialize` returns, while the server
+ * already routes requests and messages to the agent; on the 1M bench database their start takes
+ * about 1.5 s.
+ */
+export const SERVICE_START_WAIT_MS = 30_000;
+
+type RegistrationStatus = 'pending' | 'registering' | 'registered' | 'failed' | 'unknown';
+/** `AgentRuntime` has it; the `IAgentRuntime` interface of 1.7.2 does not declare it. */
+type WithStatus = { getServiceRegistrationStatus?: (serviceType: string) => RegistrationStatus };
+
+const waits = new WeakMap<IAgentRuntime, Promise<void>>();
+
+/** True when every service of the plugin has started (the usual case: no wait at all). */
+function allStarted(runtime: IAgentRuntime): boolean {
+  return PLUGIN_SERVICES.every((type) => runtime.hasService(type));
+}
+
+/** Resolves once the service has started or failed; at once when it is not coming (never registered, or failed). */
+function settled(runtime: IAgentRuntime, type: string): Promise<unknown> {
+  if (runtime.hasService(type)) return Promise.resolve();
+  const status = (runtime as WithStatus).getServiceRegistrationStatus?.(type) ?? 'pending';
+  if (status === 'failed' || status === 'unknown') return Promise.resolve();
+  return runtime.getServiceLoadPromise(type as never).catch(() => undefined);
+}
+
+/**
+ * Resolves once every service of the plugin has started (or failed to), or after `waitMs`, whichever
+ * comes first; never rejects. Concurrent callers share one wait.
+ */
+export function pluginStarted(runtime: IAgentRuntime, waitMs = SERVICE_START_WAIT_MS): Promise<void> {
+  if (allStarted(runtime)) return Promise.resolve();
+  const shared = waits.get(runtime);
+  if (shared) return shared;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), waitMs);
+    (timer as { unref?: () => void }).unref?.();
+  });
+  const wait = Promise.race([Promise.all(PLUGIN_SERVICES.map((type) => settled(runtime, type))), timedOut]).then((result) => {
+    clearTimeout(timer);
+    waits.delete(runtime);
+    if (result === 'timeout') {
+      const missing = PLUGIN_SERVICES.filter((type) => !runtime.hasService(type));
+      runtime.logger.warn({ src: 'plugin:self-improve', agentId: runtime.agentId, missing }, `services not started after ${waitMs} ms; going on without them`);
+    }
+  });
+  waits.set(runtime, wait);
+  return wait;
+}
+
+/** `fn`, called once the plugin's services have started (`pluginStarted`); `runtimeOf` finds the runtime among its arguments. */
+function afterStart<A extends unknown[], R>(fn: (...args: A) => Promise<R> | R, runtimeOf: (...args: A) => IAgentRuntime): (...args: A) => Promise<R> {
+  return async (...args: A): Promise<R> => {
+    const runtime = runtimeOf(...args);
+    if (!allStarted(runtime)) await pluginStarted(runtime);
+    return fn(...args);
+  };
+}
+
+const firstArgument = <A extends unknown[]>(...args: A) => args[0] as IAgentRuntime;
+
+/** The route, its handler run once the services have started. */
+export function routeAfterStart(route: Route): Route {
+  const handler = route.handler;
+  if (!handler) return route;
+  return { ...route, handler: afterStart(handler, (_req: RouteRequest, _res: RouteResponse, runtime: IAgentRuntime) => runtime) };
+}
+
+/** The provider, its `get` run once the services have started. */
+export function providerAfterStart(provider: Provider): Provider {
+  return { ...provider, get: afterStart(provider.get, firstArgument) };
+}
+
+/** The action or evaluator, its `validate` and `handler` run once the services have started. */
+export function actionAfterStart<T extends Action | Evaluator>(action: T): T {
+  return { ...action, validate: afterStart(action.validate, firstArgument), handler: afterStart(action.handler, firstArgument) };
+}
+
+/** The event handlers, each run once the services have started (every payload carries its runtime). */
+export function eventsAfterStart(events: PluginEvents): PluginEvents {
+  const wrapped: Record<string, unknown[]> = {};
+  for (const [event, handlers] of Object.entries(events)) {
+    wrapped[event] = ((handlers ?? []) as ((payload: { runtime: IAgentRuntime }) => Promise<void>)[]).map((handler) => afterStart(handler, (payload) => payload.runtime));
+  }
+  return wrapped as PluginEvents;
+}
