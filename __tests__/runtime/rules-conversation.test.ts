@@ -3,6 +3,7 @@ import { type Action, type AgentRuntime, EventType, type Memory, type Plugin, st
 import { deployApp } from '../helpers/failing-deploy';
 import { onActionCompletedAudit, onActionStartedAudit } from '../../src/rules/surfaces/rule-audit-events';
 import { runEvents } from '../../src/trajectories/surfaces/run-events';
+import { unwrapped } from '../../src/shared/plugin-start';
 import { explicitFeedbackEvent } from '../../src/rules/model/feedback-detect';
 import { RULES_PROMPT_HEADER } from '../../src/rules/model/prompt';
 import type { LearningEvent } from '../../src/rules/model/types';
@@ -121,7 +122,8 @@ describe('rules from conversation and the action audit on a real runtime (no lan
 
   test('the action audit\'s handlers are registered next to the trajectory recorder\'s', () => {
     for (const [event, audit] of [[EventType.ACTION_STARTED, onActionStartedAudit], [EventType.ACTION_COMPLETED, onActionCompletedAudit]] as const) {
-      expect(agent.runtime.getEvent(event)).toEqual([...(runEvents[event] ?? []), audit] as never);
+      // Each waits for the services' start (`eventsAfterStart`); behind that, the recorder's, then the audit's.
+      expect((agent.runtime.getEvent(event) ?? []).map(unwrapped)).toEqual([...(runEvents[event] ?? []), audit] as never);
     }
   });
 

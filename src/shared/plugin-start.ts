@@ -54,13 +54,22 @@ export function pluginStarted(runtime: IAgentRuntime, waitMs = SERVICE_START_WAI
   return wait;
 }
 
+const wrapped = new WeakMap<object, object>();
+
+/** The function a surface wrapper of this module calls (`fn` itself when it is not one): what the runtime holds can be told apart. */
+export function unwrapped<F extends object>(fn: F): F {
+  return (wrapped.get(fn) as F | undefined) ?? fn;
+}
+
 /** `fn`, called once the plugin's services have started (`pluginStarted`); `runtimeOf` finds the runtime among its arguments. */
 function afterStart<A extends unknown[], R>(fn: (...args: A) => Promise<R> | R, runtimeOf: (...args: A) => IAgentRuntime): (...args: A) => Promise<R> {
-  return async (...args: A): Promise<R> => {
+  const wrapper = async (...args: A): Promise<R> => {
     const runtime = runtimeOf(...args);
     if (!allStarted(runtime)) await pluginStarted(runtime);
     return fn(...args);
   };
+  wrapped.set(wrapper, fn);
+  return wrapper;
 }
 
 const firstArgument = <A extends unknown[]>(...args: A) => args[0] as IAgentRuntime;

@@ -25,11 +25,16 @@ export interface RequestBody {
 }
 
 /** The incoming stream behind an Express response, when the host passes one (`res.req`). */
-type BodyStream = AsyncIterable<Uint8Array | string> & { readableEnded?: boolean; complete?: boolean; resume?: () => void };
+type BodyStream = AsyncIterable<Uint8Array | string> & { readableEnded?: boolean; resume?: () => void };
 
+/**
+ * The request stream unless something read it already (`readableEnded`). Not `complete`: that is
+ * true once the whole body has arrived, read or not, as it has when a handler waited (for the
+ * services' start) before reading.
+ */
 function unreadStream(res: RouteResponse): BodyStream | null {
   const req = (res as { req?: unknown }).req as BodyStream | undefined;
-  if (!req || typeof req[Symbol.asyncIterator] !== 'function' || req.readableEnded || req.complete) return null;
+  if (!req || typeof req[Symbol.asyncIterator] !== 'function' || req.readableEnded) return null;
   return req;
 }
 
