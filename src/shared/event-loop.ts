@@ -35,7 +35,7 @@ export function inTurns<T>(work: () => T): T {
  * A turn of its own for the next step of a service's start, in line with the work run by
  * `inTurns`. The runtime starts every service of the plugin at once when its initialization ends,
  * and their steps resolve through promise jobs alone: on the ninth 1M run's database the five
- * starts ran as one stall of 60 statements, 380-550 ms, right after `initialize` returned (when
+ * starts ran as one stall of 60 statements, 317-550 ms, right after `initialize` returned (when
  * the server already routes messages to the agent, and its other agents wait too). Requests and
  * messages that arrive between two steps wait for the start (`pluginStarted`). Unlike `inTurns`,
  * this puts nothing in scope: timers and listeners a start sets up keep the plain yield.
