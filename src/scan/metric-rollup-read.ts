@@ -34,6 +34,20 @@ const valueOf = (dim: SliceDim | 'triple', r: GrainRow): string => (dim === 'pro
 /** The slices a report shows, per dimension. */
 type Shown = Record<Exclude<SliceDim, 'overall'>, string[]>;
 
+/**
+ * The rows of each statement, in order, each statement run in a turn of the event loop of its own
+ * (a yield before it): the report is read in the background and in requests, and several of its
+ * statements run as one held the event loop for over 100 ms on cold pages at 1M.
+ */
+async function eachInTurn<T>(db: Db, statements: readonly SQL[]): Promise<T[]> {
+  const rows: T[] = [];
+  for (const statement of statements) {
+    await yieldToEventLoop();
+    rows.push(...(await queryJsonRows<T>(db, statement)));
+  }
+  return rows;
+}
+
 /** The shown slices' rows, triples aside, as one key-prefix condition per grain (each reads its rows through the primary key, never the whole scope). */
 function grainSelects(shown: Shown): SQL[] {
   const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`), sql`, `);
@@ -90,7 +104,6 @@ export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: nu
   const { asOfMs, k } = options;
   checkMetricOptions(options);
   const { shown, totals } = await pickShown(db, agentId, options.slices);
-  await yieldToEventLoop();
   const slices = grainSelects(shown).map(
     (where) => sql`(SELECT t.grain, t.project, t.scanner, t.model, t.kind, t.bucket, t.n::float8 AS n, t.p_sum::float8 AS p, (t.p_sum - t.y_sum)::float8 AS gap
       FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope = ${ALL_SCOPE} AND ${where})`,
@@ -107,13 +120,8 @@ export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: nu
                  AND t.project IN (${sql.join(shown.project.map((v) => sql`${v}`), sql`, `)}) AND t.kind IN (${TALLY_KIND.outcome}::smallint, ${TALLY_KIND.label}::smallint)
                GROUP BY t.grain, t.project, t.scanner, t.model, t.kind, 6)`,
         ];
-  // One statement per grain (and one for the triples), a turn of the event loop between them: as
-  // one UNION ALL on cold pages at 1M it took up to 214 ms.
-  const rows: (GrainRow & { kind: number; bucket: number; n: number; p: number; gap: number })[] = [];
-  for (const select of [...slices, ...triples]) {
-    rows.push(...(await queryJsonRows<GrainRow & { kind: number; bucket: number; n: number; p: number; gap: number }>(db, select)));
-    await yieldToEventLoop();
-  }
+  // One statement per grain (and one for the triples): as one UNION ALL on cold pages at 1M it took up to 214 ms.
+  const rows = await eachInTurn<GrainRow & { kind: number; bucket: number; n: number; p: number; gap: number }>(db, [...slices, ...triples]);
   const tallies: SliceTallyRow[] = rows.map((r) => {
     const dim = dimOf(r);
     return { dim, value: valueOf(dim, r), project: r.project, scanner: r.scanner, model: r.model, kind: Number(r.kind), bucket: Number(r.bucket), n: Number(r.n), p: Number(r.p), gap: Number(r.gap) };
@@ -206,28 +214,24 @@ async function readDrift(db: Db, agentId: UUID, asOfMs: number, shown: Shown, re
   const windowsOfScope: Record<string, number[]> = {};
   for (const [w, window] of windows.entries()) for (const scope of wholeHourScopes(window.loMs, window.hiMs)) (windowsOfScope[scope] ??= []).push(w);
   const dayScopes = Object.keys(windowsOfScope);
-  // One statement per grain, a turn of the event loop between them (as for the tallies above): as
-  // one UNION ALL on cold pages at 1M it took 134 ms in an agent process's start-up. The grain is
-  // part of the grouping, so the rows are the same.
-  const rows: (GrainRow & { w: number; n: number; rej: number; reward: number })[] = [];
-  if (dayScopes.length > 0) {
-    const scopes = sql.join(
-      dayScopes.map((d) => sql`${d}`),
-      sql`, `,
-    );
-    for (const where of grainSelects(shown)) {
-      await yieldToEventLoop();
-      rows.push(
-        ...(await queryJsonRows<GrainRow & { w: number; n: number; rej: number; reward: number }>(
+  // One statement per grain (as for the tallies above): as one UNION ALL on cold pages at 1M it took
+  // 134 ms in an agent process's start-up. The grain is part of the grouping, so the rows are the same.
+  const scopes = sql.join(
+    dayScopes.map((d) => sql`${d}`),
+    sql`, `,
+  );
+  const rows =
+    dayScopes.length === 0
+      ? []
+      : await eachInTurn<GrainRow & { w: number; n: number; rej: number; reward: number }>(
           db,
-          sql`SELECT t.grain, t.project, t.scanner, t.model, v.w, sum(t.n)::float8 AS n, sum(CASE WHEN t.bucket = ${LIFECYCLE_RANK.rejected_fp}::int THEN t.n ELSE 0 END)::float8 AS rej, sum(t.p_sum)::float8 AS reward
+          grainSelects(shown).map(
+            (where) => sql`SELECT t.grain, t.project, t.scanner, t.model, v.w, sum(t.n)::float8 AS n, sum(CASE WHEN t.bucket = ${LIFECYCLE_RANK.rejected_fp}::int THEN t.n ELSE 0 END)::float8 AS rej, sum(t.p_sum)::float8 AS reward
               FROM ${metricTallies} t CROSS JOIN LATERAL (SELECT w::int FROM jsonb_array_elements_text(${JSON.stringify(windowsOfScope)}::jsonb -> t.scope) AS v(w)) v
               WHERE t.agent_id = ${agentId}::uuid AND t.scope IN (${scopes}) AND ${where} AND t.kind = ${TALLY_KIND.outcome}::smallint
               GROUP BY t.grain, t.project, t.scanner, t.model, v.w`,
-        )),
-      );
-    }
-  }
+          ),
+        );
   for (const r of rows) {
     const dim = dimOf(r);
     if (dim === 'triple') continue;
