@@ -73,7 +73,13 @@ export async function timeMs<T>(work: () => Promise<T>): Promise<{ ms: number; v
  * in it and their time (`stall_hints`, `collectorHints`). Work the bench itself does
  * synchronously (generating the rows it feeds in) goes through `untimed`, so it is not taken for a
  * stall of the plugin's.
+ *
+ * With BENCH_STALL_LOG_MS set, every stall longer than that many milliseconds is also written to
+ * stderr as it is seen (`stall <ms> ms at <ms since start>: <statements>`), so that it lands among
+ * what the runtime logs there (with `BUN_JSC_logGC=1`, Bun's collections before it).
  */
+const STALL_LOG_MS = Number(process.env.BENCH_STALL_LOG_MS ?? Number.POSITIVE_INFINITY);
+
 export async function withStallMeter<T>(
   work: (untimed: <R>(bench: () => R) => R) => Promise<T>,
 ): Promise<{ value: T; ms: number; stall_ms: number; stall_sql: string | null; stall_statements: { count: number; ms: number }; stall_hints: { count: number; ms: number } }> {
@@ -85,6 +91,9 @@ export async function withStallMeter<T>(
   let worstStatements = { count: 0, ms: 0 };
   let worstHints = { count: 0, ms: 0 };
   const seeTurn = (now: number) => {
+    if (now - expected > STALL_LOG_MS) {
+      process.stderr.write(`stall ${round(now - expected, 1)} ms at ${Math.round(now)} ms: ${sinceTurn.count} statements, ${round(sinceTurn.ms, 1)} ms; longest ${longestSinceTurn ? `${round(longestSinceTurn.ms, 1)} ms: ${longestSinceTurn.sql.slice(0, 80)}` : 'none'}\n`);
+    }
     if (now - expected > worst) {
       worst = now - expected;
       worstSql = longestSinceTurn ? `${round(longestSinceTurn.ms, 1)} ms: ${longestSinceTurn.sql.slice(0, 120)}` : null;
