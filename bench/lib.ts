@@ -130,6 +130,13 @@ export async function withStallMeter<T>(
   }
 }
 
+/**
+ * With BENCH_COLLECTOR_HINTS=off, the plugin's collector hints (`collectorHints`) are not given in
+ * the bench's processes (the agent process `bench/scale.ts` starts inherits the setting): Bun's
+ * collector left to its own triggers, to compare the pauses and the memory with and without them.
+ */
+if (process.env.BENCH_COLLECTOR_HINTS === 'off') collectorHints.hint = () => false;
+
 /** The longest PGlite statement since the stall meter's last turn (its text and time), for `stall_sql`. */
 let longestSinceTurn: { ms: number; sql: string } | null = null;
 /** The statements run since the stall meter's last turn: how many, and their time. */

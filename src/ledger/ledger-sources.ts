@@ -2,7 +2,7 @@ import type { IAgentRuntime } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import type { LedgerEntryInput } from './model/chain';
 import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, POINTS_PER_REWARD, ruleIdOfVerdictRef } from './model/entries';
-import { inRefRange, RANDOM_KEYS_PER_STATEMENT } from './ledger-store';
+import { eachBatch, inRefRange, RANDOM_KEYS_PER_STATEMENT } from './ledger-store';
 import type { OutcomeLabel } from '../scan/model/outcome';
 import { outcomesTable } from '../scan/tables';
 import { committedOutcomeSeq, nextOutcomeSeqRange } from '../scan/outcome-store';
@@ -10,28 +10,15 @@ import { MetricRollup } from '../scan/metric-rollup-store';
 import { ledgerTable } from './tables';
 import { rulesTable } from '../rules/tables';
 import type { ReconciledSource, RewardLedgerService } from './reward-ledger-service';
-import { chunks, type Db, queryRows } from '../shared/sql';
+import { type Db, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { TRAJECTORIES_TABLE } from '../trajectories/trajectory-service';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Record ids per source lookup, and outcome seqs per page of an incremental reconciliation (`RANDOM_KEYS_PER_STATEMENT`). */
-const LOOKUP_BATCH = RANDOM_KEYS_PER_STATEMENT;
+/** Outcome seqs per page of an incremental reconciliation (`RANDOM_KEYS_PER_STATEMENT`). */
 const NEW_RECORDS_PAGE = RANDOM_KEYS_PER_STATEMENT;
 
 const asUuid = (key: string): SQL => sql`${key}::uuid`;
-
-/**
- * Runs `query` on each LOOKUP_BATCH of `keys` (each written as `cast` makes it, the batch joined
- * into the list `query` puts in its `IN (…)`), handing each batch's rows to `take`, with a turn of
- * the event loop after each statement: lookups run inside appends and beside an ingest.
- */
-async function eachBatch<T>(db: Db, keys: readonly string[], cast: (key: string) => SQL, query: (list: SQL) => SQL, take: (rows: T[]) => void): Promise<void> {
-  for (const batch of chunks(keys, LOOKUP_BATCH)) {
-    take(await queryRows<T>(db, query(sql.join(batch.map(cast), sql`, `))));
-    await yieldToEventLoop();
-  }
-}
 
 /**
  * The sources this plugin records from, each checked in batches on the database handle it is

@@ -54,7 +54,19 @@ export interface LedgerAuditRecord {
  */
 export const RANDOM_KEYS_PER_STATEMENT = 100;
 const INSERT_BATCH = RANDOM_KEYS_PER_STATEMENT;
-const CLAIM_BATCH = RANDOM_KEYS_PER_STATEMENT;
+
+/**
+ * Runs `query` on each RANDOM_KEYS_PER_STATEMENT of `keys` (each written as `cast` makes it, the
+ * batch joined into the list `query` puts in its `IN (…)`), handing each batch's rows to `take`,
+ * with a turn of the event loop after each statement: lookups run inside appends and beside an
+ * ingest. The ledger's claim lookups (`ofRefs`) and its sources' record lookups (`ledger-sources.ts`).
+ */
+export async function eachBatch<T>(db: Db, keys: readonly string[], cast: (key: string) => SQL, query: (list: SQL) => SQL, take: (rows: T[]) => void): Promise<void> {
+  for (const batch of chunks(keys, RANDOM_KEYS_PER_STATEMENT)) {
+    take(await queryRows<T>(db, query(sql.join(batch.map(cast), sql`, `))));
+    await yieldToEventLoop();
+  }
+}
 /** Transactions per statement when points are summed. */
 const SUM_PAGE = 10_000;
 
@@ -127,7 +139,7 @@ export class LedgerStore {
 
   /**
    * The transactions that already hold these claims, by claim key: one lookup in the unique index
-   * per source and CLAIM_BATCH records (all their categories: the few other ones are left out
+   * per source and RANDOM_KEYS_PER_STATEMENT records (all their categories: the few other ones are left out
    * here), the event loop getting a turn between them. Without table statistics (PGlite never
    * analyses a table) a join with the list of claims is planned as a hash join over the agent's
    * whole ledger, and a condition on the category as a scan of every row of that category.
@@ -264,14 +276,12 @@ export class LedgerStore {
     return rows.filter((r) => r.source === source).map((r) => parse(r.tx_json));
   }
 
-  /** Every transaction of `source` for these record ids, in sequence order (through `ledger_once`, CLAIM_BATCH ids per statement, the event loop getting a turn between them). */
+  /** Every transaction of `source` for these record ids, in sequence order (through `ledger_once`, a batch of ids per statement: `eachBatch`). */
   async ofRefs(source: string, refs: readonly string[], db: Db = this.db): Promise<LedgerTransaction[]> {
     const txs: LedgerTransaction[] = [];
-    for (const batch of chunks(refs, CLAIM_BATCH)) {
-      const rows = await queryRows<{ tx_json: unknown }>(db, sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND source_ref IN ${batch}`);
+    await eachBatch<{ tx_json: unknown }>(db, refs, (ref) => sql`${ref}`, (list) => sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND source_ref IN (${list})`, (rows) => {
       for (const r of rows) txs.push(parse(r.tx_json));
-      await yieldToEventLoop();
-    }
+    });
     return txs.sort((a, b) => a.sequence - b.sequence);
   }
 
