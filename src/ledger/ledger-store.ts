@@ -67,6 +67,7 @@ export async function eachBatch<T>(db: Db, keys: readonly string[], cast: (key: 
     await yieldToEventLoop();
   }
 }
+
 /** Transactions per statement when points are summed. */
 const SUM_PAGE = 10_000;
 
