@@ -92,11 +92,11 @@ export async function withStallMeter<T>(
   let worstHints = { count: 0, ms: 0 };
   const seeTurn = (now: number) => {
     if (now - expected > STALL_LOG_MS) {
-      process.stderr.write(`stall ${round(now - expected, 1)} ms at ${Math.round(now)} ms: ${sinceTurn.count} statements, ${round(sinceTurn.ms, 1)} ms; longest ${longestSinceTurn ? `${round(longestSinceTurn.ms, 1)} ms: ${longestSinceTurn.sql.slice(0, 80)}` : 'none'}\n`);
+      process.stderr.write(`stall ${round(now - expected, 1)} ms at ${Math.round(now)} ms: ${sinceTurn.count} statements, ${round(sinceTurn.ms, 1)} ms; longest ${longestStatement(80) ?? 'none'}\n`);
     }
     if (now - expected > worst) {
       worst = now - expected;
-      worstSql = longestSinceTurn ? `${round(longestSinceTurn.ms, 1)} ms: ${longestSinceTurn.sql.slice(0, 120)}` : null;
+      worstSql = longestStatement(120);
       worstStatements = { count: sinceTurn.count, ms: round(sinceTurn.ms, 1) };
       worstHints = { count: hintsSinceTurn.count, ms: round(hintsSinceTurn.ms, 1) };
     }
@@ -139,6 +139,10 @@ if (process.env.BENCH_COLLECTOR_HINTS === 'off') collectorHints.hint = () => fal
 
 /** The longest PGlite statement since the stall meter's last turn (its text and time), for `stall_sql`. */
 let longestSinceTurn: { ms: number; sql: string } | null = null;
+/** The longest statement since the stall meter's last turn, as `<ms> ms: <its first chars of text>`, or null. */
+function longestStatement(chars: number): string | null {
+  return longestSinceTurn ? `${round(longestSinceTurn.ms, 1)} ms: ${longestSinceTurn.sql.slice(0, chars)}` : null;
+}
 /** The statements run since the stall meter's last turn: how many, and their time. */
 let sinceTurn = { count: 0, ms: 0 };
 /** The collector hints given since the stall meter's last turn (those that asked the collector): how many, and their time. */
