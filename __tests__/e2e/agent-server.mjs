@@ -1,4 +1,4 @@
-// The real ElizaOS server as `elizaos start` runs it, under Node: @elizaos/server's AgentServer with
+// The real ElizaOS server as `elizaos start` runs it (run by Bun or Node): @elizaos/server's AgentServer with
 // one character whose plugins are resolved by name (so "plugin-self-improve" is whatever is installed
 // in node_modules: the packed build). Prints one line `E2E_READY {json}` on stdout when the agent is
 // up; stops cleanly on SIGTERM. Configured by environment: E2E_CHARACTER (path), E2E_DATA_DIR, SERVER_PORT,

@@ -14,6 +14,21 @@ export interface RealServerOptions {
   settings?: Record<string, string>;
   /** Extra environment of the server process (e.g. ELIZA_SERVER_AUTH_TOKEN). */
   env?: Record<string, string>;
+  /**
+   * The engine the server process runs on. `bun` by default: `elizaos start` runs on Bun (the
+   * CLI's bin starts with `#!/usr/bin/env bun` and runs `AgentServer` in its own process). `node`
+   * for agents started from a script of their own under Node, which the package also supports.
+   */
+  engine?: ServerEngine;
+}
+
+export type ServerEngine = 'bun' | 'node';
+
+/** The command that runs a script on `engine`: this test process's own Bun for `bun`. */
+function engineCommand(engine: ServerEngine): string {
+  if (engine === 'node') return 'node';
+  if (!process.versions.bun) throw new Error('the e2e suite runs under `bun test`: no Bun to start the server with');
+  return process.execPath;
 }
 
 export interface RealServer {
@@ -87,10 +102,11 @@ function waitForReady(child: ChildProcess, output: () => string, timeoutMs: numb
 }
 
 /**
- * Starts the real ElizaOS 1.7.2 server (@elizaos/server's AgentServer, under Node, in a child
- * process) with the example character: plugin-sql on a fresh PGlite directory, plugin-openai
- * pointed at a loopback test model that records every prompt, plugin-bootstrap, and the packed
- * build of this plugin resolved by name from node_modules.
+ * Starts the real ElizaOS 1.7.2 server (@elizaos/server's AgentServer in a child process, under Bun
+ * as `elizaos start` runs it, or under Node: `options.engine`) with the example character:
+ * plugin-sql on a fresh PGlite directory, plugin-openai pointed at a loopback test model that
+ * records every prompt, plugin-bootstrap, and the packed build of this plugin resolved by name
+ * from node_modules.
  */
 export async function startRealServer(options: RealServerOptions = {}): Promise<RealServer> {
   installPackedPlugin();
@@ -119,7 +135,8 @@ export async function startRealServer(options: RealServerOptions = {}): Promise<
     OPENAI_LARGE_MODEL: 'test-large',
     ...(options.env ?? {}),
   };
-  const child = spawn('node', [path.join(import.meta.dir, 'agent-server.mjs')], {
+  const engine = options.engine ?? 'bun';
+  const child = spawn(engineCommand(engine), [path.join(import.meta.dir, 'agent-server.mjs')], {
     cwd: dir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
