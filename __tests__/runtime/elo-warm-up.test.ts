@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Service } from '@elizaos/core';
+import { bootRuntime } from '../../src/cli/boot';
 import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
+import selfImprovePlugin from '../../src/index';
+import { RULE_BOOK_SERVICE } from '../../src/shared/service-names';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
 const ITEMS = 12_000;
@@ -14,6 +18,16 @@ const T0 = Date.parse('2026-10-01T00:00:00Z');
 /** Items 0..11,999; every block of 1,000 used at one instant, so the pages meet ties at their edges. */
 const usedAt = (i: number) => T0 + Math.floor(i / 1_000) * 60_000;
 const id = (i: number) => `src/file-${i}.ts`;
+
+/** A rule book whose start fails, as a service of the plugin may (its database unreachable, say). */
+class FailingRuleBook extends Service {
+  static override serviceType = RULE_BOOK_SERVICE;
+  override capabilityDescription = 'fails to start';
+  static override async start(): Promise<Service> {
+    throw new Error('the rule book cannot start');
+  }
+  override async stop(): Promise<void> {}
+}
 
 async function restart(dir: string, settings: Record<string, string> = {}): Promise<{ agent: TestAgent; book: EloBookService }> {
   const agent = await startAgent({ dataDir: dir, settings });
@@ -51,6 +65,19 @@ describe('the ELO book warms up in the background', () => {
       expect(book.searchContent('where is zeta9', 3).map((m) => m.item.id)).toContain(id(9));
     } finally {
       await agent.close();
+    }
+  }, 120_000);
+
+  test('another service of the plugin failing to start does not keep the book from warming up, nor its runtime from closing', async () => {
+    const services = (selfImprovePlugin.services ?? []).map((s) => (s.serviceType === RULE_BOOK_SERVICE ? FailingRuleBook : s));
+    const booted = await bootRuntime({ dataDir: dir, plugins: [{ ...selfImprovePlugin, services }], settings: { EMBEDDING_DIMENSION: '384' } });
+    try {
+      const book = await eloBookOf(booted.runtime);
+      await book.warming;
+      expect(booted.runtime.getServiceRegistrationStatus(RULE_BOOK_SERVICE)).toBe('failed');
+      expect(book.hotCount).toBe(ITEMS);
+    } finally {
+      await booted.close();
     }
   }, 120_000);
 

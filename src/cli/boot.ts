@@ -1,5 +1,6 @@
 import { AgentRuntime, type Character, type Plugin, type UUID, stringToUuid } from '@elizaos/core';
 import sqlPlugin from '@elizaos/plugin-sql';
+import { serviceSettled } from '../shared/plugin-start';
 
 /** Where plugin-sql keeps its one-per-process PGlite client (a global, so a second boot in one process must drop it). */
 const SQL_SINGLETONS = Symbol.for('@elizaos/plugin-sql/global-singletons');
@@ -67,7 +68,7 @@ export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> 
       // Services start in the background after initialize; stopping under one that is still
       // reading its tables would fail it with a closed pool. Wait for each to be up (or failed).
       const types = options.plugins.flatMap((plugin) => plugin.services ?? []).map((service) => service.serviceType);
-      await Promise.allSettled(types.map((type) => runtime.getServiceLoadPromise(type as never)));
+      await Promise.all(types.map((type) => serviceSettled(runtime, type)));
       await runtime.stop();
       // Let pending log inserts finish before the database goes away (the runtime writes logs without awaiting them).
       await new Promise((resolve) => setTimeout(resolve, 0));

@@ -27,6 +27,8 @@ const warmUps = new WeakMap<IAgentRuntime, Promise<number>>();
 export function warmUpContextInBackground(runtime: IAgentRuntime, calls = CONTEXT_WARM_UP_CALLS): void {
   const stopping = () => runtime.getService<EloBookService>(ELO_BOOK_SERVICE)?.isStopping ?? true;
   const warmUp = inTurns(async () => {
+    // Not `pluginStarted`: this runs from `init`, before the runtime registers the services, when
+    // it would take every one as never registered. A service that fails rejects its load promise.
     await Promise.all(PLUGIN_SERVICES.map((type) => runtime.getServiceLoadPromise(type as ServiceTypeName)));
     const scan = runtime.getService<ScanOutcomeService>(SCAN_OUTCOME_SERVICE);
     const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);

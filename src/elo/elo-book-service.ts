@@ -1,4 +1,4 @@
-import { type IAgentRuntime, Service, type ServiceTypeName } from '@elizaos/core';
+import { type IAgentRuntime, Service } from '@elizaos/core';
 import { ContentRelevance } from '../shared/scan-lesson-relevance';
 import { type ContextItem, ContextIndex, type ContextMatch } from './model/context-index';
 import { applyRankBoost } from './model/elo';
@@ -18,7 +18,8 @@ import { type EloLogName, eloTables } from './tables';
 import { requireTables } from '../shared/plugin-schema';
 import { eventsOf } from '../shared/events';
 import { serviceOf } from '../shared/service-of';
-import { ELO_BOOK_SERVICE, PLUGIN_SERVICES } from '../shared/service-names';
+import { ELO_BOOK_SERVICE } from '../shared/service-names';
+import { pluginStarted } from '../shared/plugin-start';
 import { dbOf } from '../shared/sql';
 import { logRetentionOf } from '../shared/log-retention';
 import { loadConfig } from '../shared/config';
@@ -117,10 +118,10 @@ export class EloBookService extends Service {
     // Items of a database from before the counts, or counted at another drift rate, are counted in the background.
     if (recount) inTurns(() => service.advanceBuckets(Date.now(), Number.POSITIVE_INFINITY));
     // A book larger than what start-up reads comes into memory in the background, once every
-    // service of the plugin has started (so it never delays another's start), unless stopped first.
-    const othersStarted = Promise.all(PLUGIN_SERVICES.filter((type) => type !== ELO_BOOK_SERVICE).map((type) => runtime.getServiceLoadPromise(type as ServiceTypeName)));
+    // service of the plugin has started or failed (so it never delays another's start; at most
+    // SERVICE_START_WAIT_MS), unless stopped first.
     service.warming = inTurns(() =>
-      Promise.race([othersStarted, service.stopped])
+      Promise.race([pluginStarted(runtime), service.stopped])
         .then(() => service.items.warmUp())
         .then(() => service.items.warmLogSamples())
         .then(() => service.relevance.floor(service.content))

@@ -21,8 +21,12 @@ function allStarted(runtime: IAgentRuntime): boolean {
   return PLUGIN_SERVICES.every((type) => runtime.hasService(type));
 }
 
-/** Resolves once the service has started or failed; at once when it is not coming (never registered, or failed). */
-function settled(runtime: IAgentRuntime, type: string): Promise<unknown> {
+/**
+ * Resolves once the service has started or failed; at once when it is not coming (never registered,
+ * or failed). Not `getServiceLoadPromise` alone: once a service has failed, the runtime forgets its
+ * promise and that call makes a new one that never settles.
+ */
+export function serviceSettled(runtime: IAgentRuntime, type: string): Promise<unknown> {
   if (runtime.hasService(type)) return Promise.resolve();
   const status = (runtime as WithStatus).getServiceRegistrationStatus?.(type) ?? 'pending';
   if (status === 'failed' || status === 'unknown') return Promise.resolve();
@@ -42,7 +46,7 @@ export function pluginStarted(runtime: IAgentRuntime, waitMs = SERVICE_START_WAI
     timer = setTimeout(() => resolve('timeout'), waitMs);
     (timer as { unref?: () => void }).unref?.();
   });
-  const wait = Promise.race([Promise.all(PLUGIN_SERVICES.map((type) => settled(runtime, type))), timedOut]).then((result) => {
+  const wait = Promise.race([Promise.all(PLUGIN_SERVICES.map((type) => serviceSettled(runtime, type))), timedOut]).then((result) => {
     clearTimeout(timer);
     waits.delete(runtime);
     if (result === 'timeout') {
