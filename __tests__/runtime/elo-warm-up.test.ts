@@ -10,6 +10,7 @@ import { Service } from '@elizaos/core';
 import { bootRuntime } from '../../src/cli/boot';
 import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
 import selfImprovePlugin from '../../src/index';
+import { ruleBookOf } from '../../src/rules/rule-book-service';
 import { RULE_BOOK_SERVICE } from '../../src/shared/service-names';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
@@ -68,7 +69,7 @@ describe('the ELO book warms up in the background', () => {
     }
   }, 120_000);
 
-  test('another service of the plugin failing to start does not keep the book from warming up, nor its runtime from closing', async () => {
+  test('another service of the plugin failing to start does not keep the book from warming up, nor its runtime from closing; asking for the failed service rejects, naming it', async () => {
     const services = (selfImprovePlugin.services ?? []).map((s) => (s.serviceType === RULE_BOOK_SERVICE ? FailingRuleBook : s));
     const booted = await bootRuntime({ dataDir: dir, plugins: [{ ...selfImprovePlugin, services }], settings: { EMBEDDING_DIMENSION: '384' } });
     try {
@@ -76,6 +77,7 @@ describe('the ELO book warms up in the background', () => {
       await book.warming;
       expect(booted.runtime.getServiceRegistrationStatus(RULE_BOOK_SERVICE)).toBe('failed');
       expect(book.hotCount).toBe(ITEMS);
+      await expect(ruleBookOf(booted.runtime)).rejects.toThrow('the rule-book service failed to start');
     } finally {
       await booted.close();
     }

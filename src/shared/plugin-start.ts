@@ -1,5 +1,6 @@
 import type { Action, Evaluator, IAgentRuntime, PluginEvents, Provider, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { PLUGIN_SERVICES } from './service-names';
+import { registrationStatus } from './service-of';
 
 /**
  * Longest time a surface (route, provider, action, evaluator, event handler) waits for the plugin's
@@ -9,10 +10,6 @@ import { PLUGIN_SERVICES } from './service-names';
  * about 1.5 s.
  */
 export const SERVICE_START_WAIT_MS = 30_000;
-
-type RegistrationStatus = 'pending' | 'registering' | 'registered' | 'failed' | 'unknown';
-/** `AgentRuntime` has it; the `IAgentRuntime` interface of 1.7.2 does not declare it. */
-type WithStatus = { getServiceRegistrationStatus?: (serviceType: string) => RegistrationStatus };
 
 const waits = new WeakMap<IAgentRuntime, Promise<void>>();
 
@@ -28,7 +25,7 @@ function allStarted(runtime: IAgentRuntime): boolean {
  */
 export function serviceSettled(runtime: IAgentRuntime, type: string): Promise<unknown> {
   if (runtime.hasService(type)) return Promise.resolve();
-  const status = (runtime as WithStatus).getServiceRegistrationStatus?.(type) ?? 'pending';
+  const status = registrationStatus(runtime, type);
   if (status === 'failed' || status === 'unknown') return Promise.resolve();
   return runtime.getServiceLoadPromise(type as never).catch(() => undefined);
 }

@@ -6,7 +6,23 @@ export interface ServiceClass<S extends Service> {
   readonly prototype: S;
 }
 
-/** Waits until the runtime has started the service of class `type` and returns it, typed. */
+type RegistrationStatus = 'pending' | 'registering' | 'registered' | 'failed' | 'unknown';
+/** `AgentRuntime` has it; the `IAgentRuntime` interface of 1.7.2 does not declare it. */
+type WithStatus = { getServiceRegistrationStatus?: (serviceType: string) => RegistrationStatus };
+
+/** Where the runtime is with starting the service: `unknown` when nothing registered it (yet). */
+export function registrationStatus(runtime: IAgentRuntime, type: string): RegistrationStatus {
+  return (runtime as WithStatus).getServiceRegistrationStatus?.(type) ?? 'pending';
+}
+
+/**
+ * Waits until the runtime has started the service of class `type` and returns it, typed. Rejects
+ * when its start failed, before or during the wait: once a service has failed the runtime forgets
+ * its load promise, and `getServiceLoadPromise` alone would then wait forever.
+ */
 export async function serviceOf<S extends Service>(runtime: IAgentRuntime, type: ServiceClass<S>): Promise<S> {
+  if (!runtime.hasService(type.serviceType) && registrationStatus(runtime, type.serviceType) === 'failed') {
+    throw new Error(`the ${type.serviceType} service failed to start (the agent's log says why)`);
+  }
   return (await runtime.getServiceLoadPromise(type.serviceType as never)) as unknown as S;
 }
