@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { collectorHints } from '../src/shared/event-loop';
+import { describeSpan, procSample } from './proc-sample';
 
 /** Percentile of a list of numbers (nearest rank). */
 export function percentile(values: readonly number[], p: number): number {
@@ -76,7 +77,9 @@ export async function timeMs<T>(work: () => Promise<T>): Promise<{ ms: number; v
  *
  * With BENCH_STALL_LOG_MS set, every stall longer than that many milliseconds is also written to
  * stderr as it is seen (`stall <ms> ms at <ms since start>: <statements>`), so that it lands among
- * what the runtime logs there (with `BUN_JSC_logGC=1`, Bun's collections before it).
+ * what the runtime logs there (with `BUN_JSC_logGC=1`, Bun's collections before it), with where
+ * its time went by Linux's counters (`bench/proc-sample.ts`: the main thread running, waiting for
+ * a CPU, the host's steal, I/O), sampled at every turn of the meter while stalls are logged.
  */
 const STALL_LOG_MS = Number(process.env.BENCH_STALL_LOG_MS ?? Number.POSITIVE_INFINITY);
 
@@ -90,10 +93,15 @@ export async function withStallMeter<T>(
   let worstSql: string | null = null;
   let worstStatements = { count: 0, ms: 0 };
   let worstHints = { count: 0, ms: 0 };
+  // Linux's counters at each turn, when stalls are logged: where a logged stall's time went.
+  let lastSample = Number.isFinite(STALL_LOG_MS) ? procSample() : null;
   const seeTurn = (now: number) => {
+    const sample = lastSample ? procSample() : null;
     if (now - expected > STALL_LOG_MS) {
-      process.stderr.write(`stall ${round(now - expected, 1)} ms at ${Math.round(now)} ms: ${sinceTurn.count} statements, ${round(sinceTurn.ms, 1)} ms; longest ${longestStatement(80) ?? 'none'}\n`);
+      const where = lastSample && sample ? `; ${describeSpan(lastSample, sample)}` : '';
+      process.stderr.write(`stall ${round(now - expected, 1)} ms at ${Math.round(now)} ms: ${sinceTurn.count} statements, ${round(sinceTurn.ms, 1)} ms; longest ${longestStatement(80) ?? 'none'}${where}\n`);
     }
+    if (sample) lastSample = sample;
     if (now - expected > worst) {
       worst = now - expected;
       worstSql = longestStatement(120);
