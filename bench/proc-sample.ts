@@ -8,8 +8,6 @@ import { openSync, readSync } from 'node:fs';
  * the main thread blocked (a read from disk, a wait on the collector's threads).
  */
 export interface ProcSample {
-  /** performance.now() */
-  atMs: number;
   /** The main thread's time on a CPU and waiting on a run queue (/proc/self/schedstat), ms. */
   ranMs: number;
   waitedMs: number;
@@ -62,7 +60,6 @@ export function procSample(): ProcSample | null {
   const cpu = stat.slice(0, stat.indexOf('\n')).trim().split(/\s+/).slice(1).map(Number);
   const usage = process.cpuUsage();
   return {
-    atMs: performance.now(),
     ranMs: (ran ?? 0) / 1e6,
     waitedMs: (waited ?? 0) / 1e6,
     userMs: (fields[11] ?? 0) * TICK_MS,

@@ -1,6 +1,6 @@
 import { AgentRuntime, type Character, type Plugin, type UUID, stringToUuid } from '@elizaos/core';
 import sqlPlugin from '@elizaos/plugin-sql';
-import { serviceSettled } from '../shared/plugin-start';
+import { serviceSettled } from '../shared/service-of';
 
 /** Where plugin-sql keeps its one-per-process PGlite client (a global, so a second boot in one process must drop it). */
 const SQL_SINGLETONS = Symbol.for('@elizaos/plugin-sql/global-singletons');

@@ -1,6 +1,6 @@
 import type { Action, Evaluator, IAgentRuntime, PluginEvents, Provider, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { PLUGIN_SERVICES } from './service-names';
-import { registrationStatus } from './service-of';
+import { serviceSettled } from './service-of';
 
 /**
  * Longest time a surface (route, provider, action, evaluator, event handler) waits for the plugin's
@@ -16,18 +16,6 @@ const waits = new WeakMap<IAgentRuntime, Promise<void>>();
 /** True when every service of the plugin has started (the usual case: no wait at all). */
 function allStarted(runtime: IAgentRuntime): boolean {
   return PLUGIN_SERVICES.every((type) => runtime.hasService(type));
-}
-
-/**
- * Resolves once the service has started or failed; at once when it is not coming (never registered,
- * or failed). Not `getServiceLoadPromise` alone: once a service has failed, the runtime forgets its
- * promise and that call makes a new one that never settles.
- */
-export function serviceSettled(runtime: IAgentRuntime, type: string): Promise<unknown> {
-  if (runtime.hasService(type)) return Promise.resolve();
-  const status = registrationStatus(runtime, type);
-  if (status === 'failed' || status === 'unknown') return Promise.resolve();
-  return runtime.getServiceLoadPromise(type as never).catch(() => undefined);
 }
 
 /**
