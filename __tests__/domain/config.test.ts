@@ -56,6 +56,7 @@ const DEFAULTS: SelfImproveConfig = {
   SELF_IMPROVE_TRUSTED_ENTITIES: [],
   SELF_IMPROVE_RULE_TRUSTED_KEYS: [],
   SELF_IMPROVE_CONTEXT_TOKEN_BUDGET: 1_000,
+  SELF_IMPROVE_SERVICE_START_WAIT_MS: 30_000,
 };
 
 /** Settings without a default: unset unless configured (secrets, keys). */

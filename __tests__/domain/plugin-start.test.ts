@@ -2,13 +2,13 @@
 // here touches storage). The real runtime's window is covered in runtime/surfaces-before-start.test.ts.
 import { describe, expect, test } from 'bun:test';
 import type { IAgentRuntime } from '@elizaos/core';
-import { pluginStarted } from '../../src/shared/plugin-start';
+import { pluginStarted, serviceStartWaitMs } from '../../src/shared/plugin-start';
 import { PLUGIN_SERVICES } from '../../src/shared/service-names';
 
 type Status = 'pending' | 'registering' | 'registered' | 'failed' | 'unknown';
 
 /** The registry part of AgentRuntime: services start when `start(type)` is called, or fail on `fail(type)`. */
-function registry(initial: Status) {
+function registry(initial: Status, settings: Record<string, string> = {}) {
   const status = new Map<string, Status>(PLUGIN_SERVICES.map((type) => [type, initial]));
   const handlers = new Map<string, { promise: Promise<unknown>; resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   const warnings: unknown[] = [];
@@ -34,6 +34,7 @@ function registry(initial: Status) {
     getServiceRegistrationStatus: (type: string) => status.get(type) ?? 'unknown',
     getServiceLoadPromise: (type: string) => handler(type).promise,
     logger: { warn: (...args: unknown[]) => warnings.push(args) },
+    getSetting: (name: string) => settings[name] ?? null,
   } as unknown as IAgentRuntime;
   return {
     runtime,
@@ -103,5 +104,21 @@ describe('pluginStarted', () => {
     const again = pluginStarted(r.runtime, 40);
     expect(again).not.toBe(wait);
     await again;
+  });
+
+  test('without a waitMs it waits SELF_IMPROVE_SERVICE_START_WAIT_MS, read from the agent\'s settings', async () => {
+    const r = registry('pending', { SELF_IMPROVE_SERVICE_START_WAIT_MS: '1000' });
+    const wait = pluginStarted(r.runtime);
+    expect(await settledWithin(wait, 300)).toBe(false);
+    expect(await settledWithin(wait, 5_000)).toBe(true);
+    expect(r.warnings).toHaveLength(1);
+    expect(JSON.stringify(r.warnings[0])).toContain('services not started after 1000 ms');
+  });
+});
+
+describe('serviceStartWaitMs', () => {
+  test('the setting when given, 30 s when not', () => {
+    expect(serviceStartWaitMs(registry('pending', { SELF_IMPROVE_SERVICE_START_WAIT_MS: '2500' }).runtime)).toBe(2_500);
+    expect(serviceStartWaitMs(registry('pending').runtime)).toBe(30_000);
   });
 });

@@ -119,7 +119,7 @@ export class EloBookService extends Service {
     if (recount) inTurns(() => service.advanceBuckets(Date.now(), Number.POSITIVE_INFINITY));
     // A book larger than what start-up reads comes into memory in the background, once every
     // service of the plugin has started or failed (so it never delays another's start; at most
-    // SERVICE_START_WAIT_MS), unless stopped first.
+    // SELF_IMPROVE_SERVICE_START_WAIT_MS), unless stopped first.
     service.warming = inTurns(() =>
       Promise.race([pluginStarted(runtime), service.stopped])
         .then(() => service.items.warmUp())

@@ -178,6 +178,12 @@ export const settingsSchema = z.object({
    * by TOP_RULES, SCAN_LESSONS and HIGH_ELO_CONTEXT (each also within its own budget).
    */
   SELF_IMPROVE_CONTEXT_TOKEN_BUDGET: int(50, 60_000, 1_000),
+  /**
+   * Longest time a route, provider, action, evaluator or event handler waits for the plugin's
+   * services to start before it goes on without the ones still starting (a route then answers 503
+   * naming its service).
+   */
+  SELF_IMPROVE_SERVICE_START_WAIT_MS: int(1_000, 600_000, 30_000),
 });
 
 export type SelfImproveConfig = z.output<typeof settingsSchema>;

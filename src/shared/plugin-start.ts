@@ -1,15 +1,23 @@
 import type { Action, Evaluator, IAgentRuntime, PluginEvents, Provider, Route, RouteRequest, RouteResponse } from '@elizaos/core';
 import { PLUGIN_SERVICES } from './service-names';
 import { serviceSettled } from './service-of';
+import { loadConfig, settingsSchema } from './config';
 
 /**
- * Longest time a surface (route, provider, action, evaluator, event handler) waits for the plugin's
- * services to start before it goes on without the ones still starting (a route then answers 503
- * naming its service). The runtime starts the services after `initialize` returns, while the server
- * already routes requests and messages to the agent; on the 1M bench database their start takes
- * about 1.5 s.
+ * How long a surface (route, provider, action, evaluator, event handler) waits for the plugin's
+ * services to start before it goes on without the ones still starting: the setting
+ * SELF_IMPROVE_SERVICE_START_WAIT_MS (30 s by default). The runtime starts the services after
+ * `initialize` returns, while the server already routes requests and messages to the agent; on the
+ * 1M bench database their start takes about 1.5 s. The plugin's `init` refuses a bad value, so the
+ * default here only serves a runtime whose settings cannot be read.
  */
-export const SERVICE_START_WAIT_MS = 30_000;
+export function serviceStartWaitMs(runtime: Pick<IAgentRuntime, 'getSetting'>): number {
+  try {
+    return loadConfig(runtime).SELF_IMPROVE_SERVICE_START_WAIT_MS;
+  } catch {
+    return settingsSchema.shape.SELF_IMPROVE_SERVICE_START_WAIT_MS.parse(undefined);
+  }
+}
 
 const waits = new WeakMap<IAgentRuntime, Promise<void>>();
 
@@ -22,7 +30,7 @@ function allStarted(runtime: IAgentRuntime): boolean {
  * Resolves once every service of the plugin has started (or failed to), or after `waitMs`, whichever
  * comes first; never rejects. Concurrent callers share one wait.
  */
-export function pluginStarted(runtime: IAgentRuntime, waitMs = SERVICE_START_WAIT_MS): Promise<void> {
+export function pluginStarted(runtime: IAgentRuntime, waitMs = serviceStartWaitMs(runtime)): Promise<void> {
   if (allStarted(runtime)) return Promise.resolve();
   const shared = waits.get(runtime);
   if (shared) return shared;
