@@ -2,7 +2,7 @@ import type { IAgentRuntime } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import type { LedgerEntryInput } from './model/chain';
 import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, POINTS_PER_REWARD, ruleIdOfVerdictRef } from './model/entries';
-import { eachBatch, inRefRange, RANDOM_KEYS_PER_STATEMENT } from './ledger-store';
+import { asText, asUuid, eachBatch, inRefRange, RANDOM_KEYS_PER_STATEMENT } from './ledger-store';
 import type { OutcomeLabel } from '../scan/model/outcome';
 import { outcomesTable } from '../scan/tables';
 import { committedOutcomeSeq, nextOutcomeSeqRange } from '../scan/outcome-store';
@@ -17,8 +17,6 @@ import { TRAJECTORIES_TABLE } from '../trajectories/trajectory-service';
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Outcome seqs per page of an incremental reconciliation (`RANDOM_KEYS_PER_STATEMENT`). */
 const NEW_RECORDS_PAGE = RANDOM_KEYS_PER_STATEMENT;
-
-const asUuid = (key: string): SQL => sql`${key}::uuid`;
 
 /**
  * The sources this plugin records from, each checked in batches on the database handle it is
@@ -40,7 +38,7 @@ export function registerBuiltInSources(ledger: RewardLedgerService, runtime: IAg
     const byRule = new Map<string, string[]>();
     for (const ref of refs) byRule.set(ruleIdOfVerdictRef(ref), [...(byRule.get(ruleIdOfVerdictRef(ref)) ?? []), ref]);
     const found = new Set<string>();
-    await eachBatch<{ id: string }>(db, [...byRule.keys()], (r) => sql`${r}`, (list) => sql`SELECT id FROM ${rulesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`, (rows) => {
+    await eachBatch<{ id: string }>(db, [...byRule.keys()], asText, (list) => sql`SELECT id FROM ${rulesTable} WHERE agent_id = ${runtime.agentId}::uuid AND id IN (${list})`, (rows) => {
       for (const r of rows) for (const ref of byRule.get(r.id) ?? []) found.add(ref);
     });
     return found;

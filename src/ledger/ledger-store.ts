@@ -55,6 +55,10 @@ export interface LedgerAuditRecord {
 export const RANDOM_KEYS_PER_STATEMENT = 100;
 const INSERT_BATCH = RANDOM_KEYS_PER_STATEMENT;
 
+/** A key of `eachBatch`'s list written as text, or as a uuid. */
+export const asText = (key: string): SQL => sql`${key}`;
+export const asUuid = (key: string): SQL => sql`${key}::uuid`;
+
 /**
  * Runs `query` on each RANDOM_KEYS_PER_STATEMENT of `keys` (each written as `cast` makes it, the
  * batch joined into the list `query` puts in its `IN (…)`), handing each batch's rows to `take`,
@@ -280,7 +284,7 @@ export class LedgerStore {
   /** Every transaction of `source` for these record ids, in sequence order (through `ledger_once`, a batch of ids per statement: `eachBatch`). */
   async ofRefs(source: string, refs: readonly string[], db: Db = this.db): Promise<LedgerTransaction[]> {
     const txs: LedgerTransaction[] = [];
-    await eachBatch<{ tx_json: unknown }>(db, refs, (ref) => sql`${ref}`, (list) => sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND source_ref IN (${list})`, (rows) => {
+    await eachBatch<{ tx_json: unknown }>(db, refs, asText, (list) => sql`SELECT tx_json FROM ${ledgerTable} WHERE agent_id = ${this.agentId}::uuid AND source = ${source} AND source_ref IN (${list})`, (rows) => {
       for (const r of rows) txs.push(parse(r.tx_json));
     });
     return txs.sort((a, b) => a.sequence - b.sequence);
