@@ -1,5 +1,5 @@
 import type { IAgentRuntime } from '@elizaos/core';
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { LedgerEntryInput } from './model/chain';
 import { LEDGER_CATEGORY_BY_LABEL, outcomeLedgerEntry, POINTS_PER_REWARD, ruleIdOfVerdictRef } from './model/entries';
 import { asText, asUuid, eachBatch, inRefRange, RANDOM_KEYS_PER_STATEMENT } from './ledger-store';
