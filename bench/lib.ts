@@ -153,6 +153,14 @@ function longestStatement(chars: number): string | null {
 }
 /** The statements run since the stall meter's last turn: how many, and their time. */
 let sinceTurn = { count: 0, ms: 0 };
+/** Every statement seen since the process began watching: how many, and their time. */
+const allStatements = { count: 0, ms: 0 };
+
+/** How many PGlite statements ran so far, and their time (watching the current client from now on if it was not). */
+export function statementTotals(): { count: number; ms: number } {
+  watchStatementsOnce();
+  return { ...allStatements };
+}
 /** The collector hints given since the stall meter's last turn (those that asked the collector): how many, and their time. */
 let hintsSinceTurn = { count: 0, ms: 0 };
 let hintsWatched = false;
@@ -185,6 +193,8 @@ function watchStatementsOnce(): void {
     if (!longestSinceTurn || ms > longestSinceTurn.ms) longestSinceTurn = { ms, sql };
     sinceTurn.count++;
     sinceTurn.ms += ms;
+    allStatements.count++;
+    allStatements.ms += ms;
   });
 }
 

@@ -74,7 +74,7 @@ export function procSample(): ProcSample | null {
 
 /** What the counters say of the time between two samples, as one line of text. */
 export function describeSpan(from: ProcSample, to: ProcSample): string {
-  const ms = (x: number) => Math.round(x);
+  const ms = (x: number) => Math.round(x * 10) / 10;
   return (
     `main thread ran ${ms(to.ranMs - from.ranMs)} ms (user ${ms(to.userMs - from.userMs)}, kernel ${ms(to.kernelMs - from.kernelMs)}, ` +
     `${to.minorFaults - from.minorFaults} page faults), waited for a CPU ${ms(to.waitedMs - from.waitedMs)} ms; ` +

@@ -1,7 +1,8 @@
 import type { AgentRuntime, Memory } from '@elizaos/core';
 import selfImprovePlugin from '../src/index';
 import { chatMessage } from '../__tests__/helpers/runtime';
-import { percentile, round } from './lib';
+import { percentile, round, statementTotals } from './lib';
+import { describeSpan, procSample } from './proc-sample';
 
 /**
  * Calls of each provider a step times: its p99 is the 10th slowest. With 100 (until 33ded73) the
@@ -13,13 +14,34 @@ export const PROVIDER_CALLS = 1_000;
 /** p50/p99 of the calls made, and the three slowest as [call number from 0, ms]: the first call is a cold one. */
 export type Timing = { p50_ms: number; p99_ms: number; calls: number; slowest: [number, number][] };
 
+/**
+ * With BENCH_CALL_LOG_MS set, each timed call is marked on stderr (`call <label> <i>` before it,
+ * `end <label> <i>` after it), so that Bun's collections (`BUN_JSC_logGC=1`) can be placed inside
+ * or outside a call, and every call longer than that many milliseconds is written out with the
+ * PGlite statements that ran in it and where its time went by Linux's counters
+ * (`slow <label> <i>: <ms> ms; …`). The counters are read outside the timed span.
+ */
+const CALL_LOG_MS = Number(process.env.BENCH_CALL_LOG_MS ?? Number.POSITIVE_INFINITY);
+
 /** p50/p99 of `calls` calls; a call that takes over a second makes it 3 calls in all (a route that reads everything at 1M would take minutes). */
-export async function timeCalls(calls: number, call: (i: number) => Promise<void>): Promise<Timing> {
+export async function timeCalls(label: string, calls: number, call: (i: number) => Promise<void>): Promise<Timing> {
   const times: number[] = [];
+  const logged = Number.isFinite(CALL_LOG_MS);
   for (let i = 0; i < calls; i++) {
+    const before = logged ? { proc: procSample(), statements: statementTotals() } : null;
+    if (before) process.stderr.write(`call ${label} ${i}\n`);
     const start = performance.now();
     await call(i);
-    times.push(performance.now() - start);
+    const ms = performance.now() - start;
+    times.push(ms);
+    if (before) {
+      process.stderr.write(`end ${label} ${i}\n`);
+      if (ms > CALL_LOG_MS) {
+        const [proc, statements] = [procSample(), statementTotals()];
+        const where = before.proc && proc ? `; ${describeSpan(before.proc, proc)}` : '';
+        process.stderr.write(`slow ${label} ${i}: ${round(ms, 2)} ms; ${statements.count - before.statements.count} statements, ${round(statements.ms - before.statements.ms, 2)} ms${where}\n`);
+      }
+    }
     if ((times[0] as number) > 1_000 && times.length >= 3) break;
     await turnBetweenMessages();
   }
@@ -49,7 +71,7 @@ export async function measureProviders(runtime: AgentRuntime): Promise<Record<st
     await turnBetweenMessages();
   }
   for (const provider of selfImprovePlugin.providers ?? []) {
-    out[provider.name] = await timeCalls(PROVIDER_CALLS, async (i) => {
+    out[provider.name] = await timeCalls(provider.name, PROVIDER_CALLS, async (i) => {
       await provider.get(runtime, messages[i] as Memory, { values: {}, data: {}, text: '' });
     });
   }

@@ -74,7 +74,7 @@ async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, Timi
   const out: Record<string, Timing> = {};
   for (const route of routes) {
     const calls = WHOLE_LEDGER_ROUTES.has(route.path) ? 3 : ROUTE_CALLS;
-    out[route.path] = await timeCalls(calls, async () => {
+    out[route.path] = await timeCalls(route.path, calls, async () => {
       const { res, sent } = recordingResponse();
       const req = { method: 'GET', path: route.path, url: route.path, query: {}, params: {}, headers: {} } as unknown as RouteRequest;
       await route.handler?.(req, res, runtime);
@@ -101,7 +101,7 @@ async function measureUncached(runtime: AgentRuntime): Promise<Record<string, Ti
   for (const [path, queryOf] of Object.entries(UNCACHED)) {
     const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
     if (!route) throw new Error(`no GET ${path} route`);
-    out[path] = await timeCalls(UNCACHED_CALLS, async (i) => {
+    out[path] = await timeCalls(`uncached:${path}`, UNCACHED_CALLS, async (i) => {
       const { res, sent } = recordingResponse();
       const req = { method: 'GET', path, url: path, query: queryOf(i), params: {}, headers: {} } as unknown as RouteRequest;
       await route.handler?.(req, res, runtime);
