@@ -1,6 +1,7 @@
 // In a book larger than SELF_IMPROVE_ELO_HOT_ITEMS, the ratings of the lessons the agent holds are
-// read ahead after start (and again at each tick): a prompt's ranking then finds every held
-// lesson's rating in memory, or knows it never stored, without a statement of its own.
+// read ahead after start (and again at each tick) and stay in memory whatever else is used: a
+// prompt's ranking then finds every held lesson's rating in memory, or knows it never stored,
+// without a statement of its own.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -81,6 +82,15 @@ describe('held lessons’ ratings are read ahead', () => {
       for (const r of lessonRefs.slice(RATED)) expect(eloOf(r.kind, r.id)).toBe(startElo);
       // Without the read-ahead, the same lookup of an item not in memory runs a statement.
       expect(await statementsDuring(agent, () => book.currentElos([{ kind: 'file', id: 'src/never-seen.ts' }], T0 + 10_000))).toBe(1);
+      // Other items used since, four times the bound of them, do not push the held lessons' ratings out.
+      for (let i = 0; i < FILES; i++) book.recordAccess('file', `src/later${i}.ts`, {}, T0 + 20_000 + i);
+      await book.flush();
+      expect(book.hotCount).toBeLessThanOrEqual(Number(SETTINGS.SELF_IMPROVE_ELO_HOT_ITEMS) + LESSONS);
+      const later = await statementsDuring(agent, async () => {
+        eloOf = await book.currentElos(lessonRefs, T0 + 30_000);
+      });
+      expect(later).toBe(0);
+      for (const [id, elo] of storedElo) expect(eloOf(SCAN_LESSON_KIND, id)).toBeCloseTo(elo, 3);
     } finally {
       await agent.close();
     }

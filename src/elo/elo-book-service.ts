@@ -74,6 +74,12 @@ export class EloBookService extends Service {
   private warmedUp = false;
   /** Content registered since the last tick, whose ratings the tick looks up ahead (`EloItems.keepAtHand`). */
   private readonly registered = new Map<string, ItemRef>();
+  /**
+   * Every piece of content registered and not forgotten (the lessons held, the rules), by
+   * `ratingKey`: their ratings stay in memory once read, beside SELF_IMPROVE_ELO_HOT_ITEMS, so
+   * the items other work uses never push out what a prompt ranks.
+   */
+  private readonly kept = new Set<string>();
   /** The look-ahead under way (one at a time). */
   private keeping: Promise<void> | null = null;
   /** The default report being computed ahead of reads (`refreshDefaultReport`). */
@@ -103,7 +109,7 @@ export class EloBookService extends Service {
       await startTurn();
       recount = await store.buckets.ensureBasis();
       await startTurn();
-      service.items = await EloItems.open(runtime, service.settings, store, service.exposures, service.content);
+      service.items = await EloItems.open(runtime, service.settings, store, service.exposures, service.content, service.kept);
       await startTurn();
       const nowMs = Date.now();
       for (const stored of await store.loadExposures(nowMs - EXPOSURE_HORIZON_MS)) service.exposures.restore(stored.context, stored.atMs, stored.items, nowMs);
@@ -337,13 +343,17 @@ export class EloBookService extends Service {
   registerContent(items: Iterable<ContextItem>): void {
     for (const item of items) {
       this.content.put(item);
-      this.registered.set(ratingKey(item.kind, item.id), { kind: item.kind, id: item.id });
+      const key = ratingKey(item.kind, item.id);
+      this.registered.set(key, { kind: item.kind, id: item.id });
+      this.kept.add(key);
     }
   }
 
   forgetContent(kind: string, id: string): void {
     this.content.remove(kind, id);
-    this.registered.delete(ratingKey(kind, id));
+    const key = ratingKey(kind, id);
+    this.registered.delete(key);
+    this.kept.delete(key);
   }
 
   /** Content most similar to `query`. */

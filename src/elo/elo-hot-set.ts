@@ -24,7 +24,9 @@ export interface EloItemSource {
 
 /**
  * The items of the ELO book held in memory: at most `bound` of them, least recently used evicted
- * first, except items with changes not yet written (`pinned`), which stay until written. Others
+ * first, except items with changes not yet written (`pinned`), which stay until written, and the
+ * items `kept` names (the content prompts rank: the lessons held and the rules), which stay while
+ * named and count beside the bound (at most `bound` + `kept.size` items). Others
  * are read from the database when an operation needs them, all of an operation's missing items in
  * one query. While every stored item is in memory (`complete`: start-up read fewer than the bound
  * and nothing was evicted since), an item not in memory has never been stored and an operation runs
@@ -51,6 +53,8 @@ export class EloHotSet {
     /** Called when an operation failed (it never throws out of `run`). */
     private readonly onError: (error: unknown) => void,
     private readonly listener?: HotSetListener,
+    /** Keys of items that stay in memory once read, beside the bound (the book's registered content). */
+    private readonly kept: ReadonlySet<string> = new Set(),
   ) {}
 
   /** Whether every stored item is in memory. */
@@ -229,17 +233,31 @@ export class EloHotSet {
     if (this.absent.size > ABSENT_KEYS) this.absent.delete(this.absent.keys().next().value as string);
   }
 
-  /** Evicts least recently used items not pinned until at most `bound` remain (or only pinned ones do). */
+  /**
+   * Evicts least recently used items neither pinned nor kept until at most `bound` + `kept.size`
+   * remain (or only such items do). The pinned and kept items passed over go to the most recently
+   * used end, so the next eviction does not pass over them again.
+   */
   evict(): void {
-    if (this.items.size <= this.bound) return;
+    const limit = this.bound + this.kept.size;
+    if (this.items.size <= limit) return;
+    const passed: string[] = [];
     for (const [key] of this.items) {
-      if (this.items.size <= this.bound) break;
-      if (this.pinned(key)) continue;
+      if (this.items.size <= limit) break;
+      if (this.kept.has(key) || this.pinned(key)) {
+        passed.push(key);
+        continue;
+      }
       const item = this.items.get(key) as EloItemState;
       this.items.delete(key);
       this.complete = false;
       this.evictions++;
       this.listener?.evicted(item);
+    }
+    for (const key of passed) {
+      const item = this.items.get(key) as EloItemState;
+      this.items.delete(key);
+      this.items.set(key, item);
     }
   }
 

@@ -88,8 +88,11 @@ export class EloItems {
   private advancing: Promise<void> = Promise.resolve();
   private stopping = false;
 
-  /** `content` holds the content of the items in memory: put as they come in, removed as they leave. */
-  static async open(runtime: IAgentRuntime, settings: EloBookSettings, store: EloStore, exposures: Exposures, content: ContextIndex): Promise<EloItems> {
+  /**
+   * `content` holds the content of the items in memory: put as they come in, removed as they leave.
+   * The items `kept` names stay in memory once read, beside the bound (`EloHotSet`).
+   */
+  static async open(runtime: IAgentRuntime, settings: EloBookSettings, store: EloStore, exposures: Exposures, content: ContextIndex, kept: ReadonlySet<string>): Promise<EloItems> {
     const warn = (error: unknown, message: string) =>
       runtime.logger.warn({ src: 'plugin:self-improve:elo', agentId: runtime.agentId, error: errorText(error) }, message);
     const bound = settings.hotItems;
@@ -110,6 +113,7 @@ export class EloItems {
           if (item.body !== undefined) content.remove(item.kind, item.id);
         },
       },
+      kept,
     );
     for (const row of recent.reverse()) hot.set(ratingKey(row.kind, row.id), row);
     writer = new EloLogWriter(runtime, store, hot, exposures, bound, () => hot.evict());
