@@ -164,6 +164,14 @@ export function statementTotals(): { count: number; ms: number } {
 /** The collector hints given since the stall meter's last turn (those that asked the collector): how many, and their time. */
 let hintsSinceTurn = { count: 0, ms: 0 };
 let hintsWatched = false;
+/** Every collector hint given (that asked the collector) since the process began watching: how many, and their time. */
+const allHints = { count: 0, ms: 0 };
+
+/** How many collector hints were given so far, and their time (watching them from now on if they were not). */
+export function hintTotals(): { count: number; ms: number } {
+  watchHintsOnce();
+  return { ...allHints };
+}
 
 /** Times the process's collector hints for the stall meter (once). */
 function watchHintsOnce(): void {
@@ -174,8 +182,13 @@ function watchHintsOnce(): void {
     const started = performance.now();
     const asked = hint(...args);
     if (asked) {
+      const ms = performance.now() - started;
       hintsSinceTurn.count++;
-      hintsSinceTurn.ms += performance.now() - started;
+      hintsSinceTurn.ms += ms;
+      allHints.count++;
+      allHints.ms += ms;
+      // Among the call marks and Bun's collection log (`BENCH_CALL_LOG_MS`): where each hint fell.
+      if (process.env.BENCH_CALL_LOG_MS) process.stderr.write(`hint ${round(ms, 2)} ms\n`);
     }
     return asked;
   };

@@ -1,7 +1,7 @@
 import type { AgentRuntime, Memory } from '@elizaos/core';
 import selfImprovePlugin from '../src/index';
 import { chatMessage } from '../__tests__/helpers/runtime';
-import { percentile, round, statementTotals } from './lib';
+import { hintTotals, percentile, round, statementTotals } from './lib';
 import { describeSpan, procSample } from './proc-sample';
 
 /**
@@ -18,8 +18,9 @@ export type Timing = { p50_ms: number; p99_ms: number; calls: number; slowest: [
  * With BENCH_CALL_LOG_MS set, each timed call is marked on stderr (`call <label> <i>` before it,
  * `end <label> <i>` after it), so that Bun's collections (`BUN_JSC_logGC=1`) can be placed inside
  * or outside a call, and every call longer than that many milliseconds is written out with the
- * PGlite statements that ran in it and where its time went by Linux's counters
- * (`slow <label> <i>: <ms> ms; …`). The counters are read outside the timed span.
+ * PGlite statements and collector hints (`collectorHints`) that ran in it and where its time went
+ * by Linux's counters (`slow <label> <i>: <ms> ms; …`); every hint is written where it falls
+ * (`hint <ms> ms`). The counters are read outside the timed span.
  */
 const CALL_LOG_MS = Number(process.env.BENCH_CALL_LOG_MS ?? Number.POSITIVE_INFINITY);
 
@@ -28,7 +29,7 @@ export async function timeCalls(label: string, calls: number, call: (i: number) 
   const times: number[] = [];
   const logged = Number.isFinite(CALL_LOG_MS);
   for (let i = 0; i < calls; i++) {
-    const before = logged ? { proc: procSample(), statements: statementTotals() } : null;
+    const before = logged ? { proc: procSample(), statements: statementTotals(), hints: hintTotals() } : null;
     if (before) process.stderr.write(`call ${label} ${i}\n`);
     const start = performance.now();
     await call(i);
@@ -37,9 +38,9 @@ export async function timeCalls(label: string, calls: number, call: (i: number) 
     if (before) {
       process.stderr.write(`end ${label} ${i}\n`);
       if (ms > CALL_LOG_MS) {
-        const [proc, statements] = [procSample(), statementTotals()];
+        const [proc, statements, hints] = [procSample(), statementTotals(), hintTotals()];
         const where = before.proc && proc ? `; ${describeSpan(before.proc, proc)}` : '';
-        process.stderr.write(`slow ${label} ${i}: ${round(ms, 2)} ms; ${statements.count - before.statements.count} statements, ${round(statements.ms - before.statements.ms, 2)} ms${where}\n`);
+        process.stderr.write(`slow ${label} ${i}: ${round(ms, 2)} ms; ${statements.count - before.statements.count} statements, ${round(statements.ms - before.statements.ms, 2)} ms; ${hints.count - before.hints.count} collector hints, ${round(hints.ms - before.hints.ms, 2)} ms${where}\n`);
       }
     }
     if ((times[0] as number) > 1_000 && times.length >= 3) break;
