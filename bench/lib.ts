@@ -82,6 +82,8 @@ export async function timeMs<T>(work: () => Promise<T>): Promise<{ ms: number; v
  * a CPU, the host's steal, I/O), sampled at every turn of the meter while stalls are logged.
  */
 const STALL_LOG_MS = Number(process.env.BENCH_STALL_LOG_MS ?? Number.POSITIVE_INFINITY);
+/** Calls longer than this are written out by `timeCalls` (`bench/scale-calls.ts`), and every hint where it falls; unset: nothing is. */
+export const CALL_LOG_MS = Number(process.env.BENCH_CALL_LOG_MS ?? Number.POSITIVE_INFINITY);
 
 export async function withStallMeter<T>(
   work: (untimed: <R>(bench: () => R) => R) => Promise<T>,
@@ -93,10 +95,14 @@ export async function withStallMeter<T>(
   let worstSql: string | null = null;
   let worstStatements = { count: 0, ms: 0 };
   let worstHints = { count: 0, ms: 0 };
+  // The statement and hint totals at the meter's last turn: what ran since is the difference.
+  let atTurn = { statements: { ...allStatements }, hints: { ...allHints } };
   // Linux's counters at each turn, when stalls are logged: where a logged stall's time went.
   let lastSample = Number.isFinite(STALL_LOG_MS) ? procSample() : null;
   const seeTurn = (now: number) => {
     const sample = lastSample ? procSample() : null;
+    const totals = { statements: { ...allStatements }, hints: { ...allHints } };
+    const sinceTurn = countedSince(atTurn.statements, totals.statements);
     if (now - expected > STALL_LOG_MS) {
       const where = lastSample && sample ? `; ${describeSpan(lastSample, sample)}` : '';
       process.stderr.write(`stall ${round(now - expected, 1)} ms at ${Math.round(now)} ms: ${sinceTurn.count} statements, ${round(sinceTurn.ms, 1)} ms; longest ${longestStatement(80) ?? 'none'}${where}\n`);
@@ -106,15 +112,13 @@ export async function withStallMeter<T>(
       worst = now - expected;
       worstSql = longestStatement(120);
       worstStatements = { count: sinceTurn.count, ms: round(sinceTurn.ms, 1) };
-      worstHints = { count: hintsSinceTurn.count, ms: round(hintsSinceTurn.ms, 1) };
+      const hints = countedSince(atTurn.hints, totals.hints);
+      worstHints = { count: hints.count, ms: round(hints.ms, 1) };
     }
     longestSinceTurn = null;
-    sinceTurn = { count: 0, ms: 0 };
-    hintsSinceTurn = { count: 0, ms: 0 };
+    atTurn = totals;
   };
   longestSinceTurn = null;
-  sinceTurn = { count: 0, ms: 0 };
-  hintsSinceTurn = { count: 0, ms: 0 };
   const timer = setInterval(() => {
     const now = performance.now();
     seeTurn(now);
@@ -151,18 +155,19 @@ let longestSinceTurn: { ms: number; sql: string } | null = null;
 function longestStatement(chars: number): string | null {
   return longestSinceTurn ? `${round(longestSinceTurn.ms, 1)} ms: ${longestSinceTurn.sql.slice(0, chars)}` : null;
 }
-/** The statements run since the stall meter's last turn: how many, and their time. */
-let sinceTurn = { count: 0, ms: 0 };
 /** Every statement seen since the process began watching: how many, and their time. */
 const allStatements = { count: 0, ms: 0 };
+
+/** How many ran between two totals (`statementTotals`, `hintTotals`), and their time. */
+export function countedSince(from: { count: number; ms: number }, to: { count: number; ms: number }): { count: number; ms: number } {
+  return { count: to.count - from.count, ms: to.ms - from.ms };
+}
 
 /** How many PGlite statements ran so far, and their time (watching the current client from now on if it was not). */
 export function statementTotals(): { count: number; ms: number } {
   watchStatementsOnce();
   return { ...allStatements };
 }
-/** The collector hints given since the stall meter's last turn (those that asked the collector): how many, and their time. */
-let hintsSinceTurn = { count: 0, ms: 0 };
 let hintsWatched = false;
 /** Every collector hint given (that asked the collector) since the process began watching: how many, and their time. */
 const allHints = { count: 0, ms: 0 };
@@ -183,12 +188,10 @@ function watchHintsOnce(): void {
     const asked = hint(...args);
     if (asked) {
       const ms = performance.now() - started;
-      hintsSinceTurn.count++;
-      hintsSinceTurn.ms += ms;
       allHints.count++;
       allHints.ms += ms;
       // Among the call marks and Bun's collection log (`BENCH_CALL_LOG_MS`): where each hint fell.
-      if (process.env.BENCH_CALL_LOG_MS) process.stderr.write(`hint ${round(ms, 2)} ms\n`);
+      if (Number.isFinite(CALL_LOG_MS)) process.stderr.write(`hint ${round(ms, 2)} ms\n`);
     }
     return asked;
   };
@@ -204,8 +207,6 @@ function watchStatementsOnce(): void {
   watched.add(client);
   watchPgliteStatementEnds((ms, sql) => {
     if (!longestSinceTurn || ms > longestSinceTurn.ms) longestSinceTurn = { ms, sql };
-    sinceTurn.count++;
-    sinceTurn.ms += ms;
     allStatements.count++;
     allStatements.ms += ms;
   });

@@ -1,7 +1,7 @@
 import type { AgentRuntime, Memory } from '@elizaos/core';
 import selfImprovePlugin from '../src/index';
 import { chatMessage } from '../__tests__/helpers/runtime';
-import { hintTotals, percentile, round, statementTotals } from './lib';
+import { CALL_LOG_MS, countedSince, hintTotals, percentile, round, statementTotals } from './lib';
 import { describeSpan, procSample } from './proc-sample';
 
 /**
@@ -15,16 +15,15 @@ export const PROVIDER_CALLS = 1_000;
 export type Timing = { p50_ms: number; p99_ms: number; calls: number; slowest: [number, number][] };
 
 /**
- * With BENCH_CALL_LOG_MS set, each timed call is marked on stderr (`call <label> <i>` before it,
- * `end <label> <i>` after it), so that Bun's collections (`BUN_JSC_logGC=1`) can be placed inside
- * or outside a call, and every call longer than that many milliseconds is written out with the
- * PGlite statements and collector hints (`collectorHints`) that ran in it and where its time went
- * by Linux's counters (`slow <label> <i>: <ms> ms; …`); every hint is written where it falls
- * (`hint <ms> ms`). The counters are read outside the timed span.
+ * p50/p99 of `calls` calls; a call that takes over a second makes it 3 calls in all (a route that
+ * reads everything at 1M would take minutes). With BENCH_CALL_LOG_MS set (`CALL_LOG_MS`), each
+ * call is marked on stderr (`call <label> <i>` before it, `end <label> <i>` after it), so that
+ * Bun's collections (`BUN_JSC_logGC=1`) can be placed inside or outside a call, and every call
+ * longer than that many milliseconds is written out with the PGlite statements and collector
+ * hints (`collectorHints`) that ran in it and where its time went by Linux's counters
+ * (`slow <label> <i>: <ms> ms; …`); every hint is written where it falls (`hint <ms> ms`). The
+ * counters are read outside the timed span.
  */
-const CALL_LOG_MS = Number(process.env.BENCH_CALL_LOG_MS ?? Number.POSITIVE_INFINITY);
-
-/** p50/p99 of `calls` calls; a call that takes over a second makes it 3 calls in all (a route that reads everything at 1M would take minutes). */
 export async function timeCalls(label: string, calls: number, call: (i: number) => Promise<void>): Promise<Timing> {
   const times: number[] = [];
   const logged = Number.isFinite(CALL_LOG_MS);
@@ -38,9 +37,11 @@ export async function timeCalls(label: string, calls: number, call: (i: number) 
     if (before) {
       process.stderr.write(`end ${label} ${i}\n`);
       if (ms > CALL_LOG_MS) {
-        const [proc, statements, hints] = [procSample(), statementTotals(), hintTotals()];
+        const proc = procSample();
+        const statements = countedSince(before.statements, statementTotals());
+        const hints = countedSince(before.hints, hintTotals());
         const where = before.proc && proc ? `; ${describeSpan(before.proc, proc)}` : '';
-        process.stderr.write(`slow ${label} ${i}: ${round(ms, 2)} ms; ${statements.count - before.statements.count} statements, ${round(statements.ms - before.statements.ms, 2)} ms; ${hints.count - before.hints.count} collector hints, ${round(hints.ms - before.hints.ms, 2)} ms${where}\n`);
+        process.stderr.write(`slow ${label} ${i}: ${round(ms, 2)} ms; ${statements.count} statements, ${round(statements.ms, 2)} ms; ${hints.count} collector hints, ${round(hints.ms, 2)} ms${where}\n`);
       }
     }
     if ((times[0] as number) > 1_000 && times.length >= 3) break;
