@@ -1,5 +1,5 @@
 import { describe, expect, spyOn, test } from 'bun:test';
-import { ContextIndex } from '../../src/elo/model/context-index';
+import { ContextIndex, TokenPool } from '../../src/elo/model/context-index';
 import { seededRandom } from '../helpers/random';
 import { blendWithElo } from '../../src/elo/model/blend';
 import { EXPOSURE_HORIZON_MS, Exposures, MAX_ITEMS_PER_CONTEXT } from '../../src/elo/model/exposures';
@@ -72,6 +72,32 @@ describe('ContextIndex under many puts and removals', () => {
       expect(holders.length).toBeLessThan(200);
       expect(index.search(word, 1_000).map((m) => m.item.id).sort()).toEqual(holders.sort());
     }
+  });
+});
+
+describe('TokenPool', () => {
+  test('each slot keeps its run through replacements and compactions; dead runs are reclaimed', () => {
+    const random = seededRandom(7);
+    const pool = new TokenPool();
+    const runs = new Map<number, number[]>();
+    const liveSlots = (visit: (slot: number) => void) => {
+      for (const slot of [...runs.keys()].sort((a, b) => a - b)) visit(slot);
+    };
+    for (let op = 0; op < 20_000; op++) {
+      const slot = Math.floor(random() * 50);
+      if (runs.has(slot)) {
+        pool.free(slot);
+        runs.delete(slot);
+      }
+      if (random() < 0.8) {
+        const run = Array.from({ length: Math.floor(random() * 64) }, () => Math.floor(random() * 1_000));
+        pool.set(slot, run, liveSlots);
+        runs.set(slot, run);
+      }
+    }
+    for (const [slot, run] of runs) expect([...pool.of(slot)]).toEqual(run);
+    // 50 slots of at most 63 ids: the pool never holds more than twice the live ids plus one run.
+    expect(pool.held).toBeLessThanOrEqual(2 * 50 * 63 + 63);
   });
 });
 

@@ -28,13 +28,6 @@ const NORM_REFRESH_SHARE = 0.1;
 /** Item norms recomputed per change while a recomputation is under way (a search never recomputes any). */
 const NORM_SWEEP_STEP = 64;
 
-interface Entry {
-  item: ContextItem;
-  tokens: Int32Array;
-  /** `√Σ idf(t)²` over the item's tokens, as of the last refresh. */
-  norm: number;
-}
-
 /**
  * An inverted index over item words, for finding candidates by meaning without scanning every item:
  * a query visits only the posting lists of its own words. Similarity is the cosine of the two
@@ -45,12 +38,24 @@ interface Entry {
  * and item norms are kept: once the item count has moved by a tenth, every put or remove recomputes
  * the next 64 of them until all are done (between refreshes they use slightly older idf weights),
  * so no search and no single change pays for all the items. Deterministic: ties go to kind, then id.
+ *
+ * An item takes no object of its own in memory (the ELO book holds one entry per item with content,
+ * 55,000 of them in the scale bench at 1M): its fields sit at its slot in four arrays, its tokens
+ * in one shared pool of token ids (`TokenPool`), its norm in a typed array, and it is found by kind,
+ * then id, with no key string built. A search builds the items it returns.
  */
 export class ContextIndex {
   private readonly tokenIds = new Map<string, number>();
   private readonly postings: number[][] = [];
-  private readonly entries: (Entry | undefined)[] = [];
-  private readonly slotByKey = new Map<string, number>();
+  /** By slot; a free slot has no kind. */
+  private readonly kinds: (string | undefined)[] = [];
+  private readonly ids: string[] = [];
+  private readonly titles: string[] = [];
+  private readonly texts: string[] = [];
+  /** By slot: `√Σ idf(t)²` over the item's tokens, as of the last refresh. */
+  private norms = new Float64Array(16);
+  private readonly tokens = new TokenPool();
+  private readonly slotByKind = new Map<string, Map<string, number>>();
   private readonly freeSlots: number[] = [];
   private live = 0;
   private dots = new Float64Array(0);
@@ -70,30 +75,37 @@ export class ContextIndex {
   }
 
   get(kind: string, id: string): ContextItem | undefined {
-    const slot = this.slotByKey.get(`${kind}\u0000${id}`);
-    return slot === undefined ? undefined : this.entries[slot]?.item;
+    const slot = this.slotByKind.get(kind)?.get(id);
+    return slot === undefined ? undefined : this.itemAt(slot);
   }
 
   /** Adds an item, or replaces the one with the same kind and id. */
   put(item: ContextItem): void {
     this.remove(item.kind, item.id);
-    const slot = this.freeSlots.pop() ?? this.entries.length;
+    const slot = this.freeSlots.pop() ?? this.kinds.length;
     const tokens = this.tokensOf(`${item.title} ${item.text}`, MAX_TOKENS_PER_ITEM, true);
-    this.entries[slot] = { item, tokens, norm: 0 };
-    this.slotByKey.set(`${item.kind}\u0000${item.id}`, slot);
+    // Before the slot is taken: a compaction the pool makes here copies the runs of the others.
+    this.tokens.set(slot, tokens, (live) => this.eachLiveSlot(live));
+    this.kinds[slot] = item.kind;
+    this.ids[slot] = item.id;
+    this.titles[slot] = item.title;
+    this.texts[slot] = item.text;
+    if (slot >= this.norms.length) this.norms = grown(this.norms, slot + 1);
+    let byId = this.slotByKind.get(item.kind);
+    if (!byId) this.slotByKind.set(item.kind, (byId = new Map()));
+    byId.set(item.id, slot);
     for (const t of tokens) (this.postings[t] as number[]).push(slot);
     this.live++;
     this.changes++;
-    (this.entries[slot] as Entry).norm = this.normOf(tokens);
+    this.norms[slot] = this.normOf(slot);
     this.sweepNorms();
   }
 
   remove(kind: string, id: string): void {
-    const key = `${kind}\u0000${id}`;
-    const slot = this.slotByKey.get(key);
-    if (slot === undefined) return;
-    const entry = this.entries[slot] as Entry;
-    for (const t of entry.tokens) {
+    const byId = this.slotByKind.get(kind);
+    const slot = byId?.get(id);
+    if (byId === undefined || slot === undefined) return;
+    for (const t of this.tokens.of(slot)) {
       const list = this.postings[t] as number[];
       const at = list.indexOf(slot);
       if (at >= 0) {
@@ -101,8 +113,13 @@ export class ContextIndex {
         list.pop();
       }
     }
-    this.entries[slot] = undefined;
-    this.slotByKey.delete(key);
+    this.tokens.free(slot);
+    this.kinds[slot] = undefined;
+    this.ids[slot] = '';
+    this.titles[slot] = '';
+    this.texts[slot] = '';
+    byId.delete(id);
+    if (byId.size === 0) this.slotByKind.delete(kind);
     this.freeSlots.push(slot);
     this.live--;
     this.changes++;
@@ -119,7 +136,7 @@ export class ContextIndex {
     // Words in more than COMMON_SHARE of the items add little and would visit most of them: they
     // count in the norms but find no candidates.
     const commonDf = Math.max(COMMON_MIN_DF, Math.ceil(n * COMMON_SHARE));
-    if (this.dots.length < this.entries.length) this.dots = new Float64Array(Math.max(this.entries.length, this.dots.length * 2));
+    if (this.dots.length < this.kinds.length) this.dots = new Float64Array(Math.max(this.kinds.length, this.dots.length * 2));
     const dots = this.dots;
     const touched: number[] = [];
     for (const t of queryTokens) {
@@ -132,24 +149,32 @@ export class ContextIndex {
       }
     }
     if (touched.length === 0) return [];
-    const top = new TopK<ContextItem>(limit);
+    const top = new TopK<number>(limit);
     const queryLength = Math.sqrt(queryNorm);
     for (const slot of touched) {
-      const entry = this.entries[slot] as Entry;
-      const similarity = Math.min(1, (dots[slot] as number) / (queryLength * entry.norm));
-      if (similarity >= top.floor()) top.offer(`${entry.item.kind}\u0000${entry.item.id}`, entry.item, similarity);
+      const similarity = Math.min(1, (dots[slot] as number) / (queryLength * (this.norms[slot] as number)));
+      if (similarity >= top.floor()) top.offer(`${this.kinds[slot]}\u0000${this.ids[slot]}`, slot, similarity);
     }
     for (const slot of touched) dots[slot] = 0;
-    return top.result().map((r) => ({ item: r.item, similarity: r.score }));
+    return top.result().map((r) => ({ item: this.itemAt(r.item), similarity: r.score }));
+  }
+
+  private itemAt(slot: number): ContextItem {
+    return { kind: this.kinds[slot] as string, id: this.ids[slot] as string, title: this.titles[slot] as string, text: this.texts[slot] as string };
+  }
+
+  private eachLiveSlot(visit: (slot: number) => void): void {
+    for (let slot = 0; slot < this.kinds.length; slot++) if (this.kinds[slot] !== undefined) visit(slot);
   }
 
   private idf(token: number): number {
     return Math.log(1 + this.live / Math.max(1, (this.postings[token] as number[]).length));
   }
 
-  private normOf(tokens: Int32Array): number {
+  /** The norm of the item at `slot`, from the idf weights now. */
+  private normOf(slot: number): number {
     let sum = 0;
-    for (const t of tokens) sum += this.idf(t) ** 2;
+    for (const t of this.tokens.of(slot)) sum += this.idf(t) ** 2;
     return Math.sqrt(sum);
   }
 
@@ -164,15 +189,12 @@ export class ContextIndex {
       this.sweepAt = 0;
       this.normsAtCount = this.live;
     }
-    const end = Math.min(this.entries.length, this.sweepAt + NORM_SWEEP_STEP);
-    for (let slot = this.sweepAt; slot < end; slot++) {
-      const entry = this.entries[slot];
-      if (entry) entry.norm = this.normOf(entry.tokens);
-    }
-    this.sweepAt = end >= this.entries.length ? -1 : end;
+    const end = Math.min(this.kinds.length, this.sweepAt + NORM_SWEEP_STEP);
+    for (let slot = this.sweepAt; slot < end; slot++) if (this.kinds[slot] !== undefined) this.norms[slot] = this.normOf(slot);
+    this.sweepAt = end >= this.kinds.length ? -1 : end;
   }
 
-  private tokensOf(text: string, max: number, create: boolean): Int32Array {
+  private tokensOf(text: string, max: number, create: boolean): number[] {
     const ids: number[] = [];
     const seen = new Set<number>();
     for (const token of lexicalTokens(text)) {
@@ -188,7 +210,70 @@ export class ContextIndex {
       ids.push(id);
       if (ids.length >= max) break;
     }
-    return Int32Array.from(ids);
+    return ids;
   }
 }
 
+/** A copy of `array` with room for at least `length` values (twice its size, or more). */
+function grown<T extends Float64Array | Int32Array>(array: T, length: number): T {
+  const next = new (array.constructor as new (n: number) => T)(Math.max(length, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+/**
+ * The token ids of every slot in one typed array: a slot's ids are a run of it (`at`, `count`).
+ * A freed or replaced run is left where it is until the dead runs are more than half the pool,
+ * then the live runs are copied together (one pass over them, so the copying is paid once per
+ * token freed, on average).
+ */
+export class TokenPool {
+  private ids = new Int32Array(1024);
+  private used = 0;
+  private dead = 0;
+  private at = new Int32Array(16);
+  private count = new Int32Array(16);
+
+  /** Ids held in the pool, the dead runs not yet copied out included. */
+  get held(): number {
+    return this.used;
+  }
+
+  of(slot: number): Int32Array {
+    const at = this.at[slot] as number;
+    return this.ids.subarray(at, at + (this.count[slot] as number));
+  }
+
+  /** Sets the ids of `slot` (a slot not holding any now); `liveSlots` visits the slots holding ids, for compaction. */
+  set(slot: number, ids: readonly number[], liveSlots: (visit: (slot: number) => void) => void): void {
+    if (this.dead * 2 > this.used) this.compact(liveSlots);
+    if (slot >= this.at.length) {
+      this.at = grown(this.at, slot + 1);
+      this.count = grown(this.count, slot + 1);
+    }
+    if (this.used + ids.length > this.ids.length) this.ids = grown(this.ids, this.used + ids.length);
+    this.ids.set(ids, this.used);
+    this.at[slot] = this.used;
+    this.count[slot] = ids.length;
+    this.used += ids.length;
+  }
+
+  free(slot: number): void {
+    this.dead += this.count[slot] as number;
+    this.count[slot] = 0;
+  }
+
+  private compact(liveSlots: (visit: (slot: number) => void) => void): void {
+    const ids = new Int32Array(Math.max(1024, this.ids.length));
+    let used = 0;
+    liveSlots((slot) => {
+      const n = this.count[slot] as number;
+      ids.set(this.of(slot), used);
+      this.at[slot] = used;
+      used += n;
+    });
+    this.ids = ids;
+    this.used = used;
+    this.dead = 0;
+  }
+}
