@@ -12,7 +12,7 @@ import { recordingResponse } from '../__tests__/helpers/route-response';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { eloBookOf } from '../src/elo/elo-book-service';
 import { yieldToEventLoop } from '../src/shared/event-loop';
-import { liveHeap, note, peakRssMb, report, round, timeMs, withStallMeter, withTempDir } from './lib';
+import { CALL_LOG_MS, liveHeap, note, peakRssMb, report, round, timeMs, withStallMeter, withTempDir } from './lib';
 import { measureProviders, type Timing, timeCalls } from './scale-calls';
 import { seedLessons } from './lesson-seeding';
 import { textOf } from './synthetic-text';
@@ -142,9 +142,16 @@ async function growEloBook(runtime: AgentRuntime, uses: number, items: number, l
   return i;
 }
 
-/** `bench/scale-fresh.ts` run in its own process on the database: its RSS and providers once warmed up. */
-async function freshProcess(dataDir: string): Promise<Record<string, unknown>> {
-  const child = Bun.spawn([process.execPath, 'run', `${import.meta.dir}/scale-fresh.ts`, dataDir, JSON.stringify(SETTINGS)], { stdout: 'pipe', stderr: 'ignore' });
+/**
+ * `bench/scale-fresh.ts` run in its own process on the database: its RSS and providers once warmed
+ * up. With the per-call log on (`BENCH_CALL_LOG_MS`), its stderr (its call, slow-call and hint
+ * lines, and Bun's collection log when that is on) follows this process's, after a line naming
+ * the step, so its slow calls are broken down like the bench's own.
+ */
+async function freshProcess(dataDir: string, size: number): Promise<Record<string, unknown>> {
+  const logged = Number.isFinite(CALL_LOG_MS);
+  if (logged) note(`agent process at ${size}`);
+  const child = Bun.spawn([process.execPath, 'run', `${import.meta.dir}/scale-fresh.ts`, dataDir, JSON.stringify(SETTINGS)], { stdout: 'pipe', stderr: logged ? 'inherit' : 'ignore' });
   const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
   if (code !== 0) throw new Error(`bench/scale-fresh.ts exited with ${code}`);
   const { bench: _bench, ...figures } = JSON.parse(out.trim().split('\n').pop() as string) as Record<string, unknown>;
@@ -223,7 +230,7 @@ await inDataDir(async (dataDir) => {
       const rssMb = Math.round(process.memoryUsage().rss / 1_048_576);
       await booted.close();
       // With this process's runtime closed (one PGlite process per database), an agent's own process on it.
-      const fresh = await freshProcess(dataDir);
+      const fresh = await freshProcess(dataDir, size);
       Bun.gc(true);
       const startup = await timeMs(() => bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS }));
       booted = startup.value;
