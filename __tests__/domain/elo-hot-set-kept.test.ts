@@ -53,7 +53,7 @@ describe('EloHotSet items kept in memory (the content prompts rank)', () => {
     expect(hot.size).toBe(2);
   });
 
-  test('kept and pinned items passed over move to the most recently used end, so the next eviction starts past them', () => {
+  test('kept and pinned items passed over move to the end of the map, so the next eviction starts past them', () => {
     const kept = new Set<string>();
     for (let i = 0; i < 1_000; i++) kept.add(key(`lesson-${i}`));
     let pinnedAsked = 0;
@@ -75,5 +75,34 @@ describe('EloHotSet items kept in memory (the content prompts rank)', () => {
     expect(hot.size).toBe(1_010);
     // One pinned check per item evicted: none spent on the 1,000 kept ones.
     expect(pinnedAsked).toBe(100);
+  });
+});
+
+describe('EloHotSet eviction (the clock: least recently used, nearly)', () => {
+  test('an item used since it came in is passed over once, then evicted when the eviction comes round to it unused', () => {
+    const { hot, evicted } = hotSet(3, new Set());
+    for (const id of ['a', 'b', 'c']) hot.set(key(id), state(id));
+    hot.get(key('a'));
+    hot.peek(key('b'));
+    for (const id of ['d', 'e', 'f', 'g']) {
+      hot.set(key(id), state(id));
+      hot.evict();
+    }
+    // a was used (peek is not a use): b went first; a's chance took it past c and d.
+    expect(evicted).toEqual(['b', 'c', 'd', 'a']);
+    expect([...hot.values()].map((item) => item.id)).toEqual(['e', 'f', 'g']);
+  });
+
+  test('an item used again and again stays, however many others come and go', () => {
+    const { hot, evicted } = hotSet(10, new Set());
+    for (let i = 0; i < 500; i++) {
+      hot.set(key(`f${i}`), state(`f${i}`));
+      hot.get(key('f0'));
+      hot.evict();
+    }
+    expect(hot.peek(key('f0'))).toBeDefined();
+    expect(evicted).toHaveLength(490);
+    expect(evicted).not.toContain('f0');
+    expect(hot.size).toBe(10);
   });
 });

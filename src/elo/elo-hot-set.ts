@@ -24,7 +24,7 @@ export interface EloItemSource {
 
 /**
  * The items of the ELO book held in memory: at most `bound` of them, least recently used evicted
- * first, except items with changes not yet written (`pinned`), which stay until written, and the
+ * first (nearly: `evict`), except items with changes not yet written (`pinned`), which stay until written, and the
  * items `kept` names (the content prompts rank: the lessons held and the rules), which stay while
  * named and count beside the bound (at most `bound` + `kept.size` items). Others
  * are read from the database when an operation needs them, all of an operation's missing items in
@@ -34,8 +34,10 @@ export interface EloItemSource {
  * every operation after it waits its turn, so operations apply in the order they were made.
  */
 export class EloHotSet {
-  /** By `ratingKey`, least recently used first. */
-  private readonly items = new Map<string, EloItemState>();
+  /** By `ratingKey`, in the order they came into memory or were last passed over by an eviction. */
+  private readonly items = new Map<string, Held>();
+  /** Stamps uses: each use of an item gives it the next number. */
+  private clock = 0;
   private tail: Promise<void> = Promise.resolve();
   private waiting = 0;
   /** Items evicted so far. */
@@ -67,30 +69,40 @@ export class EloHotSet {
     return this.items.size;
   }
 
-  /** The item in memory, marked used; undefined when not in memory. */
+  /**
+   * The item in memory, marked used; undefined when not in memory. Marking it writes a number into
+   * the item's own record, not into the map of up to 100,000 items: a map written to is scanned
+   * whole by the next young-generation collection of Bun's collector, and every prompt marks the
+   * items it shows (before 2026-11-26, by moving each to the end of the map).
+   */
   get(key: string): EloItemState | undefined {
-    const item = this.items.get(key);
-    if (item) {
-      this.items.delete(key);
-      this.items.set(key, item);
-    }
-    return item;
+    const held = this.items.get(key);
+    if (!held) return undefined;
+    held.used = ++this.clock;
+    return held.item;
   }
 
   /** The item in memory, its place in the eviction order unchanged. */
   peek(key: string): EloItemState | undefined {
-    return this.items.get(key);
+    return this.items.get(key)?.item;
   }
 
+  /** Puts the item in memory (replacing the one held under `key`), marked used. */
   set(key: string, item: EloItemState): void {
     this.absent.delete(key);
-    this.items.delete(key);
-    this.items.set(key, item);
+    const held = this.items.get(key);
+    if (held) {
+      held.item = item;
+      held.used = ++this.clock;
+    } else {
+      const stamp = ++this.clock;
+      this.items.set(key, { item, used: stamp, chance: stamp });
+    }
     this.listener?.admitted(item);
   }
 
-  values(): IterableIterator<EloItemState> {
-    return this.items.values();
+  *values(): IterableIterator<EloItemState> {
+    for (const held of this.items.values()) yield held.item;
   }
 
   /**
@@ -129,12 +141,12 @@ export class EloHotSet {
     const cold: ItemRef[] = [];
     for (const r of unique(refs)) {
       const key = ratingKey(r.kind, r.id);
-      const item = this.items.get(key);
+      const item = this.items.get(key)?.item;
       if (item) known.set(key, item);
       else if (!this.complete && !((this.absent.get(key)?.until ?? 0) > nowMs)) cold.push(r);
     }
     for (const [key, item] of await this.readCold(cold, nowMs)) known.set(key, item);
-    return (kind, id) => this.items.get(ratingKey(kind, id)) ?? known.get(ratingKey(kind, id));
+    return (kind, id) => this.items.get(ratingKey(kind, id))?.item ?? known.get(ratingKey(kind, id));
   }
 
   /** The items taken as never stored whose answer expires by `byMs`, oldest answer first: what `readAgain` keeps answering from memory. */
@@ -167,7 +179,7 @@ export class EloHotSet {
       const key = ratingKey(row.kind, row.id);
       // Kept as recently used (the next message's candidates are often the same), unless memory has it already.
       if (!this.items.has(key)) this.set(key, row);
-      found.set(key, this.items.get(key) as EloItemState);
+      found.set(key, (this.items.get(key) as Held).item);
     }
     for (const r of cold) {
       const key = ratingKey(r.kind, r.id);
@@ -178,12 +190,13 @@ export class EloHotSet {
   }
 
   /**
-   * Brings `refs` into memory in turn with the operations and marks them used in this order: the
-   * book's warm-up after start, oldest first, so the newest end up the most recently used.
+   * Brings `refs` into memory in turn with the operations and puts them at the end of the map in
+   * this order, as if they came in now: the book's warm-up after start, oldest first, so the
+   * eviction comes to the newest last.
    */
   warm(refs: readonly ItemRef[]): Promise<void> {
     return this.enqueue(refs, () => {
-      for (const r of refs) this.get(ratingKey(r.kind, r.id));
+      for (const r of refs) this.renew(ratingKey(r.kind, r.id));
     });
   }
 
@@ -227,6 +240,15 @@ export class EloHotSet {
     }
   }
 
+  /** Moves the item to the end of the map, as if it came in now (the warm-up's order, not a use). */
+  private renew(key: string): void {
+    const held = this.items.get(key);
+    if (!held) return;
+    this.items.delete(key);
+    held.used = held.chance = ++this.clock;
+    this.items.set(key, held);
+  }
+
   private rememberAbsent(key: string, ref: ItemRef, nowMs: number): void {
     this.absent.delete(key);
     this.absent.set(key, { ref: { kind: ref.kind, id: ref.id }, until: nowMs + ABSENT_FOR_MS });
@@ -234,36 +256,40 @@ export class EloHotSet {
   }
 
   /**
-   * Evicts least recently used items neither pinned nor kept until at most `bound` + `kept.size`
-   * remain (or only such items do). The pinned and kept items passed over go to the most recently
-   * used end, so the next eviction does not pass over them again.
+   * Evicts items neither pinned nor kept until at most `bound` + `kept.size` remain (or only such
+   * items do), oldest in memory first, but with a second chance (the clock algorithm, close to least
+   * recently used): an item used since it came in or since its last chance, and a pinned or kept
+   * one, goes to the end of the map instead, and is evicted when the eviction comes round to it
+   * again unused. So the map is written to when items are evicted, never when they are used.
    */
   evict(): void {
     const limit = this.bound + this.kept.size;
-    if (this.items.size <= limit) return;
-    const passed: string[] = [];
-    for (const [key] of this.items) {
-      if (this.items.size <= limit) break;
-      if (this.kept.has(key) || this.pinned(key)) {
-        passed.push(key);
+    // Every item can be looked at twice: once to give it its chance, once to evict it.
+    let looks = 2 * this.items.size;
+    for (const [key, held] of this.items) {
+      if (this.items.size <= limit || looks-- <= 0) break;
+      this.items.delete(key);
+      if (held.used > held.chance || this.kept.has(key) || this.pinned(key)) {
+        held.chance = held.used;
+        this.items.set(key, held);
         continue;
       }
-      const item = this.items.get(key) as EloItemState;
-      this.items.delete(key);
       this.complete = false;
       this.evictions++;
-      this.listener?.evicted(item);
-    }
-    for (const key of passed) {
-      const item = this.items.get(key) as EloItemState;
-      this.items.delete(key);
-      this.items.set(key, item);
+      this.listener?.evicted(held.item);
     }
   }
 
   private available(ref: ItemRef): boolean {
     return this.complete || this.items.has(ratingKey(ref.kind, ref.id));
   }
+}
+
+/** An item in memory, the stamp of its last use, and the stamp it had when it came in or was last passed over by an eviction. */
+interface Held {
+  item: EloItemState;
+  used: number;
+  chance: number;
 }
 
 function unique(refs: readonly ItemRef[]): ItemRef[] {

@@ -114,7 +114,7 @@ export const settingsSchema = z.object({
     .default(SEED_INITIAL_TIERS),
   /** Tokens (≈ 4 characters each) the HIGH_ELO_CONTEXT provider may put into one prompt. */
   SELF_IMPROVE_ELO_CONTEXT_TOKEN_BUDGET: int(50, 20_000, 300),
-  /** ELO items kept in memory (least recently used evicted first, never one with changes not yet written); others are read on demand. */
+  /** ELO items kept in memory (least recently used evicted first, nearly: the clock algorithm; never one with changes not yet written); others are read on demand. */
   SELF_IMPROVE_ELO_HOT_ITEMS: int(10, 10_000_000, 100_000),
   /** Rules (seed 003): distinct events a lesson needs before it is promoted to a rule. */
   SELF_IMPROVE_RULE_MIN_CONFIRMATIONS: int(1, 10_000, DEFAULT_PROMOTION_CRITERIA.minConfirmations),
