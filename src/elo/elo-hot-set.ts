@@ -24,9 +24,9 @@ export interface EloItemSource {
 
 /**
  * The items of the ELO book held in memory: at most `bound` of them, least recently used evicted
- * first (nearly: `evict`), except items with changes not yet written (`pinned`), which stay until written, and the
- * items `kept` names (the content prompts rank: the lessons held and the rules), which stay while
- * named and count beside the bound (at most `bound` + `kept.size` items). Others
+ * first (nearly: `evict`), except items with changes not yet written (`pinned`), which stay until
+ * written, and the items `kept` names (the content prompts rank: the lessons held and the rules),
+ * which stay while named and count beside the bound (at most `bound` + `kept.size` items). Others
  * are read from the database when an operation needs them, all of an operation's missing items in
  * one query. While every stored item is in memory (`complete`: start-up read fewer than the bound
  * and nothing was evicted since), an item not in memory has never been stored and an operation runs
@@ -264,6 +264,7 @@ export class EloHotSet {
    */
   evict(): void {
     const limit = this.bound + this.kept.size;
+    if (this.items.size <= limit) return;
     // Every item can be looked at twice: once to give it its chance, once to evict it.
     let looks = 2 * this.items.size;
     for (const [key, held] of this.items) {
