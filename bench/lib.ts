@@ -153,7 +153,9 @@ if (process.env.BENCH_COLLECTOR_HINTS === 'off') collectorHints.hint = () => fal
  * (`edenGC` from `bun:jsc`) instead of `Bun.gc(false)`, which first cleans up mimalloc's free pages
  * on the calling thread (once in a few thousand hints, 268–291 ms in the sixteenth and seventeenth
  * runs) and then only asks for a collection. The plugin's hint calls `Bun.gc(false)`; in the
- * bench's processes that call is redirected (`Bun.gc(true)`, the bench's own, is left alone).
+ * bench's processes that call is redirected (`Bun.gc(true)`, the bench's own, is left alone). In
+ * the eighteenth run these hints took 6.5 ms at the median and up to 22 ms, so the hints' back-off
+ * stopped them (50 in the run, about 3,000 otherwise) and the process went over 1 GiB.
  */
 if (process.env.BENCH_COLLECTOR_HINTS === 'eden') {
   const { edenGC } = await import('bun:jsc');
