@@ -80,9 +80,6 @@ describe('TokenPool', () => {
     const random = seededRandom(7);
     const pool = new TokenPool();
     const runs = new Map<number, number[]>();
-    const liveSlots = (visit: (slot: number) => void) => {
-      for (const slot of [...runs.keys()].sort((a, b) => a - b)) visit(slot);
-    };
     for (let op = 0; op < 20_000; op++) {
       const slot = Math.floor(random() * 50);
       if (runs.has(slot)) {
@@ -91,7 +88,7 @@ describe('TokenPool', () => {
       }
       if (random() < 0.8) {
         const run = Array.from({ length: Math.floor(random() * 64) }, () => Math.floor(random() * 1_000));
-        pool.set(slot, run, liveSlots);
+        pool.set(slot, run);
         runs.set(slot, run);
       }
     }

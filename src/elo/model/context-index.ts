@@ -84,8 +84,7 @@ export class ContextIndex {
     this.remove(item.kind, item.id);
     const slot = this.freeSlots.pop() ?? this.kinds.length;
     const tokens = this.tokensOf(`${item.title} ${item.text}`, MAX_TOKENS_PER_ITEM, true);
-    // Before the slot is taken: a compaction the pool makes here copies the runs of the others.
-    this.tokens.set(slot, tokens, (live) => this.eachLiveSlot(live));
+    this.tokens.set(slot, tokens);
     this.kinds[slot] = item.kind;
     this.ids[slot] = item.id;
     this.titles[slot] = item.title;
@@ -163,10 +162,6 @@ export class ContextIndex {
     return { kind: this.kinds[slot] as string, id: this.ids[slot] as string, title: this.titles[slot] as string, text: this.texts[slot] as string };
   }
 
-  private eachLiveSlot(visit: (slot: number) => void): void {
-    for (let slot = 0; slot < this.kinds.length; slot++) if (this.kinds[slot] !== undefined) visit(slot);
-  }
-
   private idf(token: number): number {
     return Math.log(1 + this.live / Math.max(1, (this.postings[token] as number[]).length));
   }
@@ -225,7 +220,8 @@ function grown<T extends Float64Array | Int32Array>(array: T, length: number): T
  * The token ids of every slot in one typed array: a slot's ids are a run of it (`at`, `count`).
  * A freed or replaced run is left where it is until the dead runs are more than half the pool,
  * then the live runs are copied together (one pass over them, so the copying is paid once per
- * token freed, on average).
+ * token freed, on average). A slot not holding ids has a run of none, so a pass over every slot
+ * copies exactly the live runs.
  */
 export class TokenPool {
   private ids = new Int32Array(1024);
@@ -244,9 +240,9 @@ export class TokenPool {
     return this.ids.subarray(at, at + (this.count[slot] as number));
   }
 
-  /** Sets the ids of `slot` (a slot not holding any now); `liveSlots` visits the slots holding ids, for compaction. */
-  set(slot: number, ids: readonly number[], liveSlots: (visit: (slot: number) => void) => void): void {
-    if (this.dead * 2 > this.used) this.compact(liveSlots);
+  /** Sets the ids of `slot` (a slot not holding any now). */
+  set(slot: number, ids: readonly number[]): void {
+    if (this.dead * 2 > this.used) this.compact();
     if (slot >= this.at.length) {
       this.at = grown(this.at, slot + 1);
       this.count = grown(this.count, slot + 1);
@@ -263,15 +259,14 @@ export class TokenPool {
     this.count[slot] = 0;
   }
 
-  private compact(liveSlots: (visit: (slot: number) => void) => void): void {
+  private compact(): void {
     const ids = new Int32Array(Math.max(1024, this.ids.length));
     let used = 0;
-    liveSlots((slot) => {
-      const n = this.count[slot] as number;
+    for (let slot = 0; slot < this.count.length; slot++) {
       ids.set(this.of(slot), used);
       this.at[slot] = used;
-      used += n;
-    });
+      used += this.count[slot] as number;
+    }
     this.ids = ids;
     this.used = used;
     this.dead = 0;
