@@ -16,6 +16,7 @@ const BENCHES: string[][] = [
   ['bench/relevance.ts'],
   ['bench/collector-hint.ts'],
   ['bench/lesson-memory.ts'],
+  ['bench/wasm-extra-memory.ts'],
   ['bench/reply-while-learning.ts', '20000'],
 ];
 
