@@ -66,7 +66,8 @@ export async function timeMs<T>(work: () => Promise<T>): Promise<{ ms: number; v
 }
 
 /**
- * Times `work` and the longest event-loop stall during it (the longest delay of a 5 ms timer), with
+ * Times `work` and the longest event-loop stall during it (the longest delay of a 5 ms timer) and
+ * how many stalls were longer than the goal (`stalls_over_100_ms`), with
  * what ran in that stall: the longest PGlite statement (`stall_sql`: its time and text; null when it
  * ran none, or the runtime is not on PGlite), and how many statements ran and their total time
  * (`stall_statements`: a stall of many short statements is a chain of awaits with no turn of the
@@ -85,13 +86,17 @@ const STALL_LOG_MS = Number(process.env.BENCH_STALL_LOG_MS ?? Number.POSITIVE_IN
 /** Calls longer than this are written out by `timeCalls` (`bench/scale-calls.ts`), and every hint where it falls; unset: nothing is. */
 export const CALL_LOG_MS = Number(process.env.BENCH_CALL_LOG_MS ?? Number.POSITIVE_INFINITY);
 
+/** The issue's goal for a stall; `withStallMeter` counts the stalls longer than this (`stalls_over_100_ms`). */
+export const STALL_GOAL_MS = 100;
+
 export async function withStallMeter<T>(
   work: (untimed: <R>(bench: () => R) => R) => Promise<T>,
-): Promise<{ value: T; ms: number; stall_ms: number; stall_sql: string | null; stall_statements: { count: number; ms: number }; stall_hints: { count: number; ms: number } }> {
+): Promise<{ value: T; ms: number; stall_ms: number; stalls_over_100_ms: number; stall_sql: string | null; stall_statements: { count: number; ms: number }; stall_hints: { count: number; ms: number } }> {
   watchStatementsOnce();
   watchHintsOnce();
   let expected = performance.now() + 5;
   let worst = 0;
+  let overGoal = 0;
   let worstSql: string | null = null;
   let worstStatements = { count: 0, ms: 0 };
   let worstHints = { count: 0, ms: 0 };
@@ -108,6 +113,7 @@ export async function withStallMeter<T>(
       process.stderr.write(`stall ${round(now - expected, 1)} ms at ${Math.round(now)} ms: ${sinceTurn.count} statements, ${round(sinceTurn.ms, 1)} ms; longest ${longestStatement(80) ?? 'none'}${where}\n`);
     }
     if (sample) lastSample = sample;
+    if (now - expected > STALL_GOAL_MS) overGoal++;
     if (now - expected > worst) {
       worst = now - expected;
       worstSql = longestStatement(120);
@@ -136,7 +142,7 @@ export async function withStallMeter<T>(
     const { ms, value } = await timeMs(() => work(untimed));
     // The time since the last tick counts too: work that never yields starves the timer entirely.
     seeTurn(performance.now());
-    return { value, ms, stall_ms: round(worst, 1), stall_sql: worstSql, stall_statements: worstStatements, stall_hints: worstHints };
+    return { value, ms, stall_ms: round(worst, 1), stalls_over_100_ms: overGoal, stall_sql: worstSql, stall_statements: worstStatements, stall_hints: worstHints };
   } finally {
     clearInterval(timer);
   }

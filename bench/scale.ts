@@ -12,7 +12,7 @@ import { recordingResponse } from '../__tests__/helpers/route-response';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { eloBookOf } from '../src/elo/elo-book-service';
 import { yieldToEventLoop } from '../src/shared/event-loop';
-import { CALL_LOG_MS, liveHeap, note, peakRssMb, report, round, timeMs, withStallMeter, withTempDir } from './lib';
+import { CALL_LOG_MS, liveHeap, note, peakRssMb, report, round, STALL_GOAL_MS, timeMs, withStallMeter, withTempDir } from './lib';
 import { measureProviders, type Timing, timeCalls } from './scale-calls';
 import { seedLessons } from './lesson-seeding';
 import { textOf } from './synthetic-text';
@@ -266,6 +266,8 @@ await inDataDir(async (dataDir) => {
         stall_sql: { ingest: ingest.stall_sql, learn: learn.stall_sql, metrics_rollup: rollup.stall_sql, reconcile_incremental: incremental.stall_sql, reconcile_full: full.stall_sql, verify: verify.stall_sql },
         // How many statements ran in each phase's longest stall, and their total time: the rest of the stall is JavaScript or the collector.
         stall_statements: { ingest: ingest.stall_statements, learn: learn.stall_statements, metrics_rollup: rollup.stall_statements, reconcile_incremental: incremental.stall_statements, reconcile_full: full.stall_statements, verify: verify.stall_statements },
+        // How many stalls of each phase were over the goal (the longest is the phase's `…_stall_ms`).
+        stalls_over_100_ms: { ingest: ingest.stalls_over_100_ms, learn: learn.stalls_over_100_ms, metrics_rollup: rollup.stalls_over_100_ms, reconcile_incremental: incremental.stalls_over_100_ms, reconcile_full: full.stalls_over_100_ms, verify: verify.stalls_over_100_ms },
         stall_hints: { ingest: ingest.stall_hints, learn: learn.stall_hints, metrics_rollup: rollup.stall_hints, reconcile_incremental: incremental.stall_hints, reconcile_full: full.stall_hints, verify: verify.stall_hints },
         rss_before_routes_mb: beforeRoutes.rss_mb,
         heap_before_routes_mb: beforeRoutes.heap_mb,
@@ -321,12 +323,14 @@ report({
   worst_provider_p99_ms: worstProvider,
   worst_provider_p99_ms_in_a_fresh_process: worstFreshProvider,
   longest_stall_ms: Math.max(...stalls),
+  // In the bench's process, every phase at the largest step (an agent process's start-up reports its longest only).
+  stalls_over_100_ms_at_largest: Object.values(last.stalls_over_100_ms as Record<string, number>).reduce((a, b) => a + b, 0),
   goals: {
     route_and_provider_p99_within_2x: Object.entries(p99Ratios).every(([k, r]) => k.startsWith('uncached_reports:') || k.startsWith('fresh_process_providers:') || WHOLE_LEDGER_ROUTES.has(k.slice('routes:'.length)) || r <= 2),
     route_p99_under_50_ms: worstRoute < 50,
     provider_p99_under_2_ms: worstProvider < 2,
     provider_p99_under_2_ms_in_a_fresh_process: worstFreshProvider < 2,
-    no_stall_over_100_ms: Math.max(...stalls) <= 100,
+    no_stall_over_100_ms: Math.max(...stalls) <= STALL_GOAL_MS,
     rss_under_1_gb: last.rss_mb < 1024,
     rss_under_1_gb_in_a_fresh_process: last.fresh_process.rss_after_providers_mb < 1024,
     startup_under_5_s: last.services_ready_ms < 5_000,
