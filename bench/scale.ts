@@ -215,6 +215,10 @@ await inDataDir(async (dataDir) => {
       const incremental = await withStallMeter(() => ledger.reconcile('incremental'));
       const full = await withStallMeter(() => ledger.reconcile('full'));
       const verify = await withStallMeter(() => ledger.verify());
+      // The metered phases by the names the step prints them under; `byPhase` gives one figure of each.
+      const phases = { ingest, learn, metrics_rollup: rollup, reconcile_incremental: incremental, reconcile_full: full, verify };
+      const byPhase = <K extends 'stall_sql' | 'stall_statements' | 'stalls_over_100_ms' | 'stall_hints'>(figure: K) =>
+        Object.fromEntries(Object.entries(phases).map(([name, phase]) => [name, phase[figure]])) as Record<keyof typeof phases, (typeof ingest)[K]>;
       heapAfter.ledger = liveHeap();
       if (process.env.SCALE_HEAP_SNAPSHOT_DIR) await Bun.write(`${process.env.SCALE_HEAP_SNAPSHOT_DIR}/scale-${size}.heapsnapshot`, Bun.generateHeapSnapshot('v8'));
       const beforeRoutes = { rss_mb: Math.round(process.memoryUsage().rss / 1_048_576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576) };
@@ -263,12 +267,12 @@ await inDataDir(async (dataDir) => {
         verify_stall_ms: verify.stall_ms,
         verify_ok: verify.value.ok,
         // What ran in each phase's longest stall (its longest statement), to see what to shorten next.
-        stall_sql: { ingest: ingest.stall_sql, learn: learn.stall_sql, metrics_rollup: rollup.stall_sql, reconcile_incremental: incremental.stall_sql, reconcile_full: full.stall_sql, verify: verify.stall_sql },
+        stall_sql: byPhase('stall_sql'),
         // How many statements ran in each phase's longest stall, and their total time: the rest of the stall is JavaScript or the collector.
-        stall_statements: { ingest: ingest.stall_statements, learn: learn.stall_statements, metrics_rollup: rollup.stall_statements, reconcile_incremental: incremental.stall_statements, reconcile_full: full.stall_statements, verify: verify.stall_statements },
+        stall_statements: byPhase('stall_statements'),
         // How many stalls of each phase were over the goal (the longest is the phase's `…_stall_ms`).
-        stalls_over_100_ms: { ingest: ingest.stalls_over_100_ms, learn: learn.stalls_over_100_ms, metrics_rollup: rollup.stalls_over_100_ms, reconcile_incremental: incremental.stalls_over_100_ms, reconcile_full: full.stalls_over_100_ms, verify: verify.stalls_over_100_ms },
-        stall_hints: { ingest: ingest.stall_hints, learn: learn.stall_hints, metrics_rollup: rollup.stall_hints, reconcile_incremental: incremental.stall_hints, reconcile_full: full.stall_hints, verify: verify.stall_hints },
+        stalls_over_100_ms: byPhase('stalls_over_100_ms'),
+        stall_hints: byPhase('stall_hints'),
         rss_before_routes_mb: beforeRoutes.rss_mb,
         heap_before_routes_mb: beforeRoutes.heap_mb,
         rss_mb: rssMb,
