@@ -17,6 +17,7 @@ const BENCHES: string[][] = [
   ['bench/collector-hint.ts'],
   ['bench/lesson-memory.ts'],
   ['bench/wasm-extra-memory.ts'],
+  ['bench/sql-garbage.ts', '500', '200'],
   ['bench/reply-while-learning.ts', '20000'],
 ];
 

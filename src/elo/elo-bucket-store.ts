@@ -3,7 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { bucketSpan, driftOrder, ratingAt } from './model/bucket-span';
 import { INITIAL_ELO_BY_TIER } from './model/tiers';
 import type { RatedItem } from './model/distribution';
-import { agentLockKey, chunks, type Db, queryJsonRows, queryRows } from '../shared/sql';
+import { agentLockKey, chunks, type Db, jsonRows, queryJsonRows, queryRows } from '../shared/sql';
 import { eloBucketBasis, eloBucketCounts, eloItems } from './tables';
 import type { EloItemState } from './elo-store';
 import { yieldToEventLoop } from '../shared/event-loop';
@@ -22,6 +22,22 @@ const STARTS = [...new Set(Object.values(INITIAL_ELO_BY_TIER))];
 /** `pg_advisory_xact_lock(class, key)` class of the ELO book of one agent: 'SIEL'. */
 const ELO_LOCK_CLASS = 0x5349454c;
 
+/** An item's row as its upsert reads it (`jsonRows`); `bucket_since` is its last use. */
+const ITEM_ROW_COLUMNS = {
+  kind: 'text',
+  item_id: 'text',
+  elo: 'float8',
+  start_elo: 'float8',
+  updates: 'int',
+  last_used_at: 'timestamptz',
+  title: 'text',
+  body: 'text',
+  above_start: 'boolean',
+  drift_key: 'float8',
+  bucket: 'float8',
+  bucket_until: 'timestamptz',
+};
+const BUCKET_COUNT_COLUMNS = { kind: 'text', bucket: 'float8', count: 'int' };
 const timestamp = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : ms > 0 ? 'infinity' : '-infinity');
 
 /** Items of one kind in one 100-point bucket. */
@@ -65,18 +81,17 @@ export class EloBucketStore {
       );
       const old = await queryRows<{ kind: string; bucket: number | null }>(t, sql`SELECT kind, bucket FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND (${pairs})`);
       for (const r of old) if (r.bucket !== null) counts.add(r.kind, Number(r.bucket), -1);
-      const values = sql.join(
-        batch.map((i) => {
-          const span = bucketSpan(i, i.lastUsedMs, this.driftPerDay);
-          const order = driftOrder(i, this.driftPerDay);
-          counts.add(i.kind, span.bucket, 1);
-          return sql`(${this.agentId}::uuid, ${i.kind}, ${i.id}, ${i.elo}, ${i.startElo}, ${i.updates}, ${timestamp(i.lastUsedMs)}::timestamptz, ${i.title ?? null}, ${i.body ?? null},
-                      ${order.above}, ${order.key}::float8, ${span.bucket}, ${timestamp(i.lastUsedMs)}::timestamptz, ${timestamp(span.untilMs)}::timestamptz)`;
-        }),
-        sql`, `,
-      );
+      const rows = batch.map((i) => {
+        const span = bucketSpan(i, i.lastUsedMs, this.driftPerDay);
+        const order = driftOrder(i, this.driftPerDay);
+        counts.add(i.kind, span.bucket, 1);
+        const lastUsed = timestamp(i.lastUsedMs);
+        return { kind: i.kind, item_id: i.id, elo: i.elo, start_elo: i.startElo, updates: i.updates, last_used_at: lastUsed, title: i.title ?? null, body: i.body ?? null, above_start: order.above, drift_key: order.key, bucket: span.bucket, bucket_until: timestamp(span.untilMs) };
+      });
       await t.execute(
-        sql`INSERT INTO ${eloItems} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at, title, body, above_start, drift_key, bucket, bucket_since, bucket_until) VALUES ${values}
+        sql`INSERT INTO ${eloItems} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at, title, body, above_start, drift_key, bucket, bucket_since, bucket_until)
+            SELECT ${this.agentId}::uuid, v.kind, v.item_id, v.elo, v.start_elo, v.updates, v.last_used_at, v.title, v.body, v.above_start, v.drift_key, v.bucket, v.last_used_at, v.bucket_until
+            FROM ${jsonRows(rows, ITEM_ROW_COLUMNS)}
             ON CONFLICT (agent_id, kind, item_id) DO UPDATE SET elo = EXCLUDED.elo, updates = EXCLUDED.updates, last_used_at = EXCLUDED.last_used_at,
             title = EXCLUDED.title, body = EXCLUDED.body, above_start = EXCLUDED.above_start, drift_key = EXCLUDED.drift_key, bucket = EXCLUDED.bucket,
             bucket_since = EXCLUDED.bucket_since, bucket_until = EXCLUDED.bucket_until`,
@@ -123,20 +138,18 @@ export class EloBucketStore {
       );
       if (due.length === 0) return 0;
       const counts = new CountChanges();
-      const values = sql.join(
-        due.map((r) => {
-          const state = itemStateOf(r);
-          const span = bucketSpan(state, nowMs, this.driftPerDay);
-          const order = driftOrder(state, this.driftPerDay);
-          if (r.bucket !== null) counts.add(r.kind, Number(r.bucket), -1);
-          counts.add(r.kind, span.bucket, 1);
-          return sql`(${r.kind}, ${r.item_id}, ${span.bucket}::float8, ${now}::timestamptz, ${timestamp(span.untilMs)}::timestamptz, ${order.above}::boolean, ${order.key}::float8)`;
-        }),
-        sql`, `,
-      );
+      const moved = due.map((r) => {
+        const state = itemStateOf(r);
+        const span = bucketSpan(state, nowMs, this.driftPerDay);
+        const order = driftOrder(state, this.driftPerDay);
+        if (r.bucket !== null) counts.add(r.kind, Number(r.bucket), -1);
+        counts.add(r.kind, span.bucket, 1);
+        return { kind: r.kind, item_id: r.item_id, bucket: span.bucket, until: timestamp(span.untilMs), above: order.above, key: order.key };
+      });
       await t.execute(
-        sql`UPDATE ${eloItems} AS e SET bucket = v.bucket, bucket_since = v.since, bucket_until = v.until, above_start = v.above, drift_key = v.key
-            FROM (VALUES ${values}) AS v(kind, item_id, bucket, since, until, above, key) WHERE e.agent_id = ${this.agentId}::uuid AND e.kind = v.kind AND e.item_id = v.item_id`,
+        sql`UPDATE ${eloItems} AS e SET bucket = v.bucket, bucket_since = ${now}::timestamptz, bucket_until = v.until, above_start = v.above, drift_key = v.key
+            FROM ${jsonRows(moved, { kind: 'text', item_id: 'text', bucket: 'float8', until: 'timestamptz', above: 'boolean', key: 'float8' })}
+            WHERE e.agent_id = ${this.agentId}::uuid AND e.kind = v.kind AND e.item_id = v.item_id`,
       );
       await counts.apply(t, this.agentId);
       return due.length;
@@ -247,12 +260,9 @@ class CountChanges {
     const changes = [...this.byKey.values()].filter((c) => c.count !== 0);
     if (changes.length === 0) return;
     for (const batch of chunks(changes, BATCH)) {
-      const values = sql.join(
-        batch.map((c) => sql`(${agentId}::uuid, ${c.kind}, ${c.bucket}, ${c.count})`),
-        sql`, `,
-      );
       await t.execute(
-        sql`INSERT INTO ${eloBucketCounts} AS c (agent_id, kind, bucket, count) VALUES ${values}
+        sql`INSERT INTO ${eloBucketCounts} AS c (agent_id, kind, bucket, count)
+            SELECT ${agentId}::uuid, v.kind, v.bucket, v.count FROM ${jsonRows(batch, BUCKET_COUNT_COLUMNS)}
             ON CONFLICT (agent_id, kind, bucket) DO UPDATE SET count = c.count + EXCLUDED.count`,
       );
     }

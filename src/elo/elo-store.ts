@@ -2,7 +2,7 @@ import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import type { ExposedItem, ExposureChange, ItemRef } from './model/exposures';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { chunks, type Db, queryJsonRows, queryJsonRowsInIndexOrder, queryRows, queryRowsInIndexOrder } from '../shared/sql';
+import { chunks, type Db, jsonRows, queryJsonRows, queryJsonRowsInIndexOrder, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { ELO_LOGS, eloExposures, eloItems, type EloLogName } from './tables';
 import type { LogRetention } from '../shared/log-retention';
 import { EloBucketStore } from './elo-bucket-store';
@@ -10,6 +10,8 @@ import { ratingKey } from './elo-hot-set';
 import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf, itemStatesQuery } from './elo-item-rows';
 
 const BATCH = 500;
+/** An exposure as its INSERT reads it (`jsonRows`). */
+const EXPOSURE_COLUMNS = { context: 'text', kind: 'text', item_id: 'text', boost: 'float8', exposed_at: 'timestamptz' };
 /** Exposures read per statement at start-up. */
 const EXPOSURE_PAGE = 1_000;
 const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -162,23 +164,25 @@ export class EloStore {
           sql`, `,
         );
         await t.execute(sql`DELETE FROM ${eloExposures} WHERE agent_id = ${this.agentId}::uuid AND context IN (${contexts})`);
-        const rows = batch.flatMap((c) => (c.exposure ? c.exposure.items.map((i) => ({ context: c.context, atMs: c.exposure?.atMs as number, ...i })) : []));
+        const rows = batch.flatMap((c) =>
+          c.exposure ? c.exposure.items.map((i) => ({ context: c.context, kind: i.kind, item_id: i.id, boost: i.boost, exposed_at: new Date(c.exposure?.atMs as number).toISOString() })) : [],
+        );
         for (const part of chunks(rows, BATCH)) {
-          const values = sql.join(
-            part.map((r) => sql`(${this.agentId}::uuid, ${r.context}, ${r.kind}, ${r.id}, ${r.boost}, ${new Date(r.atMs).toISOString()}::timestamptz)`),
-            sql`, `,
+          await t.execute(
+            sql`INSERT INTO ${eloExposures} (agent_id, context, kind, item_id, boost, exposed_at)
+                SELECT ${this.agentId}::uuid, v.context, v.kind, v.item_id, v.boost, v.exposed_at FROM ${jsonRows(part, EXPOSURE_COLUMNS)}`,
           );
-          await t.execute(sql`INSERT INTO ${eloExposures} (agent_id, context, kind, item_id, boost, exposed_at) VALUES ${values}`);
         }
       }
       await this.buckets.writeItems(t, items);
       for (const [name, entries] of Object.entries(logs) as [EloLogName, readonly object[]][]) {
         for (const batch of chunks(entries, BATCH)) {
-          const values = sql.join(
-            batch.map((e) => sql`(${this.agentId}::uuid, ${JSON.stringify(e)}::jsonb)`),
-            sql`, `,
+          await t.execute(
+            sql`INSERT INTO ${ELO_LOGS[name]} (agent_id, entry) SELECT ${this.agentId}::uuid, v.entry FROM ${jsonRows(
+              batch.map((entry) => ({ entry })),
+              { entry: 'jsonb' },
+            )}`,
           );
-          await t.execute(sql`INSERT INTO ${ELO_LOGS[name]} (agent_id, entry) VALUES ${values}`);
         }
       }
     });

@@ -4,7 +4,7 @@ import type { LedgerTransaction } from './model/chain';
 import type { ChainVerifier } from './model/chain-check';
 import { type ClaimKey, claimKeyOf } from './model/claims';
 import type { StoredFold } from './model/totals';
-import { agentLockKey, chunks, type Db, queryRows } from '../shared/sql';
+import { agentLockKey, chunks, type Db, jsonRows, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead, ledgerReconciled } from './tables';
 import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges';
@@ -124,11 +124,14 @@ export class LedgerStore {
     const last = txs[txs.length - 1];
     if (!last) return;
     for (const batch of chunks(txs, INSERT_BATCH)) {
-      const values = sql.join(
-        batch.map((tx) => sql`(${this.agentId}::uuid, ${tx.sequence}, ${JSON.stringify(tx)}::jsonb, ${tx.source}, ${tx.source_ref}, ${tx.category})`),
-        sql`, `,
+      await t.execute(
+        sql`INSERT INTO ${ledgerTable} (agent_id, sequence, tx_json, source, source_ref, category)
+            SELECT ${this.agentId}::uuid, (v.tx_json->>'sequence')::bigint, v.tx_json, v.tx_json->>'source', v.tx_json->>'source_ref', v.tx_json->>'category'
+            FROM ${jsonRows(
+              batch.map((tx) => ({ tx_json: tx })),
+              { tx_json: 'jsonb' },
+            )}`,
       );
-      await t.execute(sql`INSERT INTO ${ledgerTable} (agent_id, sequence, tx_json, source, source_ref, category) VALUES ${values}`);
       await yieldToEventLoop();
     }
     await this.setHead(t, last.sequence, last.hash, sign);

@@ -4,10 +4,12 @@ import { groupId, groupKeyOf } from './model/grouping';
 import type { FindingRow, OutcomeLabel } from './model/outcome';
 import { isStorableText } from '../shared/wire-text';
 import type { OutcomeFollower } from './metric-rollup-store';
-import { chunks, type Db, eachKey, queryRows, writeIsolatingRefusals } from '../shared/sql';
+import { chunks, type Db, eachKey, jsonRows, queryRows, writeIsolatingRefusals } from '../shared/sql';
 import { findingsTable, outcomesTable } from './tables';
 
 const INSERT_BATCH = 1_000;
+/** A finding as its INSERT reads it (`jsonRows`): its key and first sighting come from the row itself. */
+const FINDING_COLUMNS = { group_id: 'text', row_json: 'jsonb' };
 /** Keys per lookup query. */
 const LOOKUP_BATCH = 1_000;
 
@@ -60,14 +62,14 @@ export class FindingStore {
 
   /** One INSERT of `part`; returns the keys that were new. */
   private async insertRows(db: Db, part: readonly FindingRow[]): Promise<string[]> {
-    const values = sql.join(
-      part.map((f) => sql`(${this.agentId}::uuid, ${f.finding_key}, ${groupId(groupKeyOf(f))}, ${f.ts}::timestamptz, ${JSON.stringify(f)}::jsonb)`),
-      sql`, `,
-    );
     const rows = await queryRows<{ finding_key: string }>(
       db,
       sql`INSERT INTO ${findingsTable} (agent_id, finding_key, group_id, first_seen, row_json)
-          VALUES ${values} ON CONFLICT DO NOTHING RETURNING finding_key`,
+          SELECT ${this.agentId}::uuid, v.row_json->>'finding_key', v.group_id, (v.row_json->>'ts')::timestamptz, v.row_json
+          FROM ${jsonRows(
+            part.map((f) => ({ group_id: groupId(groupKeyOf(f)), row_json: f })),
+            FINDING_COLUMNS,
+          )} ON CONFLICT DO NOTHING RETURNING finding_key`,
     );
     return rows.map((r) => r.finding_key);
   }

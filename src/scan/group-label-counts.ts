@@ -3,7 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type GroupKey, groupId } from './model/grouping';
 import { OUTCOME_LABELS, type OutcomeLabel, type OutcomeRow } from './model/outcome';
 import { labelIndex, type LevelCounts, type TriageLevel } from './model/triage-prior';
-import { chunks, type Db, queryRows } from '../shared/sql';
+import { chunks, type Db, jsonRows, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { groupLabelCounts, groupLabelCountsReady, outcomesTable, triageLevelCounts, triageLevelCountsReady } from './tables';
 
@@ -49,18 +49,15 @@ function tally<K>(items: readonly K[], keyOf: (item: K) => string): { item: K; n
   return [...sums.values()];
 }
 
-/** Upserts `values` (a statement per COUNT_BATCH, the event loop free between them: an upsert of 1,000 counts is a 40 ms block). */
-async function upsertCounts<T>(tx: Db, counts: readonly T[], statement: (values: SQL) => SQL, valueOf: (count: T) => SQL): Promise<void> {
+/**
+ * Upserts `counts` (a statement per COUNT_BATCH, the event loop free between them: an upsert of
+ * 1,000 counts is a 40 ms block), each given to `statement` as the rows `rowOf` makes of it, read
+ * with `columns` (`jsonRows`).
+ */
+async function upsertCounts<T>(tx: Db, counts: readonly T[], columns: Readonly<Record<string, string>>, rowOf: (count: T) => object, statement: (rows: SQL) => SQL): Promise<void> {
   for (const batch of chunks(counts, COUNT_BATCH)) {
     await yieldToEventLoop();
-    await tx.execute(
-      statement(
-        sql.join(
-          batch.map((c) => valueOf(c)),
-          sql`, `,
-        ),
-      ),
-    );
+    await tx.execute(statement(jsonRows(batch.map(rowOf), columns)));
   }
 }
 
@@ -70,8 +67,11 @@ export async function addGroupLabelCounts(tx: Db, agentId: UUID, stored: readonl
   await upsertCounts(
     tx,
     groups,
-    (values) => sql`INSERT INTO ${groupLabelCounts} AS c (agent_id, group_id, label, n) VALUES ${values} ON CONFLICT (agent_id, group_id, label) DO UPDATE SET n = c.n + excluded.n`,
-    ({ item, n }) => sql`(${agentId}::uuid, ${item.groupId}, ${item.row.label}, ${n}::bigint)`,
+    { group_id: 'text', label: 'text', n: 'bigint' },
+    ({ item, n }) => ({ group_id: item.groupId, label: item.row.label, n }),
+    (rows) =>
+      sql`INSERT INTO ${groupLabelCounts} AS c (agent_id, group_id, label, n) SELECT ${agentId}::uuid, v.group_id, v.label, v.n FROM ${rows}
+          ON CONFLICT (agent_id, group_id, label) DO UPDATE SET n = c.n + excluded.n`,
   );
   const parents = tally(
     stored.flatMap((o) => parentLevels(o.row.scanner, o.row.category).map((p) => ({ ...p, label: o.row.label }))),
@@ -80,10 +80,12 @@ export async function addGroupLabelCounts(tx: Db, agentId: UUID, stored: readonl
   await upsertCounts(
     tx,
     parents,
-    (values) =>
-      sql`INSERT INTO ${triageLevelCounts} AS c (agent_id, level, scanner, category, has_category, label, n) VALUES ${values}
+    { level: 'text', scanner: 'text', category: 'text', has_category: 'boolean', label: 'text', n: 'bigint' },
+    ({ item, n }) => ({ level: item.level, scanner: item.scanner, category: item.category, has_category: item.hasCategory, label: item.label, n }),
+    (rows) =>
+      sql`INSERT INTO ${triageLevelCounts} AS c (agent_id, level, scanner, category, has_category, label, n)
+          SELECT ${agentId}::uuid, v.level, v.scanner, v.category, v.has_category, v.label, v.n FROM ${rows}
           ON CONFLICT (agent_id, level, scanner, category, has_category, label) DO UPDATE SET n = c.n + excluded.n`,
-    ({ item, n }) => sql`(${agentId}::uuid, ${item.level}, ${item.scanner}, ${item.category}, ${item.hasCategory}, ${item.label}, ${n}::bigint)`,
   );
 }
 

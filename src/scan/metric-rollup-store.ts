@@ -21,7 +21,7 @@ import {
 } from './model/metric-rollup';
 import { countOutcomesInSeqRange, metricOutcomesOfKeys, newestOutcomeSeq, nextOutcomeSeqRange } from './outcome-store';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { chunks, type Db, eachKey, queryRows } from '../shared/sql';
+import { chunks, type Db, eachKey, jsonRows, queryRows } from '../shared/sql';
 import { findingMetrics, findingsTable, metricRollupState, metricSliceSizes, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
 
 /**
@@ -51,6 +51,24 @@ export const ROLLUP_CHUNK = 100;
  * and replay").
  */
 const LAG_COUNT_RANGE = 20_000;
+
+/** The columns of the rows the rollup writes, as `jsonRows` reads them. */
+const FINDING_COLUMNS = {
+  finding_key: 'text',
+  project: 'text',
+  scanner: 'text',
+  model: 'text',
+  final_rank: 'smallint',
+  confirmed: 'boolean',
+  flags: 'smallint',
+  neg_confidence: 'float8',
+  key_order: 'text',
+  hours_to_fix: 'float8',
+  fix_bucket: 'int',
+};
+const WEEK_COLUMNS = { week: 'text', finding_key: 'text', final_rank: 'smallint', confirmed: 'boolean', neg_confidence: 'float8', key_order: 'text' };
+/** A `GrainTally`'s fields; `p` is summed exactly (numeric). */
+const TALLY_COLUMNS = { scope: 'text', grain: 'smallint', project: 'text', scanner: 'text', model: 'text', kind: 'smallint', bucket: 'int', n: 'int', p: 'numeric', y: 'int' };
 
 /** The label's lifecycle rank, in SQL (labels are the model's constants, never outside text). */
 const LABEL_RANK_SQL = sql.raw(`CASE o.label ${Object.entries(LIFECYCLE_RANK).map(([label, rank]) => `WHEN '${label}' THEN ${rank}`).join(' ')} END`);
@@ -212,29 +230,34 @@ export class MetricRollup {
   private async writeFindings(tx: Db, findings: readonly [string, FindingMetricState][], weeks: readonly [string, WeekFindingState][]): Promise<void> {
     const neg = (c: number | null) => (c === null ? null : -c);
     if (findings.length > 0) {
-      const values = sql.join(
-        findings.map(
-          ([key, s]) =>
-            sql`(${this.agentId}::uuid, ${key}, ${s.project}, ${s.scanner}, ${s.model}, ${s.finalRank}::smallint, ${s.confirmed}::boolean, ${s.flags}::smallint,
-                 ${neg(s.confidence)}::float8, decode(${keyOrderHex(key)}, 'hex'), ${s.hoursToFix}::float8, ${s.hoursToFix === null ? null : fixBucket(s.hoursToFix)}::int)`,
-        ),
-        sql`, `,
-      );
+      const rows = findings.map(([key, s]) => ({
+        finding_key: key,
+        project: s.project,
+        scanner: s.scanner,
+        model: s.model,
+        final_rank: s.finalRank,
+        confirmed: s.confirmed,
+        flags: s.flags,
+        neg_confidence: neg(s.confidence),
+        key_order: keyOrderHex(key),
+        hours_to_fix: s.hoursToFix,
+        fix_bucket: s.hoursToFix === null ? null : fixBucket(s.hoursToFix),
+      }));
       await tx.execute(
         sql`INSERT INTO ${findingMetrics} (agent_id, finding_key, project, scanner, model, final_rank, confirmed, flags, neg_confidence, key_order, hours_to_fix, fix_bucket)
-            VALUES ${values} ON CONFLICT (agent_id, finding_key) DO UPDATE SET project = excluded.project, scanner = excluded.scanner, model = excluded.model,
+            SELECT ${this.agentId}::uuid, v.finding_key, v.project, v.scanner, v.model, v.final_rank, v.confirmed, v.flags, v.neg_confidence, decode(v.key_order, 'hex'), v.hours_to_fix, v.fix_bucket
+            FROM ${jsonRows(rows, FINDING_COLUMNS)}
+            ON CONFLICT (agent_id, finding_key) DO UPDATE SET project = excluded.project, scanner = excluded.scanner, model = excluded.model,
             final_rank = excluded.final_rank, confirmed = excluded.confirmed, flags = excluded.flags, neg_confidence = excluded.neg_confidence,
             hours_to_fix = excluded.hours_to_fix, fix_bucket = excluded.fix_bucket`,
       );
     }
     for (const batch of chunks(weeks, KEY_BATCH)) {
       await yieldToEventLoop();
-      const values = sql.join(
-        batch.map(([key, s]) => sql`(${this.agentId}::uuid, ${s.week}, ${key}, ${s.finalRank}::smallint, ${s.confirmed}::boolean, ${neg(s.confidence)}::float8, decode(${keyOrderHex(key)}, 'hex'))`),
-        sql`, `,
-      );
+      const rows = batch.map(([key, s]) => ({ week: s.week, finding_key: key, final_rank: s.finalRank, confirmed: s.confirmed, neg_confidence: neg(s.confidence), key_order: keyOrderHex(key) }));
       await tx.execute(
-        sql`INSERT INTO ${weekFindingMetrics} (agent_id, week, finding_key, final_rank, confirmed, neg_confidence, key_order) VALUES ${values}
+        sql`INSERT INTO ${weekFindingMetrics} (agent_id, week, finding_key, final_rank, confirmed, neg_confidence, key_order)
+            SELECT ${this.agentId}::uuid, v.week, v.finding_key, v.final_rank, v.confirmed, v.neg_confidence, decode(v.key_order, 'hex') FROM ${jsonRows(rows, WEEK_COLUMNS)}
             ON CONFLICT (agent_id, finding_key, week) DO UPDATE SET final_rank = excluded.final_rank, confirmed = excluded.confirmed, neg_confidence = excluded.neg_confidence`,
       );
     }
@@ -244,14 +267,10 @@ export class MetricRollup {
   /** Adds tally contributions at each of their grains (`grainsOf`), summing `p` exactly (numeric). */
   private async writeTallies(tx: Db, tallies: readonly Tally[]): Promise<void> {
     for (const batch of chunks(mergeCounts(tallies.flatMap(grainsOf)), TALLY_BATCH)) {
-      const values = sql.join(
-        batch.map((t) => sql`(${t.scope}, ${t.grain}::int, ${t.project}, ${t.scanner}, ${t.model}, ${t.kind}::int, ${t.bucket}::int, ${t.n}::int, ${String(t.p)}::numeric, ${t.y}::int)`),
-        sql`, `,
-      );
       await tx.execute(
         sql`INSERT INTO ${metricTallies} AS t (agent_id, scope, grain, project, scanner, model, kind, bucket, n, p_sum, y_sum)
-            SELECT ${this.agentId}::uuid, v.scope, v.grain::smallint, v.project, v.scanner, v.model, v.kind::smallint, v.bucket, sum(v.n), sum(v.p), sum(v.y)
-            FROM (VALUES ${values}) AS v(scope, grain, project, scanner, model, kind, bucket, n, p, y) GROUP BY v.scope, v.grain, v.project, v.scanner, v.model, v.kind, v.bucket
+            SELECT ${this.agentId}::uuid, v.scope, v.grain, v.project, v.scanner, v.model, v.kind, v.bucket, sum(v.n), sum(v.p), sum(v.y)
+            FROM ${jsonRows(batch, TALLY_COLUMNS)} GROUP BY v.scope, v.grain, v.project, v.scanner, v.model, v.kind, v.bucket
             ON CONFLICT (agent_id, scope, grain, project, scanner, model, kind, bucket) DO UPDATE SET n = t.n + excluded.n, p_sum = t.p_sum + excluded.p_sum, y_sum = t.y_sum + excluded.y_sum`,
       );
       await yieldToEventLoop();

@@ -6,14 +6,16 @@ import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import type { OutcomeFollower } from './metric-rollup-store';
-import { chunks, type Db, eachKey, queryRows, writeIsolatingRefusals } from '../shared/sql';
+import { chunks, type Db, eachKey, jsonRows, queryRows, writeIsolatingRefusals } from '../shared/sql';
 import { addGroupLabelCounts, ensureGroupLabelCounts, globalTriageCountsOf, triageCountsOf } from './group-label-counts';
 import type { LevelCounts } from './model/triage-prior';
 import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
 import { yieldToEventLoop } from '../shared/event-loop';
 
-/** Rows per INSERT statement (15 parameters each stays far below PostgreSQL's 65,535). */
+/** Rows per INSERT statement. */
 const INSERT_BATCH = 100;
+/** An outcome as its INSERT reads it (`jsonRows`): the finding's key, label and time come from the row itself. */
+const OUTCOME_COLUMNS = { id: 'uuid', group_id: 'text', reward: 'float8', row_json: 'jsonb' };
 
 /** An outcome as stored: the validated row plus what the plugin derived from it. */
 export interface StoredOutcome {
@@ -95,17 +97,14 @@ export class OutcomeStore {
 
   /** One INSERT of `part`; returns the ids that were new. */
   private async insertRows(db: Db, part: readonly StoredOutcome[]): Promise<UUID[]> {
-    const values = sql.join(
-      part.map(
-        (o) =>
-          sql`(${o.id}::uuid, ${this.agentId}::uuid, ${o.row.finding_key}, ${o.row.label}, ${o.row.ts}::timestamptz, ${o.groupId}, ${o.reward}, ${JSON.stringify(o.row)}::jsonb)`,
-      ),
-      sql`, `,
-    );
     const rows = await queryRows<{ id: UUID }>(
       db,
       sql`INSERT INTO ${outcomesTable} (id, agent_id, finding_key, label, ts, group_id, reward, row_json)
-          VALUES ${values} ON CONFLICT DO NOTHING RETURNING id`,
+          SELECT v.id, ${this.agentId}::uuid, v.row_json->>'finding_key', v.row_json->>'label', (v.row_json->>'ts')::timestamptz, v.group_id, v.reward, v.row_json
+          FROM ${jsonRows(
+            part.map((o) => ({ id: o.id, group_id: o.groupId, reward: o.reward, row_json: o.row })),
+            OUTCOME_COLUMNS,
+          )} ON CONFLICT DO NOTHING RETURNING id`,
     );
     return rows.map((r) => r.id);
   }

@@ -2,6 +2,7 @@ import type { IAgentRuntime } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import { clipText } from './prompt-text';
 import { innermostCause, messageOf } from './error-text';
+import { withPairedSurrogates } from './wire-text';
 
 /**
  * The part of the runtime's drizzle database this plugin uses. plugin-sql gives the same drizzle
@@ -41,11 +42,50 @@ export async function queryJsonRows<T>(db: Db, query: SQL): Promise<T[]> {
  * text), so each key is one index probe, with the subquery's columns under the alias `x`. PGlite
  * never analyses a table, and without statistics `column IN (250 keys)` is planned as a read of
  * every row of the agent, filtered: a cost that grows with everything stored. The lateral
- * subquery's OFFSET 0 keeps the planner from flattening it back into that join.
+ * subquery's OFFSET 0 keeps the planner from flattening it back into that join. The keys go in
+ * as one JSON parameter (see `jsonRows`).
  */
 export function eachKey(keys: readonly string[], subquery: (key: SQL) => SQL): SQL {
-  const values = keys.length === 0 ? sql`SELECT NULL::text WHERE false` : sql`VALUES ${sql.join(keys.map((k) => sql`(${k}::text)`), sql`, `)}`;
-  return sql`(${values}) AS k(key) CROSS JOIN LATERAL (${subquery(sql`k.key`)} OFFSET 0) AS x`;
+  return sql`json_array_elements_text(${JSON.stringify(keys.map(withPairedSurrogates))}::json) AS k(key) CROSS JOIN LATERAL (${subquery(sql`k.key`)} OFFSET 0) AS x`;
+}
+
+/**
+ * Many rows given to a statement as one JSON parameter and read back as a table:
+ * `FROM ${jsonRows(rows, { id: 'uuid', n: 'int' })}` is the table `v(id uuid, n int)`, one row per
+ * object of `rows` (fields not named are left out, a missing one is NULL). `columns` are the code's
+ * constants, never outside text. Built as `VALUES` with a parameter per field instead, drizzle made
+ * 6-12 times the garbage, twice the time (bench/sql-garbage.ts), and the collector ran that much
+ * more often. A JSON number gives a numeric column its exact digits. Each named field gets what
+ * its own parameter got (`asParameters`): an unpaired surrogate in a text column becomes U+FFFD,
+ * an infinite or NaN number stays one; a U+0000 anywhere, or an unpaired surrogate inside a json
+ * or jsonb value, makes the database refuse the statement, as before.
+ */
+export function jsonRows(rows: readonly object[], columns: Readonly<Record<string, string>>, alias = 'v'): SQL {
+  const definition = Object.entries(columns)
+    .map(([name, type]) => `${name} ${type}`)
+    .join(', ');
+  const names = Object.keys(columns);
+  return sql`json_to_recordset(${JSON.stringify(rows.map((row) => asParameters(row, names)))}::json) AS ${sql.raw(alias)}(${sql.raw(definition)})`;
+}
+
+/**
+ * `row`, or a copy of it whose fields named in `names` hold what a parameter of their own would
+ * have given the database, where JSON differs: an unpaired surrogate in a string is U+FFFD (as
+ * encoding it in UTF-8 does, `withPairedSurrogates`), and an infinite or NaN number is its text
+ * ('Infinity', which a float8 column reads; JSON would make it null).
+ */
+function asParameters(row: object, names: readonly string[]): object {
+  let copy: Record<string, unknown> | undefined;
+  for (const name of names) {
+    const value = (row as Record<string, unknown>)[name];
+    let given = value;
+    if (typeof value === 'string') given = withPairedSurrogates(value);
+    else if (typeof value === 'number' && !Number.isFinite(value)) given = String(value);
+    if (given === value) continue;
+    copy ??= { ...row };
+    copy[name] = given;
+  }
+  return copy ?? row;
 }
 
 /**

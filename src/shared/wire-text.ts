@@ -29,6 +29,7 @@ export interface WireProblem {
 }
 
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** What is wrong with one string (`code` and `what`, e.g. "contains a NUL character (U+0000) at offset 3"), or null. */
 export function textProblem(text: string): { code: Exclude<WireProblemCode, 'too_deep'>; what: string } | null {
@@ -54,7 +55,15 @@ export function textProblem(text: string): { code: Exclude<WireProblemCode, 'too
  * what arrived (a line that was not JSON), never for a field of a row, which is refused instead.
  */
 export function toStorableText(text: string): string {
-  return SUSPECT.test(text) ? text.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD') : text;
+  return SUSPECT.test(text) ? withPairedSurrogates(text).replace(/\u0000/g, '\uFFFD') : text;
+}
+
+/**
+ * `text` with every unpaired surrogate replaced by U+FFFD, as encoding it in UTF-8 does (a text
+ * parameter of a statement, `TextEncoder`); U+0000 is left as it is.
+ */
+export function withPairedSurrogates(text: string): string {
+  return SURROGATE.test(text) ? text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD') : text;
 }
 
 /** True when `text` can be stored as it is: no U+0000, every surrogate paired. */
