@@ -38,11 +38,21 @@ export function collectedHeapStats(): ReturnType<typeof import('bun:jsc').heapSt
 /**
  * The live heap after a full collection: its size, the memory held outside it (array buffers and
  * the like), and the object types with the most objects, to see what a process keeps.
+ * `webassembly_functions` counts the functions of live WebAssembly instances: about 6,500 for one
+ * PGlite, twice that while a closed runtime's PGlite is still held (after a runtime is closed and
+ * another booted in the same process, Bun kept the old one's instance reachable until later work
+ * ran, through compiled code by a heap snapshot's paths; bench/scale.ts reboots at every step).
  */
-export function liveHeap(types = 10): { heap_mb: number; extra_mb: number; objects: number; top_types: [string, number][] } {
+export function liveHeap(types = 10): { heap_mb: number; extra_mb: number; objects: number; webassembly_functions: number; top_types: [string, number][] } {
   const stats = collectedHeapStats();
   const top = Object.entries(stats.objectTypeCounts).sort((a, b) => b[1] - a[1]).slice(0, types);
-  return { heap_mb: Math.round(stats.heapSize / 1_048_576), extra_mb: Math.round(stats.extraMemorySize / 1_048_576), objects: stats.objectCount, top_types: top };
+  return {
+    heap_mb: Math.round(stats.heapSize / 1_048_576),
+    extra_mb: Math.round(stats.extraMemorySize / 1_048_576),
+    objects: stats.objectCount,
+    webassembly_functions: stats.objectTypeCounts.WebAssemblyFunction ?? 0,
+    top_types: top,
+  };
 }
 
 /** A progress line on stderr, with the process's RSS and its peak so far (where a peak happened). */
