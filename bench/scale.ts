@@ -174,125 +174,142 @@ async function tableRows(runtime: AgentRuntime): Promise<{ lessons: number; ledg
 routeConsoleToStderr();
 const steps: Record<string, unknown>[] = [];
 const inDataDir = <T>(work: (dir: string) => Promise<T>) => (process.env.SCALE_DATA_DIR ? work(process.env.SCALE_DATA_DIR) : withTempDir('self-improve-bench-scale-', work));
-await inDataDir(async (dataDir) => {
-  let booted = await bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS });
-  let chunk = 0;
-  let nextLessonGroup = 0;
-  let eloUses = 0;
-  try {
-    for (let size = FIRST; size <= MAX; size *= 10) {
-      const service = await scanOutcomeServiceOf(booted.runtime);
-      const target = size / CHUNK;
-      const rowsBefore = chunk * CHUNK;
-      const ingest = await withStallMeter(async (untimed) => {
-        for (; chunk < target; chunk++) {
-          // The bench's own work of making the rows is not the plugin's stall.
-          const text = untimed(() => chunkRows(chunk).map((r) => JSON.stringify(r)).join('\n'));
-          // As HTTP and the CLI ingest: JSONL text, INGEST_BATCH_ROWS rows per transaction.
-          const result = await ingestText(service, text);
-          if (result.accepted !== CHUNK) throw new Error(`chunk ${chunk}: ${result.accepted} of ${CHUNK} rows accepted`);
-          if (chunk % 5 === 4) note(`ingested ${(chunk + 1) * CHUNK}/${size}`);
-        }
-      });
-      const heapAfter: Record<string, ReturnType<typeof liveHeap>> = { ingest: liveHeap() };
-      note(`learning at ${size}`);
-      const learn = await withStallMeter(() => service.learnPending({ asOf: Date.parse('2027-01-01T00:00:00Z') }));
-      heapAfter.learn = liveHeap();
-      // The metrics rollup follows the outcomes in the background from the moment the ingest went
-      // quiet: what it still needs after learning. Waited for before the lessons are seeded: PGlite
-      // runs one statement at a time, and with 900,000 outcomes still to roll up each of the
-      // seeding's statements waited for a rollup step (5-12 lessons/s instead of 600).
-      const rollup = await withStallMeter(() => service.metricsCaughtUp());
-      // Lessons and the ELO book up to the issue's sizes for this many outcomes, written as production writes them.
-      const lessonsSeeded = await timeMs(async () => {
-        nextLessonGroup = await seedLessons(service, Math.round(size * LESSONS_PER_OUTCOME), nextLessonGroup);
-      });
-      const eloGrown = await timeMs(async () => {
-        eloUses = await growEloBook(booted.runtime, eloUses, Math.round(size * ELO_ITEMS_PER_OUTCOME), Math.round(size * LOG_ROWS_PER_OUTCOME), (await tableRows(booted.runtime)).log_rows);
-      });
-      heapAfter.lessons_and_elo = liveHeap();
-      const ledger = await rewardLedgerOf(booted.runtime);
-      const incremental = await withStallMeter(() => ledger.reconcile('incremental'));
-      const full = await withStallMeter(() => ledger.reconcile('full'));
-      const verify = await withStallMeter(() => ledger.verify());
-      // The metered phases by the names the step prints them under; `byPhase` gives one figure of each.
-      const phases = { ingest, learn, metrics_rollup: rollup, reconcile_incremental: incremental, reconcile_full: full, verify };
-      const byPhase = <K extends 'stall_sql' | 'stall_statements' | 'stalls_over_100_ms' | 'stall_hints'>(figure: K) =>
-        Object.fromEntries(Object.entries(phases).map(([name, phase]) => [name, phase[figure]])) as Record<keyof typeof phases, (typeof ingest)[K]>;
-      heapAfter.ledger = liveHeap();
-      if (process.env.SCALE_HEAP_SNAPSHOT_DIR) await Bun.write(`${process.env.SCALE_HEAP_SNAPSHOT_DIR}/scale-${size}.heapsnapshot`, Bun.generateHeapSnapshot('v8'));
-      const beforeRoutes = { rss_mb: Math.round(process.memoryUsage().rss / 1_048_576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576) };
-      note(`routes and providers at ${size}`);
-      const routes = await measureRoutes(booted.runtime);
-      const uncachedReports = await measureUncached(booted.runtime);
-      // A full collection first: the garbage of 200 uncached reports is not collected during the
-      // providers' calls (a probe on the 1M database saw one provider call take 18 ms with no statement: a pause of the collector).
-      Bun.gc(true);
-      const providers = await measureProviders(booted.runtime);
-      const rows = await tableRows(booted.runtime);
-      Bun.gc(true);
-      const rssMb = Math.round(process.memoryUsage().rss / 1_048_576);
-      await booted.close();
-      // With this process's runtime closed (one PGlite process per database), an agent's own process on it.
-      const fresh = await freshProcess(dataDir, size);
-      Bun.gc(true);
-      const startup = await timeMs(() => bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS }));
-      booted = startup.value;
-      // Services start in the background after initialize: the time until every one of the plugin's has started, counted from the boot.
-      const runtime = booted.runtime;
-      const services = await timeMs(() => Promise.all((selfImprovePlugin.services ?? []).map((s) => runtime.getServiceLoadPromise(s.serviceType as never))));
-      const ready = await timeMs(async () => (await scanOutcomeServiceOf(booted.runtime)).scanLessonsReady());
-      const step = {
-        bench: 'scale-step',
-        outcomes: size,
-        ...rows,
-        ingest_rows_per_s: Math.round((size - rowsBefore) / (ingest.ms / 1000)),
-        ingest_stall_ms: ingest.stall_ms,
-        learn_s: round(learn.ms / 1000, 2),
-        learn_stall_ms: learn.stall_ms,
-        lessons_seeded_s: round(lessonsSeeded.ms / 1000, 2),
-        elo_uses: eloUses,
-        elo_grown_s: round(eloGrown.ms / 1000, 2),
-        metrics_rollup_after_learning_s: round(rollup.ms / 1000, 2),
-        metrics_rollup_stall_ms: rollup.stall_ms,
-        reconcile_incremental_s: round(incremental.ms / 1000, 2),
-        reconcile_incremental_stall_ms: incremental.stall_ms,
-        reconcile_incremental_records: incremental.value.records_compared,
-        reconcile_incremental_ranges: incremental.value.ranges_compared,
-        reconcile_full_s: round(full.ms / 1000, 2),
-        reconcile_full_stall_ms: full.stall_ms,
-        ranges_compared: full.value.ranges_compared,
-        reconcile_ok: full.value.ok,
-        verify_s: round(verify.ms / 1000, 2),
-        verify_stall_ms: verify.stall_ms,
-        verify_ok: verify.value.ok,
-        // What ran in each phase's longest stall (its longest statement), to see what to shorten next.
-        stall_sql: byPhase('stall_sql'),
-        // How many statements ran in each phase's longest stall, and their total time: the rest of the stall is JavaScript or the collector.
-        stall_statements: byPhase('stall_statements'),
-        // How many stalls of each phase were over the goal (the longest is the phase's `…_stall_ms`).
-        stalls_over_100_ms: byPhase('stalls_over_100_ms'),
-        stall_hints: byPhase('stall_hints'),
-        rss_before_routes_mb: beforeRoutes.rss_mb,
-        heap_before_routes_mb: beforeRoutes.heap_mb,
-        rss_mb: rssMb,
-        rss_peak_so_far_mb: peakRssMb(),
-        heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
-        // The bench process's live heap after each phase (a full collection first), with its most numerous object types.
-        heap_after: heapAfter,
-        startup_ms: Math.round(startup.ms),
-        services_ready_ms: Math.round(startup.ms + services.ms),
-        lessons_ready_ms: Math.round(ready.ms),
-        routes,
-        uncached_reports: uncachedReports,
-        providers,
-        fresh_process: fresh,
-      };
-      steps.push(step);
-      report(step);
+/** Where the run has got: the runtime booted on the database, the chunks ingested, the next lesson group, the ELO uses made. */
+interface RunProgress {
+  booted: Awaited<ReturnType<typeof bootRuntime>>;
+  chunk: number;
+  nextLessonGroup: number;
+  eloUses: number;
+}
+
+/**
+ * One step of the run, up to `size` outcomes; ends with the runtime booted again (`progress.booted`).
+ * A function of its own, so that nothing of a step (its closures, the services of the runtime it
+ * closed) stays reachable once it is over: with the step inline in the run's loop, the suspended
+ * loop kept a closure of the step before, and through it the closed runtime and its PGlite, through
+ * the whole next step (the twenty-first and twenty-second runs: two PGlite instances, a heap of
+ * about 1 GB, the bench's RSS over 1 GiB).
+ */
+async function measureStep(dataDir: string, size: number, progress: RunProgress): Promise<Record<string, unknown>> {
+  let booted = progress.booted;
+  const service = await scanOutcomeServiceOf(booted.runtime);
+  const target = size / CHUNK;
+  const rowsBefore = progress.chunk * CHUNK;
+  const ingest = await withStallMeter(async (untimed) => {
+    for (; progress.chunk < target; progress.chunk++) {
+      // The bench's own work of making the rows is not the plugin's stall.
+      const text = untimed(() => chunkRows(progress.chunk).map((r) => JSON.stringify(r)).join('\n'));
+      // As HTTP and the CLI ingest: JSONL text, INGEST_BATCH_ROWS rows per transaction.
+      const result = await ingestText(service, text);
+      if (result.accepted !== CHUNK) throw new Error(`chunk ${progress.chunk}: ${result.accepted} of ${CHUNK} rows accepted`);
+      if (progress.chunk % 5 === 4) note(`ingested ${(progress.chunk + 1) * CHUNK}/${size}`);
     }
+  });
+  const heapAfter: Record<string, ReturnType<typeof liveHeap>> = { ingest: liveHeap() };
+  note(`learning at ${size}`);
+  const learn = await withStallMeter(() => service.learnPending({ asOf: Date.parse('2027-01-01T00:00:00Z') }));
+  heapAfter.learn = liveHeap();
+  // The metrics rollup follows the outcomes in the background from the moment the ingest went
+  // quiet: what it still needs after learning. Waited for before the lessons are seeded: PGlite
+  // runs one statement at a time, and with 900,000 outcomes still to roll up each of the
+  // seeding's statements waited for a rollup step (5-12 lessons/s instead of 600).
+  const rollup = await withStallMeter(() => service.metricsCaughtUp());
+  // Lessons and the ELO book up to the issue's sizes for this many outcomes, written as production writes them.
+  const lessonsSeeded = await timeMs(async () => {
+    progress.nextLessonGroup = await seedLessons(service, Math.round(size * LESSONS_PER_OUTCOME), progress.nextLessonGroup);
+  });
+  const eloGrown = await timeMs(async () => {
+    progress.eloUses = await growEloBook(booted.runtime, progress.eloUses, Math.round(size * ELO_ITEMS_PER_OUTCOME), Math.round(size * LOG_ROWS_PER_OUTCOME), (await tableRows(booted.runtime)).log_rows);
+  });
+  heapAfter.lessons_and_elo = liveHeap();
+  const ledger = await rewardLedgerOf(booted.runtime);
+  const incremental = await withStallMeter(() => ledger.reconcile('incremental'));
+  const full = await withStallMeter(() => ledger.reconcile('full'));
+  const verify = await withStallMeter(() => ledger.verify());
+  // The metered phases by the names the step prints them under; `byPhase` gives one figure of each.
+  const phases = { ingest, learn, metrics_rollup: rollup, reconcile_incremental: incremental, reconcile_full: full, verify };
+  const byPhase = <K extends 'stall_sql' | 'stall_statements' | 'stalls_over_100_ms' | 'stall_hints'>(figure: K) =>
+    Object.fromEntries(Object.entries(phases).map(([name, phase]) => [name, phase[figure]])) as Record<keyof typeof phases, (typeof ingest)[K]>;
+  heapAfter.ledger = liveHeap();
+  if (process.env.SCALE_HEAP_SNAPSHOT_DIR) await Bun.write(`${process.env.SCALE_HEAP_SNAPSHOT_DIR}/scale-${size}.heapsnapshot`, Bun.generateHeapSnapshot('v8'));
+  const beforeRoutes = { rss_mb: Math.round(process.memoryUsage().rss / 1_048_576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576) };
+  note(`routes and providers at ${size}`);
+  const routes = await measureRoutes(booted.runtime);
+  const uncachedReports = await measureUncached(booted.runtime);
+  // A full collection first: the garbage of 200 uncached reports is not collected during the
+  // providers' calls (a probe on the 1M database saw one provider call take 18 ms with no statement: a pause of the collector).
+  Bun.gc(true);
+  const providers = await measureProviders(booted.runtime);
+  const rows = await tableRows(booted.runtime);
+  Bun.gc(true);
+  const rssMb = Math.round(process.memoryUsage().rss / 1_048_576);
+  await booted.close();
+  // With this process's runtime closed (one PGlite process per database), an agent's own process on it.
+  const fresh = await freshProcess(dataDir, size);
+  Bun.gc(true);
+  const startup = await timeMs(() => bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS }));
+  booted = startup.value;
+  progress.booted = booted;
+  // Services start in the background after initialize: the time until every one of the plugin's has started, counted from the boot.
+  const runtime = booted.runtime;
+  const services = await timeMs(() => Promise.all((selfImprovePlugin.services ?? []).map((s) => runtime.getServiceLoadPromise(s.serviceType as never))));
+  const ready = await timeMs(async () => (await scanOutcomeServiceOf(booted.runtime)).scanLessonsReady());
+  const step = {
+    bench: 'scale-step',
+    outcomes: size,
+    ...rows,
+    ingest_rows_per_s: Math.round((size - rowsBefore) / (ingest.ms / 1000)),
+    ingest_stall_ms: ingest.stall_ms,
+    learn_s: round(learn.ms / 1000, 2),
+    learn_stall_ms: learn.stall_ms,
+    lessons_seeded_s: round(lessonsSeeded.ms / 1000, 2),
+    elo_uses: progress.eloUses,
+    elo_grown_s: round(eloGrown.ms / 1000, 2),
+    metrics_rollup_after_learning_s: round(rollup.ms / 1000, 2),
+    metrics_rollup_stall_ms: rollup.stall_ms,
+    reconcile_incremental_s: round(incremental.ms / 1000, 2),
+    reconcile_incremental_stall_ms: incremental.stall_ms,
+    reconcile_incremental_records: incremental.value.records_compared,
+    reconcile_incremental_ranges: incremental.value.ranges_compared,
+    reconcile_full_s: round(full.ms / 1000, 2),
+    reconcile_full_stall_ms: full.stall_ms,
+    ranges_compared: full.value.ranges_compared,
+    reconcile_ok: full.value.ok,
+    verify_s: round(verify.ms / 1000, 2),
+    verify_stall_ms: verify.stall_ms,
+    verify_ok: verify.value.ok,
+    // What ran in each phase's longest stall (its longest statement), to see what to shorten next.
+    stall_sql: byPhase('stall_sql'),
+    // How many statements ran in each phase's longest stall, and their total time: the rest of the stall is JavaScript or the collector.
+    stall_statements: byPhase('stall_statements'),
+    // How many stalls of each phase were over the goal (the longest is the phase's `…_stall_ms`).
+    stalls_over_100_ms: byPhase('stalls_over_100_ms'),
+    stall_hints: byPhase('stall_hints'),
+    rss_before_routes_mb: beforeRoutes.rss_mb,
+    heap_before_routes_mb: beforeRoutes.heap_mb,
+    rss_mb: rssMb,
+    rss_peak_so_far_mb: peakRssMb(),
+    heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
+    // The bench process's live heap after each phase (a full collection first), with its most numerous object types.
+    heap_after: heapAfter,
+    startup_ms: Math.round(startup.ms),
+    services_ready_ms: Math.round(startup.ms + services.ms),
+    lessons_ready_ms: Math.round(ready.ms),
+    routes,
+    uncached_reports: uncachedReports,
+    providers,
+    fresh_process: fresh,
+  };
+  report(step);
+  return step;
+}
+
+await inDataDir(async (dataDir) => {
+  const progress: RunProgress = { booted: await bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS }), chunk: 0, nextLessonGroup: 0, eloUses: 0 };
+  try {
+    for (let size = FIRST; size <= MAX; size *= 10) steps.push(await measureStep(dataDir, size, progress));
   } finally {
-    await booted.close();
+    await progress.booted.close();
   }
 });
 

@@ -33,7 +33,7 @@ import { findingMetrics, findingsTable, metricRollupState, metricSliceSizes, met
  * PostgreSQL database had their ledger reconciliations fail (postgres-processes test, twice).
  */
 const KEY_BATCH = 25;
-/** Tally rows per statement (10 parameters each). */
+/** Tally rows per statement. */
 const TALLY_BATCH = 500;
 /**
  * The layout of the rollup this code writes: 3 keeps the slices' sizes in `metric_slice_sizes`
