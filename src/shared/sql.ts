@@ -53,9 +53,9 @@ export function eachKey(keys: readonly string[], subquery: (key: SQL) => SQL): S
  * Many rows given to a statement as one JSON parameter and read back as a table:
  * `FROM ${jsonRows(rows, { id: 'uuid', n: 'int' })}` is the table `v(id uuid, n int)`, one row per
  * object of `rows` (fields not named are left out, a missing one is NULL). `columns` are the code's
- * constants, never outside text. Built as `VALUES` with a parameter per field instead, drizzle made
- * 6-12 times the garbage, twice the time (bench/sql-garbage.ts), and the collector ran that much
- * more often. A JSON number gives a numeric column its exact digits. Each named field gets what
+ * constants, never outside text. Built as `VALUES` with a parameter per field instead, a write of
+ * 500 rows of 10 fields left about 12 times the garbage and took twice the time
+ * (bench/sql-garbage.ts), and the collector ran that much more often. A JSON number gives a numeric column its exact digits. Each named field gets what
  * its own parameter got (`asParameters`): an unpaired surrogate in a text column becomes U+FFFD,
  * an infinite or NaN number stays one; a U+0000 anywhere, or an unpaired surrogate inside a json
  * or jsonb value, makes the database refuse the statement, as before.
