@@ -39,9 +39,8 @@ export function collectedHeapStats(): ReturnType<typeof import('bun:jsc').heapSt
  * The live heap after a full collection: its size, the memory held outside it (array buffers and
  * the like), and the object types with the most objects, to see what a process keeps.
  * `webassembly_functions` counts the functions of live WebAssembly instances: about 6,500 for one
- * PGlite, twice that while a closed runtime's PGlite is still held (after a runtime is closed and
- * another booted in the same process, Bun kept the old one's instance reachable until later work
- * ran, through compiled code by a heap snapshot's paths; bench/scale.ts reboots at every step).
+ * PGlite, twice that while a closed runtime's PGlite is still reachable (as it was from the
+ * bench's own loop before bench/scale.ts ran each step in a function of its own).
  */
 export function liveHeap(types = 10): { heap_mb: number; extra_mb: number; objects: number; webassembly_functions: number; top_types: [string, number][] } {
   const stats = collectedHeapStats();
