@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
+import { TALLY_COLUMNS } from '../src/scan/metric-rollup-store';
 import { jsonRows } from '../src/shared/sql';
 import { report, round } from './lib';
 
@@ -9,9 +10,10 @@ import { report, round } from './lib';
  * statement its rows: `values` (a `VALUES` list with a parameter per field, built with drizzle's
  * `sql` template, as the plugin's writes were) and `json` (the rows as one JSON parameter,
  * `jsonRows`). Each way runs in a process of its own under `BUN_JSC_logGC=1`: ROWS rows of ten
- * fields (a tally write of the metrics rollup) upserted ITERS times into PGlite, a turn of the event
- * loop after each. Prints, per way, the collections and the megabytes they freed during the writes,
- * per statement, and the ratios of `values` to `json`, all measured in this run. Bun only.
+ * fields (a tally write of the metrics rollup, its `TALLY_COLUMNS`) upserted ITERS times into
+ * PGlite, a turn of the event loop after each. Prints, per way, the collections and the megabytes
+ * they freed during the writes, per statement, and the ratios of `values` to `json`, all measured
+ * in this run. Bun only.
  */
 const args = process.argv.slice(2);
 const child = args[0]?.startsWith('--child=') ? args.shift()?.slice('--child='.length) : undefined;
@@ -21,8 +23,6 @@ const WAYS = ['values', 'json'] as const;
 type Way = (typeof WAYS)[number];
 const START = 'sql-garbage: start';
 const END = 'sql-garbage: end';
-
-const TALLY_COLUMNS = { scope: 'text', grain: 'smallint', project: 'text', scanner: 'text', model: 'text', kind: 'smallint', bucket: 'int', n: 'int', p: 'numeric', y: 'int' };
 
 function tallies(count: number) {
   return Array.from({ length: count }, (_, i) => ({

@@ -68,7 +68,7 @@ const FINDING_COLUMNS = {
 };
 const WEEK_COLUMNS = { week: 'text', finding_key: 'text', final_rank: 'smallint', confirmed: 'boolean', neg_confidence: 'float8', key_order: 'text' };
 /** A `GrainTally`'s fields; `p` is summed exactly (numeric). */
-const TALLY_COLUMNS = { scope: 'text', grain: 'smallint', project: 'text', scanner: 'text', model: 'text', kind: 'smallint', bucket: 'int', n: 'int', p: 'numeric', y: 'int' };
+export const TALLY_COLUMNS = { scope: 'text', grain: 'smallint', project: 'text', scanner: 'text', model: 'text', kind: 'smallint', bucket: 'int', n: 'int', p: 'numeric', y: 'int' };
 
 /** The label's lifecycle rank, in SQL (labels are the model's constants, never outside text). */
 const LABEL_RANK_SQL = sql.raw(`CASE o.label ${Object.entries(LIFECYCLE_RANK).map(([label, rank]) => `WHEN '${label}' THEN ${rank}`).join(' ')} END`);

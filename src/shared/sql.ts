@@ -55,17 +55,18 @@ export function eachKey(keys: readonly string[], subquery: (key: SQL) => SQL): S
  * object of `rows` (fields not named are left out, a missing one is NULL). `columns` are the code's
  * constants, never outside text. Built as `VALUES` with a parameter per field instead, a write of
  * 500 rows of 10 fields left about 12 times the garbage and took twice the time
- * (bench/sql-garbage.ts), and the collector ran that much more often. A JSON number gives a numeric column its exact digits. Each named field gets what
- * its own parameter got (`asParameters`): an unpaired surrogate in a text column becomes U+FFFD,
- * an infinite or NaN number stays one; a U+0000 anywhere, or an unpaired surrogate inside a json
- * or jsonb value, makes the database refuse the statement, as before.
+ * (bench/sql-garbage.ts), and the collector ran that much more often. A JSON number gives a
+ * numeric column its exact digits. Each named field gets what its own parameter got
+ * (`asParameters`): an unpaired surrogate in a text column becomes U+FFFD, an infinite or NaN
+ * number stays one; a U+0000 anywhere, or an unpaired surrogate inside a json or jsonb value, makes
+ * the database refuse the statement, as before.
  */
-export function jsonRows(rows: readonly object[], columns: Readonly<Record<string, string>>, alias = 'v'): SQL {
+export function jsonRows(rows: readonly object[], columns: Readonly<Record<string, string>>): SQL {
   const definition = Object.entries(columns)
     .map(([name, type]) => `${name} ${type}`)
     .join(', ');
   const names = Object.keys(columns);
-  return sql`json_to_recordset(${JSON.stringify(rows.map((row) => asParameters(row, names)))}::json) AS ${sql.raw(alias)}(${sql.raw(definition)})`;
+  return sql`json_to_recordset(${JSON.stringify(rows.map((row) => asParameters(row, names)))}::json) AS v(${sql.raw(definition)})`;
 }
 
 /**
