@@ -47,10 +47,10 @@ describe('ScanLessonIndex.rank', () => {
   test('the warm-up after loading ranks and changes nothing: the same rankings after it, and an empty index warms up too', async () => {
     const query = { context: { project: 'billing' }, nowMs: NOW, halfLifeDays: 30, minScanLessonConfidence: 0.5 };
     const before = index.rankScored(lexicalVector('semgrep xss'), query, 25);
-    await index.warmUp(5, NOW);
+    await index.warmUp(5, NOW, 30);
     expect(index.rankScored(lexicalVector('semgrep xss'), query, 25)).toEqual(before);
     expect(index.size).toBe(600);
-    await new ScanLessonIndex().warmUp(5, NOW);
+    await new ScanLessonIndex().warmUp(5, NOW, 30);
   });
 
   test('lessons below the minimum confidence and unrelated lessons are left out', () => {

@@ -7,33 +7,56 @@ import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
 
 const NOW = Date.parse('2026-11-22T00:00:00Z');
 
-describe('WeightOrder: slots by weight in buckets, with each bucket\'s greatest weight', () => {
-  const weights = fc.array(fc.oneof(fc.double({ min: 0, max: 2, noNaN: true }), fc.constantFrom(0, 1, Number.NaN, -0.5, Number.POSITIVE_INFINITY)), { maxLength: 300 });
+const DAY = 86_400_000;
+const freshness = (ageMs: number, halfLifeDays: number) => (ageMs <= 0 ? 1 : 0.5 ** (ageMs / (halfLifeDays * DAY)));
 
-  test('property: every slot once; no weight in a bucket or after it exceeds the bucket\'s ceiling; an infinite weight is in the first bucket, NaN or a negative one in the last', () => {
+describe('WeightOrder: slots by decayed weight in buckets, each bucket with a ceiling on weight × freshness from it on', () => {
+  const weights = fc.oneof(fc.double({ min: 0, max: 2, noNaN: true }), fc.constantFrom(0, 1, Number.NaN, -0.5, Number.POSITIVE_INFINITY, 1e-300));
+  const lastSeen = fc.oneof(fc.integer({ min: -400, max: 30 }).map((days) => NOW + days * DAY), fc.constantFrom(Number.NaN, NOW, NOW - 1));
+  const slots = fc.array(fc.record({ weight: weights, lastSeenMs: lastSeen }), { maxLength: 300 });
+
+  test('property: every slot once; at any time, no lesson in a bucket or after it has a weight × freshness above the bucket\'s ceiling; an infinite weight is in the first bucket, NaN, a negative weight or an unreadable last_seen in the last', () => {
     fc.assert(
-      fc.property(weights, fc.integer({ min: 1, max: 64 }), (w, buckets) => {
-        const order = new WeightOrder(w, w.length, buckets);
-        expect([...order.slots].sort((a, b) => a - b)).toEqual(w.map((_, i) => i));
-        expect(order.starts[buckets]).toBe(w.length);
+      fc.property(slots, fc.integer({ min: 1, max: 64 }), fc.constantFrom(1, 30, 3650, Number.POSITIVE_INFINITY, 0), fc.integer({ min: -30, max: 400 }), (s, buckets, halfLifeDays, nowDays) => {
+        const facts = { weight: s.map((x) => x.weight), lastSeenMs: s.map((x) => x.lastSeenMs) };
+        const order = new WeightOrder(facts, s.length, halfLifeDays, buckets);
+        const nowMs = NOW + nowDays * DAY;
+        expect([...order.slots].sort((a, b) => a - b)).toEqual(s.map((_, i) => i));
+        expect(order.starts[buckets]).toBe(s.length);
         for (let b = 0; b < buckets; b++) {
-          const inBucket = [...order.slots.subarray(order.starts[b], order.starts[b + 1])].map((s) => w[s] as number);
-          for (const later of [...order.slots.subarray(order.starts[b])].map((s) => w[s] as number)) {
-            if (inBucket.length > 0 && later >= 0) expect(later).toBeLessThanOrEqual(order.ceilings[b] as number);
+          for (const slot of order.slots.subarray(order.starts[b])) {
+            const { weight, lastSeenMs } = s[slot] as { weight: number; lastSeenMs: number };
+            const decayed = weight * freshness(nowMs - lastSeenMs, halfLifeDays);
+            if (decayed > 0) expect(decayed).toBeLessThanOrEqual(order.ceiling(b, nowMs));
           }
-          if (inBucket.length > 0) expect(order.ceilings[b]).toBe(Math.max(0, ...inBucket.filter((x) => x >= 0)));
         }
         const last = new Set(order.slots.subarray(order.starts[buckets - 1]));
-        for (const [i, x] of w.entries()) if (!(x >= 0)) expect(last.has(i)).toBe(true);
+        for (const [i, x] of s.entries()) if (!(x.weight >= 0) || Number.isNaN(x.lastSeenMs)) expect(last.has(i)).toBe(true);
         const first = new Set(order.slots.subarray(0, order.starts[1]));
-        for (const [i, x] of w.entries()) if (x === Number.POSITIVE_INFINITY) expect(first.has(i)).toBe(true);
+        for (const [i, x] of s.entries()) if (x.weight === Number.POSITIVE_INFINITY && !Number.isNaN(x.lastSeenMs)) expect(first.has(i)).toBe(true);
       }),
     );
   });
 
-  test('the heaviest slot comes first; equal weights keep the newest (highest) slot first', () => {
-    const order = new WeightOrder([0.2, 0.9, 0.2, 0.5], 4, 4);
+  test('seen at the same time, the heaviest slot comes first; equal weights keep the newest (highest) slot first', () => {
+    const order = new WeightOrder({ weight: [0.2, 0.9, 0.2, 0.5], lastSeenMs: [NOW, NOW, NOW, NOW] }, 4, 30, 4);
     expect([...order.slots]).toEqual([1, 3, 2, 0]);
+  });
+
+  test('a heavy lesson last seen ten half-lives ago comes after a light one seen today, and the ceiling from its bucket on is its decayed weight', () => {
+    const order = new WeightOrder({ weight: [1, 0.25], lastSeenMs: [NOW - 300 * DAY, NOW] }, 2, 30, 4);
+    expect([...order.slots]).toEqual([1, 0]);
+    const secondBucket = [0, 1, 2, 3].find((b) => order.starts[b] === 1 && order.starts[b + 1] === 2) as number;
+    expect(order.ceiling(secondBucket, NOW)).toBeCloseTo(2 ** -10, 8);
+    expect(order.ceiling(0, NOW)).toBeCloseTo(0.25, 8);
+  });
+
+  test('with a half-life that is not a positive finite number the order is by weight alone', () => {
+    for (const halfLifeDays of [Number.POSITIVE_INFINITY, 0, Number.NaN]) {
+      const order = new WeightOrder({ weight: [1, 0.25], lastSeenMs: [NOW - 300 * DAY, NOW] }, 2, halfLifeDays, 4);
+      expect([...order.slots]).toEqual([0, 1]);
+      expect(order.ceiling(0, NOW)).toBe(1);
+    }
   });
 });
 
@@ -42,22 +65,24 @@ describe('ScanLessonIndex.rankScored stops early and ranks as a visit of every l
   const texts = ['semgrep xss near template code rejected', 'is this finding real?', 'zzz unrelated', ...[3, 77, 150, 301].map((i) => syntheticScanLesson(i).text)];
   const contexts = [{}, { project: 'billing', scanner: 'codeql' }, { scanner: 'semgrep', category: 'xss' }, { project: 'mobile-app', scanner: 'semgrep', model_name: 'gpt-4o', category: 'ssrf' }];
 
-  test('property: the top k is the first k of the whole ranking (a ranking whose top never fills visits every lesson), through puts, replacements and removals', () => {
+  test('property: the top k is the first k of the whole ranking (a ranking whose top never fills visits every lesson), through puts, replacements and removals, with lessons seen from a year ago to days ahead', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ lesson: fc.integer({ min: 0, max: 400 }), reward: fc.double({ min: -1, max: 1, noNaN: true }), remove: fc.boolean() }), { minLength: 1, maxLength: 300 }),
+        fc.array(fc.record({ lesson: fc.integer({ min: 0, max: 400 }), reward: fc.double({ min: -1, max: 1, noNaN: true }), seenDaysAgo: fc.integer({ min: -5, max: 400 }), remove: fc.boolean() }), { minLength: 1, maxLength: 300 }),
         fc.integer({ min: 1, max: 30 }),
         fc.constantFrom(...texts),
         fc.constantFrom(...contexts),
         fc.boolean(),
         fc.constantFrom(0, 0.2, 0.6),
-        (ops, k, text, context, topical, minSimilarity) => {
+        fc.constantFrom(1, 30, 3650),
+        (ops, k, text, context, topical, minSimilarity, halfLifeDays) => {
           const index = new ScanLessonIndex();
-          const query = { context, nowMs: NOW, halfLifeDays: 30, minScanLessonConfidence: 0.6, minSimilarity, topical };
+          const query = { context, nowMs: NOW, halfLifeDays, minScanLessonConfidence: 0.6, minSimilarity, topical };
           for (const [i, op] of ops.entries()) {
             const base = syntheticScanLesson(op.lesson);
+            const lastSeen = new Date(NOW - op.seenDaysAgo * DAY).toISOString();
             if (op.remove) index.remove(base.id);
-            else index.put({ ...base, metadata: { ...base.metadata, avg_reward: op.reward } }, lexicalVector(base.text));
+            else index.put({ ...base, metadata: { ...base.metadata, avg_reward: op.reward, last_seen: lastSeen } }, lexicalVector(base.text));
             // Rankings between changes: the order is built again when the lessons moved.
             if (i % 50 === 0 || i === ops.length - 1) {
               const whole = index.rankScored(lexicalVector(text), query, index.size + 1);

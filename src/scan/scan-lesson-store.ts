@@ -110,7 +110,7 @@ export class ScanLessonStore {
     }
     await this.trim();
     this.relevance.warm();
-    await this.index.warmUp(RANK_WARM_UP_CALLS, Date.now());
+    await this.index.warmUp(RANK_WARM_UP_CALLS, Date.now(), loadConfig(this.runtime).SELF_IMPROVE_LESSON_HALF_LIFE_DAYS);
     return this.index.size;
   }
 
