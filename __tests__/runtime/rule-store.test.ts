@@ -235,6 +235,18 @@ describe('the rule store on a real runtime', () => {
     expect(guards.items.map((g) => g.id)).toEqual(['g-900']);
   });
 
+  test('text from outside: an unpaired surrogate is stored as U+FFFD, as a parameter of its own stored it; a U+0000 refuses the whole statement', async () => {
+    const other = new RuleStore(dbOf(agent.runtime), stringToUuid('rule-store-hostile-text'));
+    expect(await other.insertEvents([event(900, { problem: 'half \ud800 a pair', feedback: 'tail \udc00' })])).toEqual(['ev-900']);
+    const [stored] = (await other.loadEvents()).items;
+    expect(stored?.problem).toBe('half \ufffd a pair');
+    expect(stored?.feedback).toBe('tail \ufffd');
+    await expect(other.insertEvents([event(902), event(901, { solution: 'nul \u0000 byte' })])).rejects.toThrow();
+    await expect(other.upsertRules([rule('R-900', { reason: 'nul \u0000 byte' })])).rejects.toThrow();
+    expect(await other.eventCount()).toBe(1);
+    expect((await other.loadRules()).items).toEqual([]);
+  });
+
   test("another agent's store sees none of these rows", async () => {
     const other = new RuleStore(dbOf(agent.runtime), stringToUuid('another-agent'));
     expect(await other.eventCount()).toBe(0);

@@ -5,7 +5,7 @@ import type { LearningEvent, Rule } from './model/types';
 import { eventRowSchema, guardRowSchema, ruleLessonRowSchema, type Loaded, parseErrorRowSchema, ruleRowSchema, type StoredRuleLesson, validateRows } from './rule-rows';
 import { guardLog, ruleEvents, ruleLessons, ruleParseErrors, rulesTable } from './tables';
 import { qualifiedName } from '../shared/plugin-schema';
-import { chunks, type Db, queryRows } from '../shared/sql';
+import { chunks, type Db, jsonRows, queryRows } from '../shared/sql';
 import type { LogRetention } from '../shared/log-retention';
 
 /** Rows per INSERT statement (events bind 13 parameters a row: far below PostgreSQL's 65 535). */
@@ -43,13 +43,52 @@ export interface CommitResult {
 export type GuardOutcomeResult = { ok: true } | { ok: false; code: 'not_found' | 'already_set'; message: string };
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
 const tsMsColumn = (column: string) => sql.raw(`(extract(epoch from ${column}) * 1000)::float8`);
 
-/** A PostgreSQL array literal of finite numbers; anything else is a programmer error. */
-function floatArray(values: readonly number[]): SQL {
+/** The written columns of each table, as `jsonRows` reads the rows given to a statement. */
+const EVENT_COLUMNS = {
+  id: 'text',
+  ts: 'timestamptz',
+  type: 'text',
+  category: 'text',
+  tags: 'jsonb',
+  problem: 'text',
+  solution: 'text',
+  confidence: 'text',
+  source: 'text',
+  feedback: 'text',
+  teacher_id: 'text',
+  teacher_trusted: 'boolean',
+};
+const RULE_LESSON_COLUMNS = { id: 'text', category: 'text', created_at: 'timestamptz', promoted_to_rule: 'text', doc: 'jsonb', vector: 'double precision[]', vector_source: 'text' };
+const RULE_COLUMNS = { id: 'text', type: 'text', category: 'text', status: 'text', confidence_score: 'float8', doc: 'jsonb' };
+const GUARD_COLUMNS = { id: 'text', ts: 'timestamptz', outcome: 'text', entry: 'jsonb' };
+
+function eventRow(e: LearningEvent) {
+  return {
+    id: e.id,
+    ts: iso(e.tsMs),
+    type: e.type,
+    category: e.category,
+    tags: e.tags,
+    problem: e.problem,
+    solution: e.solution,
+    confidence: e.evidenceLevel,
+    source: e.source,
+    feedback: e.feedback ?? null,
+    teacher_id: e.teacher?.entityId ?? null,
+    teacher_trusted: e.teacher?.trusted ?? null,
+  };
+}
+
+function ruleLessonRow({ lesson: l, vector: v }: StoredRuleLesson) {
+  return { id: l.id, category: l.category, created_at: iso(l.createdMs), promoted_to_rule: l.promotedToRule ?? null, doc: l, vector: v ? finiteValues(v.values) : null, vector_source: v?.source ?? null };
+}
+
+/** A lesson vector's values as a plain array, all finite (JSON would make any other one null); anything else is a programmer error. */
+function finiteValues(values: readonly number[]): number[] {
   for (const v of values) if (!Number.isFinite(v)) throw new RangeError('a lesson vector holds a value that is not a finite number');
-  return sql`${`{${values.join(',')}}`}::double precision[]`;
+  return Array.from(values);
 }
 
 /** The last item per id, in first-seen order: one statement may not upsert the same key twice. */
@@ -210,17 +249,11 @@ export class RuleStore {
   private async writeEvents(tx: Db, events: readonly LearningEvent[]): Promise<string[]> {
     const inserted = new Set<string>();
     for (const batch of chunks(events, INSERT_BATCH)) {
-      const values = sql.join(
-        batch.map(
-          (e) =>
-            sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.type}, ${e.category}, ${json(e.tags)}, ${e.problem}, ${e.solution}, ${e.evidenceLevel}, ${e.source}, ${e.feedback ?? null}, ${e.teacher?.entityId ?? null}, ${e.teacher?.trusted ?? null})`,
-        ),
-        sql`, `,
-      );
       const rows = await queryRows<{ id: string }>(
         tx,
         sql`INSERT INTO ${ruleEvents} (agent_id, id, ts, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted)
-            VALUES ${values} ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
+            SELECT ${this.agentId}::uuid, v.id, v.ts, v.type, v.category, v.tags, v.problem, v.solution, v.confidence, v.source, v.feedback, v.teacher_id, v.teacher_trusted
+            FROM ${jsonRows(batch.map(eventRow), EVENT_COLUMNS)} ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
       );
       for (const r of rows) inserted.add(r.id);
     }
@@ -230,15 +263,10 @@ export class RuleStore {
   private async writeRuleLessons(tx: Db, lessons: readonly StoredRuleLesson[]): Promise<void> {
     const table = ruleLessons;
     for (const batch of chunks(lastById(lessons, (l) => l.lesson.id), INSERT_BATCH)) {
-      const values = sql.join(
-        batch.map(
-          ({ lesson: l, vector: v }) =>
-            sql`(${this.agentId}::uuid, ${l.id}, ${l.category}, ${iso(l.createdMs)}::timestamptz, ${l.promotedToRule ?? null}, ${json(l)}, ${v ? floatArray(v.values) : sql`NULL::double precision[]`}, ${v?.source ?? null}, now())`,
-        ),
-        sql`, `,
-      );
       await tx.execute(
-        sql`INSERT INTO ${table} AS t (agent_id, id, category, created_at, promoted_to_rule, doc, vector, vector_source, updated_at) VALUES ${values}
+        sql`INSERT INTO ${table} AS t (agent_id, id, category, created_at, promoted_to_rule, doc, vector, vector_source, updated_at)
+            SELECT ${this.agentId}::uuid, v.id, v.category, v.created_at, v.promoted_to_rule, v.doc, v.vector, v.vector_source, now()
+            FROM ${jsonRows(batch.map(ruleLessonRow), RULE_LESSON_COLUMNS)}
             ON CONFLICT (agent_id, id) DO UPDATE SET category = EXCLUDED.category, created_at = EXCLUDED.created_at, promoted_to_rule = EXCLUDED.promoted_to_rule,
               doc = EXCLUDED.doc, updated_at = EXCLUDED.updated_at,
               vector = coalesce(EXCLUDED.vector, t.vector),
@@ -249,12 +277,13 @@ export class RuleStore {
 
   private async writeRules(tx: Db, rules: readonly Rule[]): Promise<void> {
     for (const batch of chunks(lastById(rules, (r) => r.id), INSERT_BATCH)) {
-      const values = sql.join(
-        batch.map((r) => sql`(${this.agentId}::uuid, ${r.id}, ${r.type}, ${r.category}, ${r.status}, ${r.confidenceScore}, ${json(r)}, now())`),
-        sql`, `,
-      );
       await tx.execute(
-        sql`INSERT INTO ${rulesTable} (agent_id, id, type, category, status, confidence_score, doc, updated_at) VALUES ${values}
+        sql`INSERT INTO ${rulesTable} (agent_id, id, type, category, status, confidence_score, doc, updated_at)
+            SELECT ${this.agentId}::uuid, v.id, v.type, v.category, v.status, v.confidence_score, v.doc, now()
+            FROM ${jsonRows(
+              batch.map((r) => ({ id: r.id, type: r.type, category: r.category, status: r.status, confidence_score: r.confidenceScore, doc: r })),
+              RULE_COLUMNS,
+            )}
             ON CONFLICT (agent_id, id) DO UPDATE SET type = EXCLUDED.type, category = EXCLUDED.category, status = EXCLUDED.status,
               confidence_score = EXCLUDED.confidence_score, doc = EXCLUDED.doc, updated_at = EXCLUDED.updated_at`,
       );
@@ -264,13 +293,15 @@ export class RuleStore {
   private async writeGuardEntries(tx: Db, entries: readonly GuardEntry[]): Promise<string[]> {
     const inserted = new Set<string>();
     for (const batch of chunks(entries, INSERT_BATCH)) {
-      const values = sql.join(
-        batch.map((e) => sql`(${this.agentId}::uuid, ${e.id}, ${iso(e.tsMs)}::timestamptz, ${e.outcome === 'pending' ? null : e.outcome}, ${json(guardEntryToWire(e))})`),
-        sql`, `,
-      );
       const rows = await queryRows<{ id: string }>(
         tx,
-        sql`INSERT INTO ${guardLog} (agent_id, id, ts, outcome, entry) VALUES ${values} ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
+        sql`INSERT INTO ${guardLog} (agent_id, id, ts, outcome, entry)
+            SELECT ${this.agentId}::uuid, v.id, v.ts, v.outcome, v.entry
+            FROM ${jsonRows(
+              batch.map((e) => ({ id: e.id, ts: iso(e.tsMs), outcome: e.outcome === 'pending' ? null : e.outcome, entry: guardEntryToWire(e) })),
+              GUARD_COLUMNS,
+            )}
+            ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
       );
       for (const r of rows) inserted.add(r.id);
     }
@@ -292,11 +323,13 @@ export class RuleStore {
 
   private async writeParseErrors(tx: Db, entries: readonly ParseErrorEntry[]): Promise<void> {
     for (const batch of chunks(entries, INSERT_BATCH)) {
-      const values = sql.join(
-        batch.map((e) => sql`(${this.agentId}::uuid, ${iso(e.tsMs)}::timestamptz, ${json(parseErrorToWire(e))})`),
-        sql`, `,
+      await tx.execute(
+        sql`INSERT INTO ${ruleParseErrors} (agent_id, ts, entry)
+            SELECT ${this.agentId}::uuid, v.ts, v.entry FROM ${jsonRows(
+              batch.map((e) => ({ ts: iso(e.tsMs), entry: parseErrorToWire(e) })),
+              { ts: 'timestamptz', entry: 'jsonb' },
+            )}`,
       );
-      await tx.execute(sql`INSERT INTO ${ruleParseErrors} (agent_id, ts, entry) VALUES ${values}`);
     }
   }
 }
