@@ -42,7 +42,7 @@ export function collectedHeapStats(): ReturnType<typeof import('bun:jsc').heapSt
  * PGlite, twice that while a closed runtime's PGlite is still reachable (as it was from the
  * bench's own loop before bench/scale.ts ran each step in a function of its own).
  */
-export function liveHeap(types = 10): { heap_mb: number; extra_mb: number; objects: number; webassembly_functions: number; top_types: [string, number][] } {
+export function liveHeap(types = 10): { heap_mb: number; extra_mb: number; objects: number; webassembly_functions: number; pglite_memory_mb: number | null; top_types: [string, number][] } {
   const stats = collectedHeapStats();
   const top = Object.entries(stats.objectTypeCounts).sort((a, b) => b[1] - a[1]).slice(0, types);
   return {
@@ -50,13 +50,24 @@ export function liveHeap(types = 10): { heap_mb: number; extra_mb: number; objec
     extra_mb: Math.round(stats.extraMemorySize / 1_048_576),
     objects: stats.objectCount,
     webassembly_functions: stats.objectTypeCounts.WebAssemblyFunction ?? 0,
+    pglite_memory_mb: pgliteMemoryMb(),
     top_types: top,
   };
 }
 
+/**
+ * The size of the WebAssembly memory of plugin-sql's PGlite in this process (null when there is
+ * none). It only grows: what one statement needed at most (a sort, a large result) stays
+ * allocated, and counted in RSS once touched, for the life of the process.
+ */
+export function pgliteMemoryMb(): number | null {
+  const heap = (pgliteClient()?.mod as { HEAPU8?: Uint8Array } | undefined)?.HEAPU8;
+  return heap ? Math.round(heap.length / 1_048_576) : null;
+}
+
 /** A progress line on stderr, with the process's RSS and its peak so far (where a peak happened). */
 export function note(message: string): void {
-  process.stderr.write(`[bench] ${message} (rss ${Math.round(process.memoryUsage().rss / 1_048_576)} MB, peak ${peakRssMb() ?? '?'} MB)\n`);
+  process.stderr.write(`[bench] ${message} (rss ${Math.round(process.memoryUsage().rss / 1_048_576)} MB, peak ${peakRssMb() ?? '?'} MB, pglite memory ${pgliteMemoryMb() ?? '-'} MB)\n`);
 }
 
 export async function withTempDir<T>(prefix: string, work: (dir: string) => Promise<T>): Promise<T> {

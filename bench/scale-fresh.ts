@@ -5,7 +5,7 @@ import { bootRuntime } from '../src/cli/boot';
 import { eloBookOf } from '../src/elo/elo-book-service';
 import { contextWarmedUp } from '../src/context/context-warm-up';
 import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
-import { report, withStallMeter } from './lib';
+import { pgliteMemoryMb, report, withStallMeter } from './lib';
 import { measureProviders } from './scale-calls';
 
 /**
@@ -53,6 +53,7 @@ try {
     rss_after_providers_mb: Math.round(rssAfterProviders / 1_048_576),
     heap_after_providers_collected_mb: Math.round(collected.heapUsed / 1_048_576),
     rss_after_providers_collected_mb: Math.round(collected.rss / 1_048_576),
+    pglite_memory_mb: pgliteMemoryMb(),
   });
 } finally {
   await booted.close();

@@ -12,7 +12,7 @@ import { recordingResponse } from '../__tests__/helpers/route-response';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { eloBookOf } from '../src/elo/elo-book-service';
 import { yieldToEventLoop } from '../src/shared/event-loop';
-import { CALL_LOG_MS, liveHeap, note, peakRssMb, report, round, STALL_GOAL_MS, timeMs, withStallMeter, withTempDir } from './lib';
+import { CALL_LOG_MS, liveHeap, note, peakRssMb, pgliteMemoryMb, report, round, STALL_GOAL_MS, timeMs, withStallMeter, withTempDir } from './lib';
 import { measureProviders, type Timing, timeCalls } from './scale-calls';
 import { seedLessons } from './lesson-seeding';
 import { textOf } from './synthetic-text';
@@ -232,7 +232,7 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
     Object.fromEntries(Object.entries(phases).map(([name, phase]) => [name, phase[figure]])) as Record<keyof typeof phases, (typeof ingest)[K]>;
   heapAfter.ledger = liveHeap();
   if (process.env.SCALE_HEAP_SNAPSHOT_DIR) await Bun.write(`${process.env.SCALE_HEAP_SNAPSHOT_DIR}/scale-${size}.heapsnapshot`, Bun.generateHeapSnapshot('v8'));
-  const beforeRoutes = { rss_mb: Math.round(process.memoryUsage().rss / 1_048_576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576) };
+  const beforeRoutes = { rss_mb: Math.round(process.memoryUsage().rss / 1_048_576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576), pglite_memory_mb: pgliteMemoryMb() };
   note(`routes and providers at ${size}`);
   const routes = await measureRoutes(booted.runtime);
   const uncachedReports = await measureUncached(booted.runtime);
@@ -243,6 +243,7 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
   const rows = await tableRows(booted.runtime);
   Bun.gc(true);
   const rssMb = Math.round(process.memoryUsage().rss / 1_048_576);
+  const pgliteMemoryAfterRoutes = pgliteMemoryMb();
   await booted.close();
   // With this process's runtime closed (one PGlite process per database), an agent's own process on it.
   const fresh = await freshProcess(dataDir, size);
@@ -289,6 +290,9 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
     heap_before_routes_mb: beforeRoutes.heap_mb,
     rss_mb: rssMb,
     rss_peak_so_far_mb: peakRssMb(),
+    // PGlite's WebAssembly memory before and after the routes: it only grows (its high-water mark stays in RSS).
+    pglite_memory_before_routes_mb: beforeRoutes.pglite_memory_mb,
+    pglite_memory_mb: pgliteMemoryAfterRoutes,
     heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
     // The bench process's live heap after each phase (a full collection first), with its most numerous object types.
     heap_after: heapAfter,
