@@ -244,6 +244,9 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
   Bun.gc(true);
   const rssMb = Math.round(process.memoryUsage().rss / 1_048_576);
   const pgliteMemoryAfterRoutes = pgliteMemoryMb();
+  // The same a second later, the process idle: what the allocator has returned of what the collection freed by then.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const rssSettledMb = Math.round(process.memoryUsage().rss / 1_048_576);
   await booted.close();
   // With this process's runtime closed (one PGlite process per database), an agent's own process on it.
   const fresh = await freshProcess(dataDir, size);
@@ -289,6 +292,7 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
     rss_before_routes_mb: beforeRoutes.rss_mb,
     heap_before_routes_mb: beforeRoutes.heap_mb,
     rss_mb: rssMb,
+    rss_settled_mb: rssSettledMb,
     rss_peak_so_far_mb: peakRssMb(),
     // PGlite's WebAssembly memory before and after the routes: it only grows (its high-water mark stays in RSS).
     pglite_memory_before_routes_mb: beforeRoutes.pglite_memory_mb,
@@ -343,6 +347,8 @@ report({
   p99_ratio_largest_to_smallest: p99Ratios,
   ingest_rate_ratio: ratio(last.ingest_rows_per_s, first.ingest_rows_per_s),
   rss_ratio: ratio(last.rss_mb, first.rss_mb),
+  // Reported beside the goal, which stays on rss_mb (right after a full collection).
+  rss_settled_at_largest_mb: last.rss_settled_mb,
   startup_ratio: ratio(last.services_ready_ms, first.services_ready_ms),
   worst_route_p99_ms: worstRoute,
   worst_provider_p99_ms: worstProvider,
