@@ -1,6 +1,7 @@
 // A signed checkpoint verifies the chain from the last transaction this process's reconciliation
 // verified (while that one keeps its hash), not from the start: what follows the mark is checked
-// and a broken row there refuses the checkpoint; a process with no mark verifies everything.
+// and a broken row there refuses the checkpoint; a process with no mark verifies everything, and
+// a checkpoint or verification that finds the chain whole leaves its own mark.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -60,5 +61,37 @@ describe('a checkpoint resumes from the last verified transaction', () => {
     const made = await (await rewardLedgerOf(agent.runtime)).checkpoint();
     expect(made).toMatchObject({ ok: false, code: 'ledger_invalid' });
     expect((made as { message: string }).message).toContain('tx-3');
+  }, 60_000);
+});
+
+describe('a checkpoint remembers what it verified', () => {
+  let dir: string;
+  let agent: TestAgent;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'self-improve-checkpoint-remember-'));
+    agent = await startAgent({ dataDir: dir, settings });
+    await agent.service.ingest(makeRows({ n: 12, labels: ['fixed', 'rejected_fp'], keyPrefix: 'one' }));
+    // A new process on that ledger: it has verified nothing yet.
+    await agent.close();
+    agent = await startAgent({ dataDir: dir, settings });
+  }, 60_000);
+  afterAll(async () => {
+    await agent.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('in a new process the first checkpoint verifies the whole chain; the next ones resume after it, and still check what was appended since', async () => {
+    const ledger = await rewardLedgerOf(agent.runtime);
+    const at = '2026-12-01T00:00:00.000Z';
+    expect(await ledger.checkpoint(at)).toMatchObject({ ok: true, checkpoint: { sequence: 12 } });
+    // A row the first checkpoint verified, edited since: only a full verification reads it again.
+    await editPoints(agent, 5);
+    expect(await ledger.checkpoint(at)).toMatchObject({ ok: true, checkpoint: { sequence: 12 } });
+    expect(await ledger.verify()).toMatchObject({ ok: false, first: { sequence: 5, code: 'bad_hash' } });
+    await agent.service.ingest(makeRows({ n: 4, labels: ['fixed'], keyPrefix: 'two' }));
+    expect(await ledger.checkpoint(at)).toMatchObject({ ok: true, checkpoint: { sequence: 16 } });
+    await agent.service.ingest(makeRows({ n: 2, labels: ['fixed'], keyPrefix: 'three' }));
+    await editPoints(agent, 17);
+    expect(await ledger.checkpoint(at)).toMatchObject({ ok: false, code: 'ledger_invalid' });
   }, 60_000);
 });

@@ -197,6 +197,11 @@ export class LedgerReconciler {
     return { suspects, ranges: 0, records, through: to.count };
   }
 
+  /** Takes `mark` (a chain a verification or checkpoint of this process found whole up to it) as verified, when it reaches further than the one kept. */
+  remember(mark: VerifiedMark): void {
+    if (this.verified === null || mark.last.sequence > this.verified.last.sequence) this.verified = mark;
+  }
+
   /** The mark of the last verification, when the transaction it names still has the hash it had (else nothing is taken as verified). */
   async stillVerified(): Promise<VerifiedMark | null> {
     const mark = this.verified;

@@ -77,7 +77,15 @@ export class RewardLedgerService extends Service {
     service.folds = new LedgerFoldKeeper(service.store, service.sessionStartMs, logFailure('folding the ledger totals in the background'));
     service.appender = new LedgerAppender(runtime, service.store, key, service.folds);
     service.reconciler = new LedgerReconciler(runtime, service.db, service.store, service.appender, service.queue, settings.SELF_IMPROVE_LEDGER_RECONCILE_EVERY);
-    service.inspector = new LedgerInspector(service.store, service.queue, runtime.agentId, key, service.folds, () => service.reconciler.stillVerified());
+    service.inspector = new LedgerInspector(
+      service.store,
+      service.queue,
+      runtime.agentId,
+      key,
+      service.folds,
+      () => service.reconciler.stillVerified(),
+      (mark) => service.reconciler.remember(mark),
+    );
     await startTurn();
     const last = await service.store.last();
     await startTurn();
