@@ -8,7 +8,7 @@ import { qualifiedName } from '../shared/plugin-schema';
 import { chunks, type Db, jsonRows, queryRows } from '../shared/sql';
 import type { LogRetention } from '../shared/log-retention';
 
-/** Rows per INSERT statement (events bind 13 parameters a row: far below PostgreSQL's 65 535). */
+/** Rows per INSERT statement (all given as one JSON parameter, `jsonRows`). */
 const INSERT_BATCH = 500;
 
 /** What one `commitLearning` call writes; every part is optional. */
