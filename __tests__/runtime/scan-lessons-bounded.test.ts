@@ -127,6 +127,27 @@ describe('scan lessons beyond SELF_IMPROVE_LESSONS_IN_MEMORY', () => {
     expect(refused.body.error).toContain('after');
   });
 
+  test('GET /lessons?sort=elo ranks the lessons held (its cost follows the bound), ties by id; one let go is ranked when named by ids', async () => {
+    const oldest = all[all.length - 1] as StoredScanLesson;
+    const held = bounded.service.listScanLessons().map((l) => l.id as string);
+    expect(held).not.toContain(oldest.id);
+    const heldOne = held[held.length - 1] as string;
+    // The lesson let go rated highest (rank 1 of 2), a held one next (rank 2): both above the start of 1200.
+    (await eloBookOf(bounded.runtime)).recordRetrieval({ tool: 'semantic_search', query: 'q', results: [{ kind: SCAN_LESSON_KIND, id: oldest.id, rank: 1 }, { kind: SCAN_LESSON_KIND, id: heldOne, rank: 2 }] });
+    const top = await lessonsPage(bounded, { sort: 'elo', limit: '3' });
+    expect(top.status).toBe(200);
+    // The rated held lesson, then the unrated held lessons at 1200 by id.
+    const unrated = held.filter((id) => id !== heldOne).sort();
+    expect(top.body.lessons.map((l: Body) => l.id)).toEqual([heldOne, unrated[0], unrated[1]]);
+    expect(top.body.lessons[0].elo).toBeGreaterThan(1200);
+    expect(top.body.lessons.slice(1).map((l: Body) => l.elo)).toEqual([1200, 1200]);
+    expect(top.body.next_after).toBeNull();
+    expect(top.body.count).toBe(LESSONS);
+    const named = await lessonsPage(bounded, { sort: 'elo', ids: `${heldOne},${oldest.id},${unrated[0]}` });
+    expect(named.body.lessons.map((l: Body) => l.id)).toEqual([oldest.id, heldOne, unrated[0]]);
+    expect(named.body.lessons[0].elo).toBeGreaterThan(named.body.lessons[1].elo);
+  });
+
   test('SCAN_LESSONS shows the same lessons in both agents; an unrelated message gets none in either', async () => {
     const texts = ['semgrep xss findings in billing, real or not?', 'what about codeql on payments-api, any false positive?', 'is this scanner finding about ssrf in auth-service real?'];
     for (const text of texts) {

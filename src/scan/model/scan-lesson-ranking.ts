@@ -58,10 +58,14 @@ function before(a: { id: string; score: number }, b: { id: string; score: number
  */
 export class TopK<T> {
   private readonly kept: Ranked<T>[] = [];
-  constructor(private readonly limit: number) {}
+  /** Scores at or below `above` (and NaN) never get in: 0 by default, so lessons that score nothing are left out. */
+  constructor(
+    private readonly limit: number,
+    private readonly above = 0,
+  ) {}
 
   offer(id: string, item: T, score: number): void {
-    if (!(score > 0) || this.limit <= 0) return;
+    if (!(score > this.above) || this.limit <= 0) return;
     const candidate = { id, item, score };
     const last = this.kept[this.kept.length - 1];
     if (this.kept.length >= this.limit && last && !before(candidate, last)) return;
@@ -71,11 +75,11 @@ export class TopK<T> {
     if (this.kept.length > this.limit) this.kept.pop();
   }
 
-  /** The score an item must reach to get in: the lowest kept score once full, else 0 (nothing gets into a TopK of 0). */
+  /** The score an item must reach to get in: the lowest kept score once full, else `above` (nothing gets into a TopK of 0). */
   floor(): number {
     if (this.limit <= 0) return Number.POSITIVE_INFINITY;
     const last = this.kept[this.kept.length - 1];
-    return this.kept.length >= this.limit && last ? last.score : 0;
+    return this.kept.length >= this.limit && last ? last.score : this.above;
   }
 
   result(): Ranked<T>[] {

@@ -2,7 +2,8 @@ import type { IAgentRuntime, Route, RouteRequest, RouteResponse } from '@elizaos
 import { DEFAULT_WEEKS, MAX_WEEKS } from '../model/weekly-triage';
 import { type EloBookService, SCAN_LESSON_KIND } from '../../elo/elo-book-service';
 import type { ScanLesson } from '../scan-lesson-metadata';
-import type { ScanLessonStore } from '../scan-lesson-store';
+import type { ScanOutcomeService } from '../scan-outcome-service';
+import { TopK } from '../model/scan-lesson-ranking';
 import { decodeLessonCursor, encodeLessonCursor } from '../model/scan-lesson-cursor';
 import { ELO_BOOK_SERVICE } from '../../shared/service-names';
 import { queryParam } from '../../shared/http/body';
@@ -64,8 +65,8 @@ function listItem(lesson: ScanLesson, eloOf: ((kind: string, id: string) => numb
  * 1–100 (default 20); `ids` (at most 100) keeps only those lessons. `count` is how many lessons the
  * agent has in all. `newest` pages are read from the database by its index (`limit` rows, not all
  * of them): `next_after` (null on the last page) passed back as `after` gives the next page;
- * `sort=elo` rates every lesson and has no further pages (`next_after` null). 400 naming a bad
- * parameter.
+ * `sort=elo` ranks the lessons held in memory (or those of `ids`) and has no further pages
+ * (`next_after` null). 400 naming a bad parameter.
  */
 export async function handleGetScanLessons(req: RouteRequest, res: RouteResponse, runtime: IAgentRuntime): Promise<void> {
   const limit = boundedInt(queryParam(req, 'limit'), 'limit', 1, MAX_SCAN_LESSONS_PAGE, DEFAULT_SCAN_LESSONS_PAGE);
@@ -82,21 +83,27 @@ export async function handleGetScanLessons(req: RouteRequest, res: RouteResponse
   const book = runtime.getService<EloBookService>(ELO_BOOK_SERVICE);
   const nowMs = Date.now();
   const only = ids.value.length > 0 ? { ids: ids.value } : {};
-  const page = sort.value === 'newest' ? await service.scanLessons.page({ limit: limit.value, after: after.value, ...only }) : await byElo(service.scanLessons, book, nowMs, limit.value, ids.value);
+  const page = sort.value === 'newest' ? await service.scanLessons.page({ limit: limit.value, after: after.value, ...only }) : await byElo(service, book, nowMs, limit.value, ids.value);
   const eloOf = book ? await book.currentElos(page.lessons.map((l) => ({ kind: SCAN_LESSON_KIND, id: l.id })), nowMs) : null;
   res.status(200).json({ count: service.scanLessons.count(), lessons: page.lessons.map((l) => listItem(l, eloOf)), next_after: page.last === null ? null : encodeLessonCursor(page.last) });
 }
 
-/** The `limit` lessons (of `ids`, when given) with the highest rating now, ties by id: every stored lesson's id and rating are read, then the page's lessons. */
-async function byElo(store: ScanLessonStore, book: EloBookService | null | undefined, nowMs: number, limit: number, ids: readonly string[]): Promise<{ lessons: ScanLesson[]; last: null }> {
-  const named = ids.length > 0 ? (await store.page({ limit: ids.length, after: null, ids })).lessons : null;
-  const listed = named ? named.map((l) => l.id as string) : await store.ids();
-  const eloOf = book ? await book.currentElos(listed.map((id) => ({ kind: SCAN_LESSON_KIND, id })), nowMs) : null;
-  const elo = (id: string) => (eloOf ? eloOf(SCAN_LESSON_KIND, id) : 0);
-  const top = listed.sort((a, b) => elo(b) - elo(a) || (a < b ? -1 : a > b ? 1 : 0)).slice(0, limit);
-  const lessons = named ?? (await store.page({ limit: top.length, after: null, ids: top })).lessons;
-  const byId = new Map(lessons.map((l) => [l.id as string, l]));
-  return { lessons: top.map((id) => byId.get(id)).filter((l): l is ScanLesson => l !== undefined), last: null };
+/**
+ * The `limit` lessons with the highest rating now, ties by id: of `ids` when given (read, held or
+ * not), otherwise of the lessons held in memory (SELF_IMPROVE_LESSONS_IN_MEMORY, those with the
+ * newest evidence: the ones prompts rank), so the cost follows that bound, not every lesson ever
+ * learned. Their ratings are in memory (the ELO book keeps those of the lessons held); any not yet
+ * read are read in one query.
+ */
+async function byElo(service: ScanOutcomeService, book: EloBookService | null | undefined, nowMs: number, limit: number, ids: readonly string[]): Promise<{ lessons: ScanLesson[]; last: null }> {
+  const store = service.scanLessons;
+  if (ids.length === 0) await service.scanLessonsReady();
+  const candidates = ids.length > 0 ? (await store.page({ limit: ids.length, after: null, ids })).lessons : store.index.all();
+  const eloOf = book ? await book.currentElos(candidates.map((l) => ({ kind: SCAN_LESSON_KIND, id: l.id })), nowMs) : null;
+  // Ratings may be 0 or below: every candidate counts.
+  const top = new TopK<ScanLesson>(limit, Number.NEGATIVE_INFINITY);
+  for (const lesson of candidates) top.offer(lesson.id, lesson, eloOf ? eloOf(SCAN_LESSON_KIND, lesson.id) : 0);
+  return { lessons: top.result().map((r) => r.item), last: null };
 }
 
 /**
