@@ -24,10 +24,11 @@ export type Timing = { p50_ms: number; p99_ms: number; calls: number; slowest: [
  * (`slow <label> <i>: <ms> ms; …`); every hint is written where it falls (`hint <ms> ms`). The
  * counters are read outside the timed span.
  */
-export async function timeCalls(label: string, calls: number, call: (i: number) => Promise<void>): Promise<Timing> {
+export async function timeCalls(label: string, calls: number, call: (i: number) => Promise<void>, untimedBefore?: (i: number) => Promise<void>): Promise<Timing> {
   const times: number[] = [];
   const logged = Number.isFinite(CALL_LOG_MS);
   for (let i = 0; i < calls; i++) {
+    if (untimedBefore) await untimedBefore(i);
     const before = logged ? { proc: procSample(), statements: statementTotals(), hints: hintTotals() } : null;
     if (before) process.stderr.write(`call ${label} ${i}\n`);
     const start = performance.now();

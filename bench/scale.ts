@@ -95,28 +95,42 @@ async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, Timi
 }
 
 /**
- * Routes that keep a report for reuse (the metrics by rollup version, the ELO report by book
- * version), asked so that no call finds one kept: what a report itself costs. Reported apart from
- * the routes as called (`uncached_reports`).
+ * Routes that keep what they computed for reuse (the metrics by rollup version, the ELO report by
+ * book version, the lessons by rating by the versions of the lessons held and of the book), asked
+ * so that no call finds it kept: what computing it costs. Reported apart from the routes as called
+ * (`uncached_reports`); `before` runs untimed before each call.
  */
-const UNCACHED: Record<string, (i: number) => Record<string, string>> = {
+const UNCACHED: Record<string, { path: string; query: (i: number) => Record<string, string>; before?: (runtime: AgentRuntime, i: number) => Promise<void> }> = {
   // An hour further back each call: drift windows end elsewhere.
-  '/metrics': (i) => ({ now: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }),
+  '/metrics': { path: '/metrics', query: (i) => ({ now: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }) },
   // Another k each call: the book keeps one report.
-  '/elo': (i) => ({ k: String(1 + (i % 100)) }),
+  '/elo': { path: '/elo', query: (i) => ({ k: String(1 + (i % 100)) }) },
+  // A use of an item before each call: the book has changed.
+  '/lessons?sort=elo': {
+    path: '/lessons',
+    query: () => ({ sort: 'elo' }),
+    before: async (runtime, i) => {
+      (await eloBookOf(runtime)).recordAccess('file', `bench/uncached-${i}.md`);
+    },
+  },
 };
 
 async function measureUncached(runtime: AgentRuntime): Promise<Record<string, Timing>> {
   const out: Record<string, Timing> = {};
-  for (const [path, queryOf] of Object.entries(UNCACHED)) {
+  for (const [name, { path, query, before }] of Object.entries(UNCACHED)) {
     const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
     if (!route) throw new Error(`no GET ${path} route`);
-    out[path] = await timeCalls(`uncached:${path}`, UNCACHED_CALLS, async (i) => {
-      const { res, sent } = recordingResponse();
-      const req = { method: 'GET', path, url: path, query: queryOf(i), params: {}, headers: {} } as unknown as RouteRequest;
-      await route.handler?.(req, res, runtime);
-      if (sent.status >= 400) throw new Error(`GET ${path} answered ${sent.status}: ${JSON.stringify(sent.body).slice(0, 300)}`);
-    });
+    out[name] = await timeCalls(
+      `uncached:${name}`,
+      UNCACHED_CALLS,
+      async (i) => {
+        const { res, sent } = recordingResponse();
+        const req = { method: 'GET', path, url: name, query: query(i), params: {}, headers: {} } as unknown as RouteRequest;
+        await route.handler?.(req, res, runtime);
+        if (sent.status >= 400) throw new Error(`GET ${name} answered ${sent.status}: ${JSON.stringify(sent.body).slice(0, 300)}`);
+      },
+      before ? (i) => before(runtime, i) : undefined,
+    );
   }
   return out;
 }

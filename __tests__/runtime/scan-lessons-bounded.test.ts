@@ -146,6 +146,14 @@ describe('scan lessons beyond SELF_IMPROVE_LESSONS_IN_MEMORY', () => {
     const named = await lessonsPage(bounded, { sort: 'elo', ids: `${heldOne},${oldest.id},${unrated[0]}` });
     expect(named.body.lessons.map((l: Body) => l.id)).toEqual([oldest.id, heldOne, unrated[0]]);
     expect(named.body.lessons[0].elo).toBeGreaterThan(named.body.lessons[1].elo);
+    // The order is kept while nothing changed, and computed again once the book changes.
+    // (the ratings shown are computed at each call: drift moves them by a hair)
+    expect((await lessonsPage(bounded, { sort: 'elo', limit: '3' })).body.lessons.map((l: Body) => l.id)).toEqual(top.body.lessons.map((l: Body) => l.id));
+    const risen = unrated[5] as string;
+    const book = await eloBookOf(bounded.runtime);
+    for (let i = 0; i < 3; i++) book.recordRetrieval({ tool: 'semantic_search', query: `q${i}`, results: [{ kind: SCAN_LESSON_KIND, id: risen, rank: 1 }] });
+    const after = await lessonsPage(bounded, { sort: 'elo', limit: '3' });
+    expect(after.body.lessons.map((l: Body) => l.id)).toEqual([risen, heldOne, unrated[0]]);
   });
 
   test('SCAN_LESSONS shows the same lessons in both agents; an unrelated message gets none in either', async () => {
