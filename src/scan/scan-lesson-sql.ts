@@ -79,12 +79,6 @@ export async function countScanLessonsPage(db: Db, agentId: string, options: { l
   return { n, last: n > 0 && row?.id != null && row.last_seen != null ? { id: row.id, lastSeen: row.last_seen } : null };
 }
 
-/** Ids of every lesson of the agent (one column of the newest index). */
-export async function allScanLessonIds(db: Db, agentId: string): Promise<string[]> {
-  const rows = await queryRows<{ id: string }>(db, sql`SELECT id::text AS id FROM memories WHERE ${ofAgent(agentId)}`);
-  return rows.map((r) => r.id);
-}
-
 /** Ids of the lessons of one group (through the group index). */
 export async function scanLessonIdsOfGroup(db: Db, agentId: string, group: string): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(db, scanLessonIdsOfGroupQuery(agentId, group));

@@ -5,7 +5,7 @@ import { agentMemory } from '../shared/agent-memory';
 import { loadConfig } from '../shared/config';
 import { chunks, type Db, dbOf } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { allScanLessonIds, countScanLessonsPage, ensureScanLessonIndexes, type ScanLessonCursor, scanLessonIdsOfGroup, scanLessonIdsPage } from './scan-lesson-sql';
+import { countScanLessonsPage, ensureScanLessonIndexes, type ScanLessonCursor, scanLessonIdsOfGroup, scanLessonIdsPage } from './scan-lesson-sql';
 import { ScanLessonIndex } from './scan-lesson-index';
 import { ScanLessonRelevanceFloor } from '../shared/scan-lesson-relevance';
 import { heldScanLesson, type ScanLesson, type ScanLessonMetadata, type StoredScanLesson, SCAN_LESSON_MEMORY_TYPE, SCAN_LESSONS_TABLE, scanLessonMetadataSchema } from './scan-lesson-metadata';
@@ -211,11 +211,6 @@ export class ScanLessonStore {
    */
   count(): number {
     return Math.max(this.storedCount, this.index.size);
-  }
-
-  /** The ids of every stored lesson (one indexed column). */
-  ids(): Promise<string[]> {
-    return allScanLessonIds(dbOf(this.runtime), this.runtime.agentId);
   }
 
   /**
