@@ -250,7 +250,7 @@ function watchStatementsOnce(): void {
   watched.add(client);
   watchPgliteStatementEnds((ms, sql, parts) => {
     // A statement over 20 ms shows its time by protocol message before its text.
-    if (!longestSinceTurn || ms > longestSinceTurn.ms) longestSinceTurn = { ms, sql: ms > 20 ? `[${parts}] ${sql}` : sql };
+    if (!longestSinceTurn || ms > longestSinceTurn.ms) longestSinceTurn = { ms, sql: ms > 20 ? `[${parts()}] ${sql}` : sql };
     allStatements.count++;
     allStatements.ms += ms;
   });
@@ -260,18 +260,19 @@ function watchStatementsOnce(): void {
  * Calls `ended` as each statement of plugin-sql's PGlite client ends (an Execute 'E' or a simple
  * Query 'Q'), with the time of all its protocol messages (parse, bind, describe, execute, and the
  * Sync that ended the statement before it, where an implicit transaction commits) and its SQL.
- * `parts` gives that time by message type (`S 0.1 P 0.0 B 88.2 D 0.0 E 4.1`), to tell planning
- * (bind) from execution and from the commit of the statement before.
+ * `parts()` gives that time by message type (`S 0.1 P 0.0 B 88.2 D 0.0 E 4.1`), to tell planning
+ * (bind) from execution and from the commit of the statement before; valid only during the call,
+ * and made only when asked (no string per statement in the measured process otherwise).
  */
-export function watchPgliteStatementEnds(ended: (ms: number, sql: string, parts: string) => void): void {
+export function watchPgliteStatementEnds(ended: (ms: number, sql: string, parts: () => string) => void): void {
   let inStatement = 0;
   const byKind = new Map<number, number>();
+  const describeParts = () => [...byKind].map(([k, t]) => `${String.fromCharCode(k)} ${t.toFixed(1)}`).join(' ');
   watchPgliteStatements((kind, ms, sql) => {
     inStatement += ms;
     byKind.set(kind, (byKind.get(kind) ?? 0) + ms);
     if (kind !== 0x45 && kind !== 0x51) return;
-    const parts = [...byKind].map(([k, t]) => `${String.fromCharCode(k)} ${t.toFixed(1)}`).join(' ');
-    ended(inStatement, sql.trim(), parts);
+    ended(inStatement, sql.trim(), describeParts);
     inStatement = 0;
     byKind.clear();
   });

@@ -84,14 +84,17 @@ async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, Timi
   const out: Record<string, Timing> = {};
   for (const { route, query, name } of asked) {
     const calls = WHOLE_LEDGER_ROUTES.has(name) ? 3 : ROUTE_CALLS;
-    out[name] = await timeCalls(name, calls, async () => {
-      const { res, sent } = recordingResponse();
-      const req = { method: 'GET', path: route.path, url: name, query, params: {}, headers: {} } as unknown as RouteRequest;
-      await route.handler?.(req, res, runtime);
-      if (sent.status >= 400) throw new Error(`GET ${name} answered ${sent.status}: ${JSON.stringify(sent.body).slice(0, 300)}`);
-    });
+    out[name] = await timeCalls(name, calls, () => askRoute(runtime, route, name, query));
   }
   return out;
+}
+
+/** One GET of `route`'s handler as the server calls it, with `query`; throws on a 4xx or 5xx (`name` says which). */
+async function askRoute(runtime: AgentRuntime, route: Route, name: string, query: Record<string, string>): Promise<void> {
+  const { res, sent } = recordingResponse();
+  const req = { method: 'GET', path: route.path, url: name, query, params: {}, headers: {} } as unknown as RouteRequest;
+  await route.handler?.(req, res, runtime);
+  if (sent.status >= 400) throw new Error(`GET ${name} answered ${sent.status}: ${JSON.stringify(sent.body).slice(0, 300)}`);
 }
 
 /**
@@ -120,17 +123,7 @@ async function measureUncached(runtime: AgentRuntime): Promise<Record<string, Ti
   for (const [name, { path, query, before }] of Object.entries(UNCACHED)) {
     const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
     if (!route) throw new Error(`no GET ${path} route`);
-    out[name] = await timeCalls(
-      `uncached:${name}`,
-      UNCACHED_CALLS,
-      async (i) => {
-        const { res, sent } = recordingResponse();
-        const req = { method: 'GET', path, url: name, query: query(i), params: {}, headers: {} } as unknown as RouteRequest;
-        await route.handler?.(req, res, runtime);
-        if (sent.status >= 400) throw new Error(`GET ${name} answered ${sent.status}: ${JSON.stringify(sent.body).slice(0, 300)}`);
-      },
-      before ? (i) => before(runtime, i) : undefined,
-    );
+    out[name] = await timeCalls(`uncached:${name}`, UNCACHED_CALLS, (i) => askRoute(runtime, route, name, query(i)), before ? (i) => before(runtime, i) : undefined);
   }
   return out;
 }
