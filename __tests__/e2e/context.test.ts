@@ -65,6 +65,26 @@ describe('the context in the prompts of the real server: related, once, in order
     expect(ofProject.some((l) => turn.prompt.prompt.includes(l.id))).toBe(true);
   }, 120_000);
 
+  test('GET /lessons?sort=elo: the lessons the prompts showed rose, and the list is by rating now, ties by id', async () => {
+    interface Listed {
+      id: string;
+      elo: number;
+    }
+    const shown = lessons.filter((l) => server.model.prompts.some(({ prompt }) => prompt.includes(l.id))).map((l) => l.id);
+    expect(shown.length).toBeGreaterThan(0);
+    const byElo = await eventually('a lesson rated above its start of 1200', async () => {
+      const answer = await request(`${server.agentUrl('/lessons')}?sort=elo&limit=100`);
+      const listed = (answer.json?.lessons ?? []) as Listed[];
+      return answer.status === 200 && (listed[0]?.elo ?? 0) > 1200 ? listed : undefined;
+    });
+    expect(byElo.map((l) => l.id)).toEqual([...byElo].sort((a, b) => b.elo - a.elo || (a.id < b.id ? -1 : 1)).map((l) => l.id));
+    const rated = byElo.filter((l) => l.elo > 1200).map((l) => l.id);
+    expect(rated.some((id) => shown.includes(id))).toBe(true);
+    // The same lessons' ratings as the default listing gives them.
+    const byIds = await request(`${server.agentUrl('/lessons')}?ids=${rated.slice(0, 5).join(',')}`);
+    for (const l of byIds.json.lessons as Listed[]) expect(l.elo).toBeCloseTo(byElo.find((b) => b.id === l.id)?.elo as number, 3);
+  }, 120_000);
+
   test('across every prompt the model received, no lesson or rule id appears twice in one prompt', () => {
     expect(server.model.replyPrompts().length).toBeGreaterThanOrEqual(OFF_TOPIC.length + 2);
     for (const { prompt } of server.model.prompts) {

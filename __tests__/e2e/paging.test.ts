@@ -1,5 +1,5 @@
 // Paging and slicing through the packed plugin in the real ElizaOS 1.7.2 server: GET /metrics
-// with `slices`, GET /lessons walked by `after`/`next_after`, GET /trajectories walked by
+// with `slices`, GET /lessons walked by `after`/`next_after` and sorted by `elo`, GET /trajectories walked by
 // `before`/`next_before`. One server for the file; every outcome is posted before the tests, so
 // the lessons learned from them settle while the metrics tests run.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -33,6 +33,7 @@ const OUTCOMES_POSTED = EXAMPLE_ROWS.length + SYNTHETIC_ROWS.length;
 interface ListedLesson {
   id: string;
   last_seen: string;
+  elo: number;
 }
 
 let server: RealServer;
@@ -181,6 +182,42 @@ describe('GET /lessons, walked by next_after', () => {
       expect(answer.json).toEqual({ error: `after must be the next_after of a previous page (got ${JSON.stringify(after)})` });
     },
   );
+});
+
+describe('GET /lessons?sort=elo', () => {
+  test('every lesson held (all of them here), highest rating first, ties by id, in one page; ids keeps only those; after with it and an unknown sort are 400s', async () => {
+    // Taken when the lessons did not change between two reads around it.
+    const { whole, byElo } = await eventually(
+      'the lessons by rating over lessons that did not change meanwhile',
+      async () => {
+        const before = await allLessons();
+        const answer = await get('/lessons', { sort: 'elo', limit: '100' });
+        const after = await allLessons();
+        return answer.status === 200 && positions(before.lessons) === positions(after.lessons) ? { whole: after, byElo: answer.json as { count: number; lessons: ListedLesson[]; next_after: string | null } } : undefined;
+      },
+      180_000,
+    );
+    expect(whole.lessons.length).toBeGreaterThanOrEqual(5);
+    expect(byElo.next_after).toBeNull();
+    expect(byElo.count).toBe(whole.count);
+    expect(byElo.lessons.map((l) => l.id).sort()).toEqual(whole.lessons.map((l) => l.id).sort());
+    for (const l of byElo.lessons) expect(Number.isFinite(l.elo)).toBe(true);
+    const documented = [...byElo.lessons].sort((a, b) => b.elo - a.elo || (a.id < b.id ? -1 : 1));
+    expect(byElo.lessons.map((l) => l.id)).toEqual(documented.map((l) => l.id));
+    const top2 = await get('/lessons', { sort: 'elo', limit: '2' });
+    expect(top2.json.lessons.map((l: ListedLesson) => l.id)).toEqual(byElo.lessons.slice(0, 2).map((l) => l.id));
+
+    const [a, b] = [whole.lessons[0] as ListedLesson, whole.lessons[whole.lessons.length - 1] as ListedLesson];
+    const named = await get('/lessons', { sort: 'elo', ids: `${a.id},${b.id}` });
+    expect(named.status).toBe(200);
+    expect(named.json.lessons.map((l: ListedLesson) => l.id).sort()).toEqual([a.id, b.id].sort());
+
+    const first = await get('/lessons', { limit: '1' });
+    const paged = await get('/lessons', { sort: 'elo', after: first.json.next_after });
+    expect([paged.status, paged.json]).toEqual([400, { error: 'after pages only sort=newest (sort=elo has one page)' }]);
+    const unknown = await get('/lessons', { sort: 'best' });
+    expect([unknown.status, unknown.json]).toEqual([400, { error: 'sort must be one of newest, elo (got "best")' }]);
+  }, 240_000);
 });
 
 /** A session log that passes the checks; `n` makes its content, so its stored id, its own. */
