@@ -113,9 +113,9 @@ async function heldByElo(service: ScanOutcomeService, book: EloBookService | nul
   const index = service.scanLessons.index;
   const key = `${index.version}:${book?.version ?? -1}`;
   const kept = keptOrders.get(service);
-  if (kept && kept.key === key && Date.now() - kept.atMs < REPORT_REUSE_MS) return kept.lessons;
+  if (kept && kept.key === key && nowMs - kept.atMs < REPORT_REUSE_MS) return kept.lessons;
   const lessons = await highestRated(index.all(), book, nowMs, MAX_SCAN_LESSONS_PAGE);
-  keptOrders.set(service, { key, atMs: Date.now(), lessons });
+  keptOrders.set(service, { key, atMs: nowMs, lessons });
   return lessons;
 }
 
