@@ -15,6 +15,10 @@ import { yieldToEventLoop } from '../src/shared/event-loop';
 import { CALL_LOG_MS, liveHeap, note, peakRssMb, pgliteMemoryMb, report, round, STALL_GOAL_MS, timeMs, withStallMeter, withTempDir } from './lib';
 import { measureProviders, type Timing, timeCalls } from './scale-calls';
 import { seedLessons } from './lesson-seeding';
+import { trajectoryServiceOf } from '../src/trajectories/trajectory-service';
+import { encodeCursor, type PageCursor } from '../src/trajectories/model/page-cursor';
+import { MAX_METRIC_SLICES, MAX_METRICS_K } from '../src/scan/scan-metrics';
+import { MAX_WEEKS } from '../src/scan/model/weekly-triage';
 import { textOf } from './synthetic-text';
 
 /**
@@ -22,7 +26,8 @@ import { textOf } from './synthetic-text';
  * 10,000 then 100,000; `bun run bench/scale.ts 1000000` goes on to 1M) through ScanOutcomeService
  * as production does, learns after each step, and prints per step: the ingest rate of the step,
  * p50/p99 of every GET route handler (in process, without HTTP: what the plugin's own code costs),
- * of the reports those routes keep for reuse when none is kept (`UNCACHED`), and of every provider, the longest event-loop stall during ingest, learning, reconciliation
+ * of the reports those routes keep for reuse when none is kept (`UNCACHED`), of the largest
+ * requests a reader may make (`LARGEST_REQUESTS`, with the longest stall while they run), and of every provider, the longest event-loop stall during ingest, learning, reconciliation
  * (incremental and full) and verification, RSS, the start-up time of a new runtime on the
  * database, and (`bench/scale-fresh.ts`, in a process of its own) the RSS, providers and longest
  * stall of the start-up's background work of an agent process started on it. The last line gives each figure at the largest size as a ratio to the smallest,
@@ -52,8 +57,33 @@ const UNCACHED_CALLS = 100;
 /** Routes whose cost is the whole ledger by definition (a full verification): reported apart. A checkpoint verifies from the last reconciliation's mark, so it is measured with the others. */
 const WHOLE_LEDGER_ROUTES = new Set(['/ledger/verify']);
 const NOT_MEASURED = new Set(['/dashboard']);
-/** Routes asked with a query besides as they are (named `path?query`): those whose query changes what is read. */
-const QUERY_VARIANTS: { path: string; query: Record<string, string> }[] = [{ path: '/lessons', query: { sort: 'elo' } }];
+/**
+ * Routes asked with a query besides as they are (named by the query, or by `name` when the query is
+ * found at run time): those whose query changes what is read. A query given as a function is asked
+ * of the runtime once, before the calls (a cursor in the middle of the stored trajectories).
+ */
+const QUERY_VARIANTS: { path: string; query: Record<string, string> | ((runtime: AgentRuntime) => Promise<Record<string, string>>); name?: string }[] = [
+  { path: '/lessons', query: { sort: 'elo' } },
+  { path: '/lessons', query: { limit: '100' } },
+  { path: '/ledger/history', query: { limit: '1000' } },
+  { path: '/ledger/history', query: { category: 'false_positive' } },
+  { path: '/metrics/weekly', query: { weeks: '52' } },
+  { path: '/trajectories', query: { limit: '1000' } },
+  { path: '/trajectories', query: middleOfTrajectories, name: '/trajectories?before=(the middle)' },
+];
+/** Stored trajectories per outcome: 100 at 10k, 10,000 at 1M (submitted as over HTTP, unpaid). */
+const TRAJECTORIES_PER_OUTCOME = 0.01;
+/**
+ * The largest requests a reader may make, each computed anew (another hour each call): every
+ * slice's precision@k over its whole top-k, at the largest k and number of slices allowed. Their
+ * cost is the rows they name (min(k, slice) per slice), not bounded by the 2× goal; what they must
+ * not do is hold the event loop (`largest_requests_stall_ms`, in the stall goal).
+ */
+const LARGEST_REQUESTS: { path: string; query: (i: number) => Record<string, string> }[] = [
+  { path: '/metrics', query: (i) => ({ k: String(MAX_METRICS_K), slices: String(MAX_METRIC_SLICES), now: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }) },
+  { path: '/metrics/weekly', query: () => ({ k: String(MAX_METRICS_K), weeks: String(MAX_WEEKS) }) },
+];
+const LARGEST_REQUEST_CALLS = 3;
 /** Lessons and ELO items per outcome, and log rows per outcome: 100k lessons, 100k items and 1M log rows at 1M outcomes (issue 16). */
 const LESSONS_PER_OUTCOME = 0.1;
 const ELO_ITEMS_PER_OUTCOME = 0.1;
@@ -75,11 +105,14 @@ async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, Timi
   const routes = (selfImprovePlugin.routes ?? []).filter((r: Route) => r.type === 'GET' && !NOT_MEASURED.has(r.path) && !r.path.includes(':'));
   const asked = [
     ...routes.map((route) => ({ route, query: {} as Record<string, string>, name: route.path })),
-    ...QUERY_VARIANTS.map(({ path, query }) => {
-      const route = routes.find((r) => r.path === path);
-      if (!route) throw new Error(`no GET ${path} route`);
-      return { route, query, name: `${path}?${new URLSearchParams(query)}` };
-    }),
+    ...(await Promise.all(
+      QUERY_VARIANTS.map(async ({ path, query, name }) => {
+        const route = routes.find((r) => r.path === path);
+        if (!route) throw new Error(`no GET ${path} route`);
+        const asked = typeof query === 'function' ? await query(runtime) : query;
+        return { route, query: asked, name: name ?? `${path}?${new URLSearchParams(asked)}` };
+      }),
+    )),
   ];
   const out: Record<string, Timing> = {};
   for (const { route, query, name } of asked) {
@@ -87,6 +120,20 @@ async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, Timi
     out[name] = await timeCalls(name, calls, () => askRoute(runtime, route, name, query));
   }
   return out;
+}
+
+/** The `before` cursor of the page of 1,000 about halfway down the stored trajectories, newest first (every page walked to find it). */
+async function middleOfTrajectories(runtime: AgentRuntime): Promise<Record<string, string>> {
+  const trajectories = await trajectoryServiceOf(runtime);
+  const cursors: PageCursor[] = [];
+  for (let before: PageCursor | null = null; ; ) {
+    const page = await trajectories.page({ limit: 1_000, before });
+    if (!page.next_before) break;
+    before = page.next_before;
+    cursors.push(before);
+  }
+  const middle = cursors[Math.floor(cursors.length / 2)];
+  return middle ? { before: encodeCursor(middle) } : {};
 }
 
 /** One GET of `route`'s handler as the server calls it, with `query`; throws on a 4xx or 5xx (`name` says which). */
@@ -126,6 +173,33 @@ async function measureUncached(runtime: AgentRuntime): Promise<Record<string, Ti
     out[name] = await timeCalls(`uncached:${name}`, UNCACHED_CALLS, (i) => askRoute(runtime, route, name, query(i)), before ? (i) => before(runtime, i) : undefined);
   }
   return out;
+}
+
+/** The largest requests (`LARGEST_REQUESTS`), each asked LARGEST_REQUEST_CALLS times. */
+async function measureLargest(runtime: AgentRuntime): Promise<Record<string, Timing>> {
+  const out: Record<string, Timing> = {};
+  for (const { path, query } of LARGEST_REQUESTS) {
+    const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
+    if (!route) throw new Error(`no GET ${path} route`);
+    const name = `${path}?${new URLSearchParams(Object.entries(query(0)).filter(([key]) => key !== 'now'))}`;
+    out[name] = await timeCalls(`largest:${name}`, LARGEST_REQUEST_CALLS, (i) => askRoute(runtime, route, name, query(i)));
+  }
+  return out;
+}
+
+/**
+ * Trajectories submitted as over HTTP (unpaid), numbered `from` to `to` (each its own session, so
+ * none is a duplicate of another), a turn of the event loop every 50. Returns `to`.
+ */
+async function seedTrajectories(runtime: AgentRuntime, from: number, to: number): Promise<number> {
+  const trajectories = await trajectoryServiceOf(runtime);
+  for (let i = from; i < to; i++) {
+    const passed = 1 + (i % 40);
+    const text = ['$ npm test', `Tests: ${passed} passed, ${passed} total`, `$ git commit -am "fix ${textOf(i, 6)}"`, `[main ${(i * 2_654_435_761 >>> 0).toString(16)}] fix run ${i}`].join('\n');
+    await trajectories.submit(text, 'http', `bench-run-${i}`, { pay: false });
+    if (i % 50 === 49) await yieldToEventLoop();
+  }
+  return to;
 }
 
 /**
@@ -197,6 +271,7 @@ interface RunProgress {
   chunk: number;
   nextLessonGroup: number;
   eloUses: number;
+  trajectories: number;
 }
 
 /**
@@ -238,21 +313,21 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
   const eloGrown = await timeMs(async () => {
     progress.eloUses = await growEloBook(booted.runtime, progress.eloUses, Math.round(size * ELO_ITEMS_PER_OUTCOME), Math.round(size * LOG_ROWS_PER_OUTCOME), (await tableRows(booted.runtime)).log_rows);
   });
+  const trajectoriesSeeded = await timeMs(async () => {
+    progress.trajectories = await seedTrajectories(booted.runtime, progress.trajectories, Math.round(size * TRAJECTORIES_PER_OUTCOME));
+  });
   heapAfter.lessons_and_elo = liveHeap();
   const ledger = await rewardLedgerOf(booted.runtime);
   const incremental = await withStallMeter(() => ledger.reconcile('incremental'));
   const full = await withStallMeter(() => ledger.reconcile('full'));
   const verify = await withStallMeter(() => ledger.verify());
-  // The metered phases by the names the step prints them under; `byPhase` gives one figure of each.
-  const phases = { ingest, learn, metrics_rollup: rollup, reconcile_incremental: incremental, reconcile_full: full, verify };
-  const byPhase = <K extends 'stall_sql' | 'stall_statements' | 'stalls_over_100_ms' | 'stall_hints'>(figure: K) =>
-    Object.fromEntries(Object.entries(phases).map(([name, phase]) => [name, phase[figure]])) as Record<keyof typeof phases, (typeof ingest)[K]>;
   heapAfter.ledger = liveHeap();
   if (process.env.SCALE_HEAP_SNAPSHOT_DIR) await Bun.write(`${process.env.SCALE_HEAP_SNAPSHOT_DIR}/scale-${size}.heapsnapshot`, Bun.generateHeapSnapshot('v8'));
   const beforeRoutes = { rss_mb: Math.round(process.memoryUsage().rss / 1_048_576), heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576), pglite_memory_mb: pgliteMemoryMb() };
   note(`routes and providers at ${size}`);
   const routes = await measureRoutes(booted.runtime);
   const uncachedReports = await measureUncached(booted.runtime);
+  const largest = await withStallMeter(() => measureLargest(booted.runtime));
   // A full collection first: the garbage of 200 uncached reports is not collected during the
   // providers' calls (a probe on the 1M database saw one provider call take 18 ms with no statement: a pause of the collector).
   Bun.gc(true);
@@ -275,6 +350,10 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
   const runtime = booted.runtime;
   const services = await timeMs(() => Promise.all((selfImprovePlugin.services ?? []).map((s) => runtime.getServiceLoadPromise(s.serviceType as never))));
   const ready = await timeMs(async () => (await scanOutcomeServiceOf(booted.runtime)).scanLessonsReady());
+  // The metered phases by the names the step prints them under; `byPhase` gives one figure of each.
+  const phases = { ingest, learn, metrics_rollup: rollup, reconcile_incremental: incremental, reconcile_full: full, verify, largest_requests: largest };
+  const byPhase = <K extends 'stall_sql' | 'stall_statements' | 'stalls_over_100_ms' | 'stall_hints'>(figure: K) =>
+    Object.fromEntries(Object.entries(phases).map(([name, phase]) => [name, phase[figure]])) as Record<keyof typeof phases, (typeof ingest)[K]>;
   const step = {
     bench: 'scale-step',
     outcomes: size,
@@ -286,6 +365,8 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
     lessons_seeded_s: round(lessonsSeeded.ms / 1000, 2),
     elo_uses: progress.eloUses,
     elo_grown_s: round(eloGrown.ms / 1000, 2),
+    trajectories: progress.trajectories,
+    trajectories_seeded_s: round(trajectoriesSeeded.ms / 1000, 2),
     metrics_rollup_after_learning_s: round(rollup.ms / 1000, 2),
     metrics_rollup_stall_ms: rollup.stall_ms,
     reconcile_incremental_s: round(incremental.ms / 1000, 2),
@@ -322,6 +403,8 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
     lessons_ready_ms: Math.round(ready.ms),
     routes,
     uncached_reports: uncachedReports,
+    largest_requests: largest.value,
+    largest_requests_stall_ms: largest.stall_ms,
     providers,
     fresh_process: fresh,
   };
@@ -330,7 +413,7 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
 }
 
 await inDataDir(async (dataDir) => {
-  const progress: RunProgress = { booted: await bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS }), chunk: 0, nextLessonGroup: 0, eloUses: 0 };
+  const progress: RunProgress = { booted: await bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS }), chunk: 0, nextLessonGroup: 0, eloUses: 0, trajectories: 0 };
   try {
     for (let size = FIRST; size <= MAX; size *= 10) steps.push(await measureStep(dataDir, size, progress));
   } finally {
@@ -353,7 +436,7 @@ for (const [name, figures] of Object.entries(last.fresh_process.providers as Rec
   p99Ratios[`fresh_process_providers:${name}`] = ratio(figures.p99_ms, (first.fresh_process.providers[name] as { p99_ms: number }).p99_ms);
 }
 // With the start-up's background work in an agent process (lessons, ELO items and ratings, the metrics report): requests are served beside it.
-const stalls = [...['ingest_stall_ms', 'learn_stall_ms', 'metrics_rollup_stall_ms', 'reconcile_incremental_stall_ms', 'reconcile_full_stall_ms', 'verify_stall_ms'].map((k) => Number(last[k])), Number(last.fresh_process.background_stall_ms)];
+const stalls = [...['ingest_stall_ms', 'learn_stall_ms', 'metrics_rollup_stall_ms', 'reconcile_incremental_stall_ms', 'reconcile_full_stall_ms', 'verify_stall_ms', 'largest_requests_stall_ms'].map((k) => Number(last[k])), Number(last.fresh_process.background_stall_ms)];
 const worstRoute = Math.max(...Object.entries(last.routes as Record<string, { p99_ms: number }>).filter(([p]) => !WHOLE_LEDGER_ROUTES.has(p)).map(([, f]) => f.p99_ms));
 const worstProvider = Math.max(...Object.values(last.providers as Record<string, { p99_ms: number }>).map((f) => f.p99_ms));
 const worstFreshProvider = Math.max(...Object.values(last.fresh_process.providers as Record<string, { p99_ms: number }>).map((f) => f.p99_ms));

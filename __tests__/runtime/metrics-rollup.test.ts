@@ -13,11 +13,11 @@ import { metricOutcomes, OutcomeStore, toStoredOutcome } from '../../src/scan/ou
 import { checkFindingRow, checkOutcomeRows, type FindingRow } from '../../src/scan/model/outcome';
 import { FindingStore } from '../../src/scan/finding-store';
 import { REPORT_AHEAD_OF_HOUR_MS, ScanMetrics } from '../../src/scan/scan-metrics';
-import { dbOf } from '../../src/shared/sql';
+import { type Db, dbOf } from '../../src/shared/sql';
 import { findingMetrics, metricRollupState, metricSliceSizes, metricTallies, weekFindingMetrics } from '../../src/scan/tables';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 import { turnCounter } from '../helpers/turn-counter';
-import { rollupMetrics } from '../../src/scan/metric-rollup-read';
+import { rollupMetrics, rollupWeekly } from '../../src/scan/metric-rollup-read';
 
 const START = Date.parse('2026-09-01T00:00:00Z');
 const HOUR = 3_600_000;
@@ -128,6 +128,24 @@ async function pendingOutcomes(agent: TestAgent): Promise<number> {
   return (await new MetricRollup(dbOf(agent.runtime), agent.runtime.agentId).lag()).pending;
 }
 
+/**
+ * The runtime's own database, with the turn of the event loop (`turns`) of each statement whose SQL
+ * holds `marker` noted in `at` on its way through, in transactions too.
+ */
+function watchStatements(db: Db, marker: string, turns: { readonly turn: number }, at: number[]): Db {
+  const dialect = new PgDialect();
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      if (prop === 'transaction') return (run: (tx: Db) => Promise<unknown>) => target.transaction((tx) => run(watchStatements(tx as Db, marker, turns, at)));
+      if (prop !== 'execute') return Reflect.get(target, prop, receiver);
+      return (query: SQL) => {
+        if (dialect.sqlToQuery(query).sql.includes(marker)) at.push(turns.turn);
+        return target.execute(query);
+      };
+    },
+  });
+}
+
 describe('the metrics rollup on a real runtime', () => {
   let dir: string;
   let agent: TestAgent;
@@ -161,20 +179,9 @@ describe('the metrics rollup on a real runtime', () => {
   });
 
   test('the drift windows are read one grain per statement (overall, projects, scanners, models), with a turn of the event loop before each', async () => {
-    const db = dbOf(agent.runtime);
-    const dialect = new PgDialect();
     const turns = turnCounter();
     const driftReads: number[] = [];
-    // The runtime's own database, with each statement's turn noted on its way through.
-    const watched = new Proxy(db, {
-      get(target, prop, receiver) {
-        if (prop !== 'execute') return Reflect.get(target, prop, receiver);
-        return (query: SQL) => {
-          if (dialect.sqlToQuery(query).sql.includes('jsonb_array_elements_text')) driftReads.push(turns.turn);
-          return target.execute(query);
-        };
-      },
-    });
+    const watched = watchStatements(dbOf(agent.runtime), 'jsonb_array_elements_text', turns, driftReads);
     const asOfMs = AS_OFS[3] as number;
     let report: Awaited<ReturnType<typeof rollupMetrics>>;
     try {
@@ -189,6 +196,45 @@ describe('the metrics rollup on a real runtime', () => {
     expect(pending_outcomes).toBe(0);
     expect(rounded(report)).toEqual(rounded(served));
   });
+
+  test('precision@k walks each slice a few rows per statement, resuming after the last row read (ties by key), to the figures of every row', async () => {
+    const turns = turnCounter();
+    const topReads: number[] = [];
+    const watched = watchStatements(dbOf(agent.runtime), 'array_agg(y.neg_confidence', turns, topReads);
+    const rows = await agent.service.outcomes.forMetrics();
+    const firstSeen = await agent.service.findings.firstSeen();
+    const confident = (await agent.service.metrics({ asOfMs: AS_OFS[3] as number, k: 1 })).overall;
+    expect(confident.findings).toBeGreaterThan(300);
+    try {
+      // [as of, k, rows per statement]: one row a statement, a budget that ends inside a tie, one that spans slices.
+      const [, monthEnd, later, past] = AS_OFS as [number, number, number, number];
+      const cases: [number, number, number][] = [
+        [later, 7, 1],
+        [later, 7, 3],
+        [monthEnd, 1000, 7],
+        [past, 1000, 50],
+        [later, 1, 3],
+      ];
+      for (const [asOfMs, k, rowsPerStatement] of cases) {
+        topReads.length = 0;
+        const report = await rollupMetrics(watched, agent.runtime.agentId, { asOfMs, k, slices: 3, rowsPerStatement });
+        expect(rounded(report)).toEqual(rounded(computeScanMetrics(rows, firstSeen, { asOfMs, k, slices: 3 })));
+        // Each statement in a turn of its own; a slice's top-k of more rows than the budget took several.
+        expect(new Set(topReads).size).toBe(topReads.length);
+        if (k > rowsPerStatement) expect(topReads.length).toBeGreaterThan(Math.ceil(Math.min(k, 300) / rowsPerStatement));
+        topReads.length = 0;
+        const weekly = await rollupWeekly(watched, agent.runtime.agentId, { weeks: 9, asOfMs, k, throughSeq: Number.MAX_SAFE_INTEGER, rowsPerStatement });
+        expect(rounded(weekly)).toEqual(rounded(weeklyTriage(rows, { weeks: 9, asOfMs, k })));
+        expect(new Set(topReads).size).toBe(topReads.length);
+        // No statement read more rows than the budget (the last week's figures may come from its outcome rows instead).
+        const needed = Math.ceil(weekly.series.slice(0, -1).reduce((n, week) => n + week.precision_k, 0) / rowsPerStatement);
+        expect(topReads.length).toBeGreaterThanOrEqual(needed);
+        if (asOfMs !== past && k > rowsPerStatement) expect(needed).toBeGreaterThan(2 * weekly.series.length);
+      }
+    } finally {
+      turns.stop();
+    }
+  }, 60_000);
 
   test('a restart on outcomes that predate the rollup rolls them up in the background, then gives the same figures', async () => {
     await forgetRollup(agent);

@@ -7,7 +7,7 @@ import { rankSlices } from './model/metric-slices';
 import { emptyCounts, medianPlan, metricSetOf, reportOf, SLICE_DIMS, type SliceCounts, sliceCounts, type SliceDim, sliceId, type SliceReads, type SliceTallyRow } from './model/metric-rollup-report';
 import { checkWeeklyOptions, pointOf, WEEK_MS, weekPoint, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
 import { metricOutcomes } from './outcome-store';
-import { type Db, queryJsonRows, queryRows, queryRowsInIndexOrder } from '../shared/sql';
+import { chunks, type Db, queryJsonRows, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { findingMetrics, metricSliceSizes, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
 
@@ -48,16 +48,21 @@ async function eachInTurn<T>(db: Db, statements: readonly SQL[]): Promise<T[]> {
   return rows;
 }
 
-/** The shown slices' rows, triples aside, as one key-prefix condition per grain (each reads its rows through the primary key, never the whole scope). */
+/**
+ * Slices one tally statement reads at most: the tallies and triples of 1,000 projects in one
+ * statement held the event loop for 180 ms on the 1M bench database.
+ */
+const SLICES_PER_STATEMENT = 100;
+
+/** The shown slices' rows, triples aside, as key-prefix conditions per grain, at most SLICES_PER_STATEMENT slices each (each reads its rows through the primary key, never the whole scope). */
 function grainSelects(shown: Shown): SQL[] {
   const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`), sql`, `);
-  const selects = [sql`t.grain = ${GRAIN.overall}::int`];
-  if (shown.project.length > 0) {
-    selects.push(sql`t.grain = ${GRAIN.project}::int AND t.project IN (${list(shown.project)})`);
-  }
-  if (shown.scanner.length > 0) selects.push(sql`t.grain = ${GRAIN.scanner}::int AND t.project = '' AND t.scanner IN (${list(shown.scanner)})`);
-  if (shown.model.length > 0) selects.push(sql`t.grain = ${GRAIN.model}::int AND t.project = '' AND t.scanner = '' AND t.model IN (${list(shown.model)})`);
-  return selects;
+  return [
+    sql`t.grain = ${GRAIN.overall}::int`,
+    ...chunks(shown.project, SLICES_PER_STATEMENT).map((part) => sql`t.grain = ${GRAIN.project}::int AND t.project IN (${list(part)})`),
+    ...chunks(shown.scanner, SLICES_PER_STATEMENT).map((part) => sql`t.grain = ${GRAIN.scanner}::int AND t.project = '' AND t.scanner IN (${list(part)})`),
+    ...chunks(shown.model, SLICES_PER_STATEMENT).map((part) => sql`t.grain = ${GRAIN.model}::int AND t.project = '' AND t.scanner = '' AND t.model IN (${list(part)})`),
+  ];
 }
 
 /** Size rows the slice ranking reads per statement. */
@@ -100,7 +105,7 @@ async function pickShown(db: Db, agentId: UUID, limit: number): Promise<{ shown:
  * `computeScanMetrics`' report for `agentId` over the outcomes its rollup holds (`MetricRollup.lag`:
  * it reads tallies alone), showing at most `slices` slices per dimension.
  */
-export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: number; k: number; slices: number }): Promise<ScanMetricsReport> {
+export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: number; k: number; slices: number } & ReadBudget): Promise<ScanMetricsReport> {
   const { asOfMs, k } = options;
   checkMetricOptions(options);
   const { shown, totals } = await pickShown(db, agentId, options.slices);
@@ -110,17 +115,15 @@ export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: nu
   );
   // The shown projects' triples, for the model deltas: their outcome counts and reward sums, and their findings, false positives apart (-1: any other bucket).
   const rejected = sql`${LIFECYCLE_RANK.rejected_fp}::int`;
-  const triples =
-    shown.project.length === 0
-      ? []
-      : [
-          sql`(SELECT t.grain, t.project, t.scanner, t.model, t.kind, CASE WHEN t.kind = ${TALLY_KIND.label}::smallint AND t.bucket = ${rejected} THEN ${rejected} ELSE -1 END AS bucket,
-                 sum(t.n)::float8 AS n, sum(t.p_sum)::float8 AS p, 0::float8 AS gap
-               FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope = ${ALL_SCOPE} AND t.grain = ${GRAIN.triple}::int
-                 AND t.project IN (${sql.join(shown.project.map((v) => sql`${v}`), sql`, `)}) AND t.kind IN (${TALLY_KIND.outcome}::smallint, ${TALLY_KIND.label}::smallint)
-               GROUP BY t.grain, t.project, t.scanner, t.model, t.kind, 6)`,
-        ];
-  // One statement per grain (and one for the triples): as one UNION ALL on cold pages at 1M it took up to 214 ms.
+  const triples = chunks(shown.project, SLICES_PER_STATEMENT).map(
+    (part) =>
+      sql`(SELECT t.grain, t.project, t.scanner, t.model, t.kind, CASE WHEN t.kind = ${TALLY_KIND.label}::smallint AND t.bucket = ${rejected} THEN ${rejected} ELSE -1 END AS bucket,
+             sum(t.n)::float8 AS n, sum(t.p_sum)::float8 AS p, 0::float8 AS gap
+           FROM ${metricTallies} t WHERE t.agent_id = ${agentId}::uuid AND t.scope = ${ALL_SCOPE} AND t.grain = ${GRAIN.triple}::int
+             AND t.project IN (${sql.join(part.map((v) => sql`${v}`), sql`, `)}) AND t.kind IN (${TALLY_KIND.outcome}::smallint, ${TALLY_KIND.label}::smallint)
+           GROUP BY t.grain, t.project, t.scanner, t.model, t.kind, 6)`,
+  );
+  // One statement per grain and chunk of slices (and per chunk of triples): as one UNION ALL on cold pages at 1M it took up to 214 ms.
   const rows = await eachInTurn<GrainRow & { kind: number; bucket: number; n: number; p: number; gap: number }>(db, [...slices, ...triples]);
   const tallies: SliceTallyRow[] = rows.map((r) => {
     const dim = dimOf(r);
@@ -132,7 +135,7 @@ export async function rollupMetrics(db: Db, agentId: UUID, options: { asOfMs: nu
   // holds it for one read at a time. A rollup step may land between two: `ScanMetrics` keeps no report
   // whose rollup version changed while it was read.
   await yieldToEventLoop();
-  await readTopK(db, agentId, k, counts, reads);
+  await readTopK(db, agentId, k, counts, reads, options.rowsPerStatement ?? TOP_K_ROWS_PER_STATEMENT);
   await yieldToEventLoop();
   await readMedians(db, agentId, counts, reads);
   await yieldToEventLoop();
@@ -144,26 +147,93 @@ function slicesOf(counts: ReadonlyMap<string, SliceCounts>, dim: SliceDim): stri
   return [...counts.keys()].filter((id) => id.startsWith(`${dim}\u0000`)).map((id) => id.slice(dim.length + 1));
 }
 
-/** precision@k: the k most confident findings of each slice (confidence desc, key in code-unit order). */
-async function readTopK(db: Db, agentId: UUID, k: number, counts: ReadonlyMap<string, SliceCounts>, reads: Map<string, SliceReads>): Promise<void> {
-  const top = (where: SQL) =>
-    sql`SELECT count(*) FILTER (WHERE confirmed)::int AS c, count(*)::int AS t FROM (SELECT confirmed FROM ${findingMetrics} f
-        WHERE f.agent_id = ${agentId}::uuid AND ${where} AND f.neg_confidence IS NOT NULL ORDER BY f.neg_confidence, f.key_order LIMIT ${k}) y`;
+/** How many top-k rows one statement reads (`TOP_K_ROWS_PER_STATEMENT` unless a test names fewer, to walk small slices in several statements). */
+export interface ReadBudget {
+  rowsPerStatement?: number;
+}
+
+/**
+ * Rows of the top-k walk one statement reads at most: a slice's whole top-k in one statement held
+ * the event loop for 1 s at k = 100,000 on the 1M bench database (105 ms at k = 10,000).
+ */
+export const TOP_K_ROWS_PER_STATEMENT = 4_000;
+
+/** Where a slice's top-k walk stands: what it counted so far and the last row it read (confidence and key). */
+interface TopWalk {
+  value: string;
+  left: number;
+  confirmed: number;
+  taken: number;
+  after: { neg: number; keyHex: string } | null;
+}
+
+/**
+ * precision@k's counts for each of `values` (slices of `column` of `table`, or every finding with
+ * no column): how many of the slice's k most confident findings (confidence desc, key in code-unit
+ * order) are confirmed, and how many there are. The walks go through the slice's rank index a
+ * statement at a time, each reading at most `rowsPerStatement` rows over as many slices as fit,
+ * resuming after the last row read, with a turn of the event loop before each statement: the
+ * whole read costs min(k, slice) rows per slice, and no statement more than the budget.
+ */
+async function topKCounts(
+  db: Db,
+  from: { table: typeof findingMetrics | typeof weekFindingMetrics; agentId: UUID; column: SQL | null },
+  values: readonly string[],
+  k: number,
+  rowsPerStatement: number,
+): Promise<Map<string, { topConfirmed: number; topTaken: number }>> {
+  const walks: TopWalk[] = values.map((value) => ({ value, left: k, confirmed: 0, taken: 0, after: null }));
+  const slice = from.column === null ? sql`true` : sql`f.${from.column} = v.value`;
+  for (let open = walks; open.length > 0; open = open.filter((w) => w.left > 0)) {
+    const batch: { walk: TopWalk; take: number }[] = [];
+    let budget = rowsPerStatement;
+    for (const walk of open) {
+      if (budget <= 0) break;
+      const take = Math.min(walk.left, budget);
+      batch.push({ walk, take });
+      budget -= take;
+    }
+    const list = sql.join(
+      batch.map(({ walk, take }, i) =>
+        walk.after === null
+          ? sql`(${i}::int, ${walk.value}, ${take}::int, '-Infinity'::float8, ''::bytea)`
+          : sql`(${i}::int, ${walk.value}, ${take}::int, ${walk.after.neg}::float8, decode(${walk.after.keyHex}, 'hex'))`,
+      ),
+      sql`, `,
+    );
+    await yieldToEventLoop();
+    const found = await queryRowsInIndexOrder<{ i: number; c: number; t: number; neg: number | null; key: string | null }>(
+      db,
+      sql`SELECT v.i, x.c, x.t, x.neg, x.key FROM (VALUES ${list}) AS v(i, value, take, neg, key) CROSS JOIN LATERAL (
+            SELECT count(*) FILTER (WHERE y.confirmed)::int AS c, count(*)::int AS t,
+                   (array_agg(y.neg_confidence ORDER BY y.neg_confidence DESC, y.key_order DESC))[1] AS neg,
+                   encode((array_agg(y.key_order ORDER BY y.neg_confidence DESC, y.key_order DESC))[1], 'hex') AS key
+            FROM (SELECT f.confirmed, f.neg_confidence, f.key_order FROM ${from.table} f
+                  WHERE f.agent_id = ${from.agentId}::uuid AND ${slice} AND f.neg_confidence IS NOT NULL AND (f.neg_confidence, f.key_order) > (v.neg, v.key)
+                  ORDER BY f.neg_confidence, f.key_order LIMIT v.take) y) x`,
+    );
+    for (const r of found) {
+      const { walk, take } = batch[Number(r.i)] as { walk: TopWalk; take: number };
+      const taken = Number(r.t);
+      walk.confirmed += Number(r.c);
+      walk.taken += taken;
+      // Fewer rows than asked for: the slice has no more.
+      walk.left = taken < take ? 0 : walk.left - taken;
+      if (taken > 0) walk.after = { neg: Number(r.neg), keyHex: String(r.key) };
+    }
+  }
+  return new Map(walks.map((w) => [w.value, { topConfirmed: w.confirmed, topTaken: w.taken }]));
+}
+
+/** precision@k: the k most confident findings of each slice (confidence desc, key in code-unit order), one dimension after another. */
+async function readTopK(db: Db, agentId: UUID, k: number, counts: ReadonlyMap<string, SliceCounts>, reads: Map<string, SliceReads>, rowsPerStatement: number): Promise<void> {
   for (const dim of SLICE_DIMS) {
     const values = slicesOf(counts, dim);
     if (values.length === 0) continue;
-    // A turn of the event loop between the dimensions' statements, each a read of cold pages at 1M.
-    await yieldToEventLoop();
-    const list = sql.join(values.map((v) => sql`(${v})`), sql`, `);
-    const found = await queryRowsInIndexOrder<{ value: string; c: number; t: number }>(
-      db,
-      dim === 'overall'
-        ? sql`SELECT '' AS value, x.c, x.t FROM (${top(sql`true`)}) x`
-        : sql`SELECT v.value, x.c, x.t FROM (VALUES ${list}) AS v(value) CROSS JOIN LATERAL (${top(sql`f.${COLUMN[dim]} = v.value`)}) x`,
-    );
-    for (const r of found) {
-      const read = reads.get(sliceId(dim, r.value));
-      if (read) Object.assign(read, { topConfirmed: Number(r.c), topTaken: Number(r.t) });
+    const column = dim === 'overall' ? null : COLUMN[dim];
+    for (const [value, top] of await topKCounts(db, { table: findingMetrics, agentId, column }, values, k, rowsPerStatement)) {
+      const read = reads.get(sliceId(dim, value));
+      if (read) Object.assign(read, top);
     }
   }
 }
@@ -248,7 +318,7 @@ async function readDrift(db: Db, agentId: UUID, asOfMs: number, shown: Shown, re
  * week holding `asOfMs` is read from its outcome rows instead when it has outcomes after `asOfMs`
  * (the rollup counts the whole week).
  */
-export async function rollupWeekly(db: Db, agentId: UUID, options: WeeklyTriageOptions & { throughSeq: number }): Promise<WeeklyTriageReport> {
+export async function rollupWeekly(db: Db, agentId: UUID, options: WeeklyTriageOptions & { throughSeq: number } & ReadBudget): Promise<WeeklyTriageReport> {
   const { asOf, firstStartMs } = checkWeeklyOptions(options);
   const starts = Array.from({ length: options.weeks }, (_, i) => firstStartMs + i * WEEK_MS);
   const scopes = starts.map(weekScope);
@@ -259,13 +329,7 @@ export async function rollupWeekly(db: Db, agentId: UUID, options: WeeklyTriageO
         WHERE agent_id = ${agentId}::uuid AND grain = ${GRAIN.overall}::int AND scope IN (SELECT v.s FROM (VALUES ${list}) AS v(s)) GROUP BY scope, kind, bucket`,
   );
   const counts = sliceCounts(rows.map((r) => ({ dim: 'overall', value: r.scope, kind: Number(r.kind), bucket: Number(r.bucket), n: Number(r.n), p: Number(r.p), gap: Number(r.gap) })));
-  const top = await queryRowsInIndexOrder<{ scope: string; c: number; t: number }>(
-    db,
-    sql`SELECT v.s AS scope, x.c, x.t FROM (VALUES ${list}) AS v(s) CROSS JOIN LATERAL (
-          SELECT count(*) FILTER (WHERE confirmed)::int AS c, count(*)::int AS t FROM (SELECT confirmed FROM ${weekFindingMetrics} f
-          WHERE f.agent_id = ${agentId}::uuid AND f.week = v.s AND f.neg_confidence IS NOT NULL ORDER BY f.neg_confidence, f.key_order LIMIT ${options.k}) y) x`,
-  );
-  const topOf = new Map(top.map((r) => [r.scope, { topConfirmed: Number(r.c), topTaken: Number(r.t) }]));
+  const topOf = await topKCounts(db, { table: weekFindingMetrics, agentId, column: sql.raw('week') }, scopes, options.k, options.rowsPerStatement ?? TOP_K_ROWS_PER_STATEMENT);
   const lastStart = starts[starts.length - 1] as number;
   const [later] = await queryRows<{ one: number }>(
     db,
