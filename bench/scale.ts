@@ -75,13 +75,16 @@ const QUERY_VARIANTS: { path: string; query: Record<string, string> | ((runtime:
 const TRAJECTORIES_PER_OUTCOME = 0.01;
 /**
  * The largest requests a reader may make, each computed anew (another hour each call): every
- * slice's precision@k over its whole top-k, at the largest k and number of slices allowed. Their
+ * slice's precision@k over its whole top-k, at the largest k and number of slices allowed, and a
+ * week read from its outcome rows (as of a time inside it, with outcomes after it). Their
  * cost is the rows they name (min(k, slice) per slice), not bounded by the 2× goal; what they must
  * not do is hold the event loop (`largest_requests_stall_ms`, in the stall goal).
  */
 const LARGEST_REQUESTS: { path: string; query: (i: number) => Record<string, string> }[] = [
   { path: '/metrics', query: (i) => ({ k: String(MAX_METRICS_K), slices: String(MAX_METRIC_SLICES), now: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }) },
   { path: '/metrics/weekly', query: () => ({ k: String(MAX_METRICS_K), weeks: String(MAX_WEEKS) }) },
+  // As of a Thursday noon inside the outcomes' three weeks: that week's figures are read from its outcome rows (the rollup counts whole weeks).
+  { path: '/metrics/weekly', query: () => ({ weeks: String(MAX_WEEKS), now: '2026-11-12T12:00:00.000Z' }) },
 ];
 const LARGEST_REQUEST_CALLS = 3;
 /** Lessons and ELO items per outcome, and log rows per outcome: 100k lessons, 100k items and 1M log rows at 1M outcomes (issue 16). */
@@ -181,7 +184,9 @@ async function measureLargest(runtime: AgentRuntime): Promise<Record<string, Tim
   for (const { path, query } of LARGEST_REQUESTS) {
     const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
     if (!route) throw new Error(`no GET ${path} route`);
-    const name = `${path}?${new URLSearchParams(Object.entries(query(0)).filter(([key]) => key !== 'now'))}`;
+    const asked = query(0);
+    // A `now` that moves with each call is left out of the name; a fixed one is part of the request.
+    const name = `${path}?${new URLSearchParams(Object.entries(asked).filter(([key, value]) => key !== 'now' || value === query(1).now))}`;
     out[name] = await timeCalls(`largest:${name}`, LARGEST_REQUEST_CALLS, (i) => askRoute(runtime, route, name, query(i)));
   }
   return out;

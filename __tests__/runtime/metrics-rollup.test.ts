@@ -5,11 +5,11 @@ import path from 'node:path';
 import { type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { DAY_MS } from '../../src/scan/model/grouping';
-import { computeScanMetrics } from '../../src/scan/model/metrics';
+import { computeScanMetrics, type MetricOutcome } from '../../src/scan/model/metrics';
 import { weeklyTriage } from '../../src/scan/model/weekly-triage';
 import { MetricRollup, ROLLUP_FORMAT } from '../../src/scan/metric-rollup-store';
 import { ALL_SCOPE, GRAIN, SIZE_SCOPE, TALLY_KIND } from '../../src/scan/model/metric-rollup';
-import { metricOutcomes, OutcomeStore, toStoredOutcome } from '../../src/scan/outcome-store';
+import { eachMetricOutcomePage, metricOutcomes, OutcomeStore, toStoredOutcome } from '../../src/scan/outcome-store';
 import { checkFindingRow, checkOutcomeRows, type FindingRow } from '../../src/scan/model/outcome';
 import { FindingStore } from '../../src/scan/finding-store';
 import { REPORT_AHEAD_OF_HOUR_MS, ScanMetrics } from '../../src/scan/scan-metrics';
@@ -235,6 +235,31 @@ describe('the metrics rollup on a real runtime', () => {
       turns.stop();
     }
   }, 60_000);
+
+  test("a week's outcomes read a few rows per statement (rows at one time by seq) are the rows one statement reads", async () => {
+    const db = dbOf(agent.runtime);
+    const agentId = agent.runtime.agentId;
+    const sameTime = Array.from({ length: 12 }, (_, i) => ({ finding_key: `same-time-${i}`, label: LABELS[i % LABELS.length], ts: '2026-10-05T10:00:00.000Z', project: 'payments', scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o' }));
+    await agent.service.ingest(sameTime);
+    const from = '2026-10-05T00:00:00.000Z';
+    const to = '2026-10-11T23:59:59.999Z';
+    const whole = await metricOutcomes(db, sql`agent_id = ${agentId}::uuid AND ts >= ${from}::timestamptz AND ts <= ${to}::timestamptz`);
+    expect(whole.length).toBeGreaterThan(50);
+    expect(whole.filter((o) => o.findingKey.startsWith('same-time-'))).toHaveLength(12);
+    const paged = async (throughSeq: number, pageRows: number) => {
+      const pages: MetricOutcome[][] = [];
+      await eachMetricOutcomePage(db, agentId, { from, to, throughSeq }, (page) => pages.push(page), pageRows);
+      expect(pages.every((page) => page.length <= pageRows)).toBe(true);
+      return pages.flat();
+    };
+    for (const pageRows of [1, 5, 12, 10_000]) expect(await paged(Number.MAX_SAFE_INTEGER, pageRows)).toEqual(whole);
+    // Only what the rollup had reached: seq at most `throughSeq`.
+    const throughSeq = Math.floor((await agent.service.outcomes.count()) / 2);
+    const early = await metricOutcomes(db, sql`agent_id = ${agentId}::uuid AND seq <= ${throughSeq} AND ts >= ${from}::timestamptz AND ts <= ${to}::timestamptz`);
+    expect(early.length).toBeLessThan(whole.length);
+    expect(await paged(throughSeq, 5)).toEqual(early);
+    await expectRollupEqualsRows(agent);
+  });
 
   test('a restart on outcomes that predate the rollup rolls them up in the background, then gives the same figures', async () => {
     await forgetRollup(agent);

@@ -5,8 +5,9 @@ import { checkMetricOptions, DRIFT_DAYS, type DriftWindow, driftWindows, type Sc
 import { ALL_SCOPE, GRAIN, SIZED_GRAINS, TALLY_KIND, weekScope, wholeHourScopes } from './model/metric-rollup';
 import { rankSlices } from './model/metric-slices';
 import { emptyCounts, medianPlan, metricSetOf, reportOf, SLICE_DIMS, type SliceCounts, sliceCounts, type SliceDim, sliceId, type SliceReads, type SliceTallyRow } from './model/metric-rollup-report';
-import { checkWeeklyOptions, pointOf, WEEK_MS, weekPoint, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
-import { metricOutcomes } from './outcome-store';
+import { checkWeeklyOptions, pointOf, WEEK_MS, type WeeklyTriageOptions, type WeeklyTriageReport } from './model/weekly-triage';
+import { eachMetricOutcomePage } from './outcome-store';
+import { WeekFold } from './model/week-fold';
 import { chunks, type Db, queryJsonRows, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { findingMetrics, metricSliceSizes, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
@@ -153,10 +154,12 @@ export interface ReadBudget {
 }
 
 /**
- * Rows of the top-k walk one statement reads at most: a slice's whole top-k in one statement held
- * the event loop for 1 s at k = 100,000 on the 1M bench database (105 ms at k = 10,000).
+ * Rows of the top-k walk one statement reads at most. Each row is a read of the finding's heap
+ * page for its label, scattered over the table: a slice's whole top-k in one statement held the
+ * event loop for 1 s at k = 100,000 on the 1M bench database, and 4,000 rows a statement up to
+ * 284 ms on its cold pages (the thirty-first whole run).
  */
-export const TOP_K_ROWS_PER_STATEMENT = 4_000;
+export const TOP_K_ROWS_PER_STATEMENT = 1_000;
 
 /** Where a slice's top-k walk stands: what it counted so far and the last row it read (confidence and key). */
 interface TopWalk {
@@ -338,8 +341,10 @@ export async function rollupWeekly(db: Db, agentId: UUID, options: WeeklyTriageO
   const series = await Promise.all(
     starts.map(async (startMs, i) => {
       if (later && startMs === lastStart) {
-        const week = await metricOutcomes(db, sql`agent_id = ${agentId}::uuid AND seq <= ${options.throughSeq} AND ts >= ${new Date(startMs).toISOString()}::timestamptz AND ts <= ${asOf.toISOString()}::timestamptz`);
-        return weekPoint(week, startMs, options);
+        // Its outcomes up to as-of, a page at a time: a week of them is any number of rows.
+        const fold = new WeekFold();
+        await eachMetricOutcomePage(db, agentId, { from: new Date(startMs).toISOString(), to: asOf.toISOString(), throughSeq: options.throughSeq }, (page) => fold.add(page));
+        return fold.point(startMs, options.k, yieldToEventLoop);
       }
       const scope = scopes[i] as string;
       const set = metricSetOf(counts.get(sliceId('overall', scope)) ?? emptyCounts(), { ...(topOf.get(scope) ?? { topConfirmed: 0, topTaken: 0 }), medianValues: [], drift: [] });

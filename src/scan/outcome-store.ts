@@ -6,7 +6,7 @@ import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import type { OutcomeFollower } from './metric-rollup-store';
-import { chunks, type Db, eachKey, jsonRows, queryRows, writeIsolatingRefusals } from '../shared/sql';
+import { chunks, type Db, eachKey, jsonRows, queryRows, queryRowsInIndexOrder, writeIsolatingRefusals } from '../shared/sql';
 import { addGroupLabelCounts, ensureGroupLabelCounts, globalTriageCountsOf, triageCountsOf } from './group-label-counts';
 import type { LevelCounts } from './model/triage-prior';
 import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
@@ -408,15 +408,58 @@ export async function metricOutcomes(db: Db, where: SQL): Promise<MetricOutcome[
   return metricOutcomeRows(db, sql`SELECT ${METRIC_OUTCOME_COLUMNS} FROM ${outcomesTable} WHERE ${where} ORDER BY ts, seq`);
 }
 
+/**
+ * Outcome rows a paged metrics read (`eachMetricOutcomePage`) reads per statement: rows in time
+ * order are scattered over the table's pages, and 2,000 of them took up to 137 ms on the 1M
+ * bench database's cold pages.
+ */
+export const METRIC_PAGE_ROWS = 500;
+
+/**
+ * The agent's outcomes with seq ≤ `throughSeq` stored at `from` to `to` (ISO times, both
+ * included), as `metricOutcomes` gives them, handed to `onPage` METRIC_PAGE_ROWS at a time in
+ * (ts, seq) order through the time index, each page starting at its cursor's time (`ts >=`: the
+ * index has no seq, so the row comparison alone would scan from the range's start every page),
+ * with a turn of the event loop before each page: a busy
+ * week's rows in one statement, and held all together, stalled the event loop for seconds at 1M.
+ */
+export async function eachMetricOutcomePage(
+  db: Db,
+  agentId: UUID,
+  range: { from: string; to: string; throughSeq: number },
+  onPage: (outcomes: MetricOutcome[]) => void,
+  pageRows = METRIC_PAGE_ROWS,
+): Promise<void> {
+  for (let after: { ts: string; seq: number } | null = null; ; ) {
+    await yieldToEventLoop();
+    const page: (MetricOutcomeRow & { ts_text: string; seq: number })[] = await queryRowsInIndexOrder<MetricOutcomeRow & { ts_text: string; seq: number }>(
+      db,
+      sql`SELECT ${METRIC_OUTCOME_COLUMNS}, ts::text AS ts_text FROM ${outcomesTable}
+          WHERE agent_id = ${agentId}::uuid AND seq <= ${range.throughSeq} AND ts >= ${range.from}::timestamptz AND ts <= ${range.to}::timestamptz
+            ${after === null ? sql`` : sql`AND ts >= ${after.ts}::timestamptz AND (ts, seq) > (${after.ts}::timestamptz, ${after.seq})`}
+          ORDER BY ts, seq LIMIT ${pageRows}`,
+    );
+    onPage(page.map(metricOutcomeOf));
+    const last: { ts_text: string; seq: number } | undefined = page[page.length - 1];
+    if (!last || page.length < pageRows) return;
+    after = { ts: last.ts_text, seq: Number(last.seq) };
+  }
+}
+
 /** The agent's outcomes of these findings with seq ≤ `throughSeq`, with the fields the metrics use, oldest first: an index probe per key (`eachKey`). */
 export async function metricOutcomesOfKeys(db: Db, agentId: UUID, keys: readonly string[], throughSeq: number): Promise<MetricOutcome[]> {
   const perKey = eachKey(keys, (key) => sql`SELECT ${METRIC_OUTCOME_COLUMNS} FROM ${outcomesTable} WHERE agent_id = ${agentId}::uuid AND finding_key = ${key} AND seq <= ${throughSeq}`);
   return metricOutcomeRows(db, sql`SELECT x.* FROM ${perKey} ORDER BY x.ts, x.seq`);
 }
 
+type MetricOutcomeRow = { finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null };
+
 async function metricOutcomeRows(db: Db, query: SQL): Promise<MetricOutcome[]> {
-  const rows = await queryRows<{ finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null }>(db, query);
-  return rows.map((r) => ({
+  return (await queryRows<MetricOutcomeRow>(db, query)).map(metricOutcomeOf);
+}
+
+function metricOutcomeOf(r: MetricOutcomeRow): MetricOutcome {
+  return {
     findingKey: r.finding_key,
     label: r.label,
     tsMs: Number(r.ts_ms),
@@ -425,5 +468,5 @@ async function metricOutcomeRows(db: Db, query: SQL): Promise<MetricOutcome[]> {
     scanner: r.scanner,
     model: r.model,
     ...(r.confidence === null ? {} : { scannerConfidence: Number(r.confidence) }),
-  }));
+  };
 }
