@@ -68,7 +68,8 @@ const QUERY_VARIANTS: { path: string; query: Record<string, string> | ((runtime:
   { path: '/ledger/history', query: { limit: '1000' } },
   { path: '/ledger/history', query: { category: 'false_positive' } },
   { path: '/metrics/weekly', query: { weeks: '52' } },
-  { path: '/trajectories', query: { limit: '1000' } },
+  // A full page at every step (10k outcomes store 100 trajectories).
+  { path: '/trajectories', query: { limit: '100' } },
   { path: '/trajectories', query: middleOfTrajectories, name: '/trajectories?before=(the middle)' },
 ];
 /** Stored trajectories per outcome: 100 at 10k, 10,000 at 1M (submitted as over HTTP, unpaid). */

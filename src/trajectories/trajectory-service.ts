@@ -24,11 +24,10 @@ import {
   TRAJECTORIES_TABLE,
   TRAJECTORY_MEMORY_TYPE,
   type TrajectoryRow,
-  type TrajectoryTotals,
   trajectoryPage,
   trajectoryPaidBefore,
-  trajectoryTotals,
 } from './trajectory-store';
+import { ensureTrajectoryTotals, type TrajectoryTotals, trajectoryTotals } from './trajectory-totals';
 import { errorText } from '../shared/error-text';
 import { startTurn } from '../shared/event-loop';
 
@@ -123,6 +122,11 @@ export class TrajectoryService extends Service {
   private readonly runEnds = new SerialQueue();
   /** Keeps the newest SELF_IMPROVE_TRAJECTORY_MAX_ROWS stored trajectories. */
   private retention!: LogRetention;
+  /**
+   * The kept totals installed and counted (`ensureTrajectoryTotals`), in the background after
+   * start: until then, and for good if the database refuses triggers, totals are aggregated.
+   */
+  totalsKept: Promise<void> = Promise.resolve();
 
   static override async start(runtime: IAgentRuntime): Promise<TrajectoryService> {
     const service = new TrajectoryService(runtime);
@@ -132,11 +136,17 @@ export class TrajectoryService extends Service {
     await ensureTrajectoriesIndex(dbOf(runtime)).catch((error: unknown) => {
       runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, 'could not create the trajectories index; listing trajectories reads more rows');
     });
+    service.totalsKept = (async () => {
+      await startTurn();
+      await ensureTrajectoryTotals(dbOf(runtime), runtime.agentId);
+    })().catch((error: unknown) => {
+      runtime.logger.warn({ src: LOG_SRC, agentId: runtime.agentId, error: errorText(error) }, 'could not keep the trajectory totals; each listing counts every stored trajectory');
+    });
     return service;
   }
 
   override async stop(): Promise<void> {
-    await Promise.all([this.runEnds.idle(), this.recording.idle()]);
+    await Promise.all([this.runEnds.idle(), this.recording.idle(), this.totalsKept]);
   }
 
   get policy(): TrajectoryPolicy {

@@ -1,8 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { ledgerTable } from '../ledger/tables';
-import { type Db, queryRows } from '../shared/sql';
+import { type Db, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { type PruneSizes, pruneOldest } from '../shared/log-retention';
 import type { PageCursor } from './model/page-cursor';
+import { paidSats } from './trajectory-totals';
 
 export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
 /**
@@ -29,16 +30,6 @@ export interface TrajectoryRow {
   metadata: Record<string, unknown>;
 }
 
-/** What the stored trajectories of an agent add up to, counted by the database. */
-export interface TrajectoryTotals {
-  count: number;
-  accepted: number;
-  /** Σ evaluation.reward.total_sats of the accepted ones: what they earned under the thresholds they were scored with. */
-  accepted_sats: number;
-  /** Σ paid_sats: what the ledger was asked to pay for them. */
-  paid_sats: number;
-}
-
 /**
  * Creates `TRAJECTORIES_INDEX` on plugin-sql's `memories` table when it is missing: a partial
  * index (trajectory rows only), so other memories' writes do not pay for it. Without it (a
@@ -50,7 +41,8 @@ export async function ensureTrajectoriesIndex(db: Db): Promise<void> {
 
 /** One page of an agent's trajectories, newest first by (created_at, id): `limit` rows before `before` (the newest without). */
 export async function trajectoryPage(db: Db, agentId: string, options: { limit: number; before: PageCursor | null; acceptedOnly?: boolean }): Promise<TrajectoryRow[]> {
-  const rows = await queryRows<{ id: string; created_at: string; text: string | null; metadata: unknown }>(db, trajectoryPageQuery(agentId, options));
+  // In index order: PGlite never analyses, and without statistics a page was planned as a sort of every stored trajectory (18 ms for 50 of 10,000).
+  const rows = await queryRowsInIndexOrder<{ id: string; created_at: string; text: string | null; metadata: unknown }>(db, trajectoryPageQuery(agentId, options));
   return rows.map((r) => ({
     id: r.id,
     createdAt: r.created_at,
@@ -67,23 +59,11 @@ export function trajectoryPageQuery(agentId: string, options: { limit: number; b
       ORDER BY memories.created_at DESC, memories.id DESC LIMIT ${options.limit}`;
 }
 
-/** Counts and sums over all of an agent's stored trajectories, in one aggregate. */
-export async function trajectoryTotals(db: Db, agentId: string): Promise<TrajectoryTotals> {
-  const [row] = await queryRows<Record<keyof TrajectoryTotals, string | number | null>>(
-    db,
-    sql`SELECT count(*) AS count, count(*) FILTER (WHERE ${ACCEPTED}) AS accepted,
-               COALESCE(SUM((metadata->'evaluation'->'reward'->>'total_sats')::numeric) FILTER (WHERE ${ACCEPTED}), 0) AS accepted_sats,
-               COALESCE(SUM((metadata->>'paid_sats')::numeric), 0) AS paid_sats
-        FROM memories WHERE ${ofAgent(agentId)}`,
-  );
-  return { count: Number(row?.count ?? 0), accepted: Number(row?.accepted ?? 0), accepted_sats: Number(row?.accepted_sats ?? 0), paid_sats: Number(row?.paid_sats ?? 0) };
-}
-
 /** Σ paid_sats of the trajectories submitted (HTTP, CLI) and stored at or after `sinceMs`. */
 export async function submittedPaidSince(db: Db, agentId: string, sinceMs: number): Promise<number> {
   const [row] = await queryRows<{ paid: string | number | null }>(
     db,
-    sql`SELECT COALESCE(SUM((metadata->>'paid_sats')::numeric), 0) AS paid FROM memories
+    sql`SELECT COALESCE(SUM(${sql.raw(paidSats('metadata'))}), 0) AS paid FROM memories
         WHERE ${ofAgent(agentId)} AND metadata->>'source' IN ('http', 'cli') AND created_at >= ${new Date(sinceMs).toISOString()}::timestamptz`,
   );
   return Number(row?.paid ?? 0);
