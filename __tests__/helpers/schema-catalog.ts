@@ -37,6 +37,7 @@ export const PLUGIN_TABLE_NAMES = [
   'scan_lesson_evidence',
   'search_log',
   'session_log',
+  'trajectory_totals',
   'triage_level_counts',
   'triage_level_counts_ready',
   'week_finding_metrics',
