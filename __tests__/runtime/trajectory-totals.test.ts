@@ -81,11 +81,13 @@ describe('trajectory totals kept by the database', () => {
     await expectKeptEqualsStored(agent);
   });
 
-  test('a database without the kept row (from before them) answers from the aggregate, and the next start counts it once', async () => {
+  test('a database without the kept row or a trigger (from before them) answers from the aggregate, and the next start installs them and counts it once', async () => {
     for (let i = 0; i < 4; i++) await service.submit(accepted(`r-${i}`), 'cli', `r-${i}`, { pay: true });
     const expected = await aggregatedTrajectoryTotals(dbOf(agent.runtime), agent.runtime.agentId);
     await dbOf(agent.runtime).execute(sql`DELETE FROM ${trajectoryTotalsTable}`);
     expect(await service.totals()).toEqual(expected);
+    // A trigger lost as well: the next start installs them again.
+    await dbOf(agent.runtime).execute(sql`DROP TRIGGER self_improve_trajectory_totals_insert ON memories`);
     await agent.close();
     agent = await startAgent({ dataDir: dir, settings: { SELF_IMPROVE_TRAJECTORY_MAX_SATS_PER_DAY: '100000000' } });
     service = await trajectoryServiceOf(agent.runtime);

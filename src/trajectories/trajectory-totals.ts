@@ -18,6 +18,7 @@ const TRIGGERS = ['self_improve_trajectory_totals_insert', 'self_improve_traject
 const accepted = (m: string) => `CASE WHEN ${m}->'evaluation'->>'accepted' = 'true' THEN 1 ELSE 0 END`;
 const acceptedSats = (m: string) =>
   `CASE WHEN ${m}->'evaluation'->>'accepted' = 'true' AND jsonb_typeof(${m}->'evaluation'->'reward'->'total_sats') = 'number' THEN (${m}->'evaluation'->'reward'->>'total_sats')::numeric ELSE 0 END`;
+/** What a trajectory row (metadata `m`) was paid, 0 unless it is a JSON number: also the day's paid sum's, so malformed metadata never fails a read. */
 export const paidSats = (m: string) => `CASE WHEN jsonb_typeof(${m}->'paid_sats') = 'number' THEN (${m}->>'paid_sats')::numeric ELSE 0 END`;
 const change = (row: 'OLD' | 'NEW', sign: '-' | '+') => `
     PERFORM pg_advisory_xact_lock_shared(${LOCK_CLASS}, hashtext(${row}.agent_id::text));
@@ -82,7 +83,11 @@ export async function ensureTrajectoryTotals(db: Db, agentId: string): Promise<v
   await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${LOCK_CLASS}::int, 0)`);
     const names = sql.join(TRIGGERS.map((name) => sql`${name}`), sql`, `);
-    const [installed] = await queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM pg_trigger WHERE NOT tgisinternal AND tgname IN (${names}) AND tgrelid = 'memories'::regclass`);
+    // Installed means these triggers calling this version's function (a function of another name is installed over them).
+    const [installed] = await queryRows<{ n: number }>(
+      tx,
+      sql`SELECT count(*)::int AS n FROM pg_trigger WHERE NOT tgisinternal AND tgname IN (${names}) AND tgrelid = 'memories'::regclass AND tgfoid = to_regprocedure(${`${FUNCTION}()`})`,
+    );
     if (Number(installed?.n ?? 0) === TRIGGERS.length) return;
     await tx.execute(sql.raw(FUNCTION_SQL));
     for (const statement of TRIGGER_SQL) await tx.execute(sql.raw(statement));
