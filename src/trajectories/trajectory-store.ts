@@ -3,7 +3,6 @@ import { ledgerTable } from '../ledger/tables';
 import { type Db, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { type PruneSizes, pruneOldest } from '../shared/log-retention';
 import type { PageCursor } from './model/page-cursor';
-import { paidSats } from './trajectory-totals';
 
 export const TRAJECTORY_MEMORY_TYPE = 'agent-trajectory';
 /**
@@ -19,8 +18,12 @@ export const TRAJECTORIES_TABLE = 'trajectories';
 export const TRAJECTORIES_INDEX = 'self_improve_trajectories_newest';
 
 /** The trajectory rows of one agent: the type is a literal, so the planner may use the partial index. */
-const ofAgent = (agentId: string): SQL => sql`agent_id = ${agentId}::uuid AND type = ${sql.raw(`'${TRAJECTORIES_TABLE}'`)}`;
-const ACCEPTED = sql`metadata->'evaluation'->>'accepted' = 'true'`;
+export const trajectoryRowsOf = (agentId: string): SQL => sql`agent_id = ${agentId}::uuid AND type = ${sql.raw(`'${TRAJECTORIES_TABLE}'`)}`;
+/** Whether the trajectory whose metadata is `m` (a column or a trigger's row) was accepted: SQL text, for pages, totals and the triggers alike. */
+export const acceptedIn = (m: string) => `${m}->'evaluation'->>'accepted' = 'true'`;
+/** What the trajectory whose metadata is `m` was paid, 0 unless it is a JSON number, so malformed metadata never fails a read or a write: SQL text. */
+export const paidSatsIn = (m: string) => `CASE WHEN jsonb_typeof(${m}->'paid_sats') = 'number' THEN (${m}->>'paid_sats')::numeric ELSE 0 END`;
+const ACCEPTED = sql.raw(acceptedIn('metadata'));
 
 /** A stored trajectory's row as pages read it: the memory's text and metadata, and its position. */
 export interface TrajectoryRow {
@@ -55,7 +58,7 @@ export async function trajectoryPage(db: Db, agentId: string, options: { limit: 
 export function trajectoryPageQuery(agentId: string, options: { limit: number; before: PageCursor | null; acceptedOnly?: boolean }): SQL {
   const before = options.before === null ? sql.empty() : sql`AND (created_at, id) < (${options.before.createdAt}::timestamp, ${options.before.id}::uuid)`;
   return sql`SELECT id, created_at::text AS created_at, content->>'text' AS text, metadata FROM memories
-      WHERE ${ofAgent(agentId)} ${before} ${options.acceptedOnly ? sql`AND ${ACCEPTED}` : sql.empty()}
+      WHERE ${trajectoryRowsOf(agentId)} ${before} ${options.acceptedOnly ? sql`AND ${ACCEPTED}` : sql.empty()}
       ORDER BY memories.created_at DESC, memories.id DESC LIMIT ${options.limit}`;
 }
 
@@ -63,8 +66,8 @@ export function trajectoryPageQuery(agentId: string, options: { limit: number; b
 export async function submittedPaidSince(db: Db, agentId: string, sinceMs: number): Promise<number> {
   const [row] = await queryRows<{ paid: string | number | null }>(
     db,
-    sql`SELECT COALESCE(SUM(${sql.raw(paidSats('metadata'))}), 0) AS paid FROM memories
-        WHERE ${ofAgent(agentId)} AND metadata->>'source' IN ('http', 'cli') AND created_at >= ${new Date(sinceMs).toISOString()}::timestamptz`,
+    sql`SELECT COALESCE(SUM(${sql.raw(paidSatsIn('metadata'))}), 0) AS paid FROM memories
+        WHERE ${trajectoryRowsOf(agentId)} AND metadata->>'source' IN ('http', 'cli') AND created_at >= ${new Date(sinceMs).toISOString()}::timestamptz`,
   );
   return Number(row?.paid ?? 0);
 }
@@ -83,7 +86,7 @@ export function pruneTrajectories(db: Db, agentId: string, keep: number, sizes: 
   return pruneOldest<{ created_at: string; id: string }>(
     db,
     {
-      rows: sql`FROM memories WHERE ${ofAgent(agentId)}`,
+      rows: sql`FROM memories WHERE ${trajectoryRowsOf(agentId)}`,
       key: sql`(created_at, id)`,
       select: sql`created_at::text AS created_at, id::text AS id`,
       newestFirst: sql`memories.created_at DESC, memories.id DESC`,

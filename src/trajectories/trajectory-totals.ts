@@ -1,9 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../shared/sql';
 import { trajectoryTotalsTable } from './tables';
-
-/** The memory type of stored trajectories (`TRAJECTORIES_TABLE`), a literal in the triggers and their conditions. */
-const TYPE = 'trajectories';
+import { acceptedIn, paidSatsIn, TRAJECTORIES_TABLE, trajectoryRowsOf } from './trajectory-store';
 /**
  * The advisory-lock class of the totals (two-key locks, apart from the plugin's one-key ones):
  * (class, 0) serialises installing the triggers; (class, hashtext(agent)) puts an agent's backfill
@@ -15,25 +13,23 @@ const FUNCTION = 'self_improve.trajectory_totals_change_v1';
 const TRIGGERS = ['self_improve_trajectory_totals_insert', 'self_improve_trajectory_totals_delete', 'self_improve_trajectory_totals_update'] as const;
 
 /** A row's contribution to each total, from its metadata (written by `TrajectoryService`; anything malformed counts 0, never fails a write). */
-const accepted = (m: string) => `CASE WHEN ${m}->'evaluation'->>'accepted' = 'true' THEN 1 ELSE 0 END`;
+const accepted = (m: string) => `CASE WHEN ${acceptedIn(m)} THEN 1 ELSE 0 END`;
 const acceptedSats = (m: string) =>
-  `CASE WHEN ${m}->'evaluation'->>'accepted' = 'true' AND jsonb_typeof(${m}->'evaluation'->'reward'->'total_sats') = 'number' THEN (${m}->'evaluation'->'reward'->>'total_sats')::numeric ELSE 0 END`;
-/** What a trajectory row (metadata `m`) was paid, 0 unless it is a JSON number: also the day's paid sum's, so malformed metadata never fails a read. */
-export const paidSats = (m: string) => `CASE WHEN jsonb_typeof(${m}->'paid_sats') = 'number' THEN (${m}->>'paid_sats')::numeric ELSE 0 END`;
+  `CASE WHEN ${acceptedIn(m)} AND jsonb_typeof(${m}->'evaluation'->'reward'->'total_sats') = 'number' THEN (${m}->'evaluation'->'reward'->>'total_sats')::numeric ELSE 0 END`;
 const change = (row: 'OLD' | 'NEW', sign: '-' | '+') => `
     PERFORM pg_advisory_xact_lock_shared(${LOCK_CLASS}, hashtext(${row}.agent_id::text));
     UPDATE self_improve.trajectory_totals SET trajectories = trajectories ${sign} 1, accepted = accepted ${sign} ${accepted(`${row}.metadata`)},
-      accepted_sats = accepted_sats ${sign} ${acceptedSats(`${row}.metadata`)}, paid_sats = paid_sats ${sign} ${paidSats(`${row}.metadata`)}
+      accepted_sats = accepted_sats ${sign} ${acceptedSats(`${row}.metadata`)}, paid_sats = paid_sats ${sign} ${paidSatsIn(`${row}.metadata`)}
     WHERE agent_id = ${row}.agent_id;`;
 
 const FUNCTION_SQL = `CREATE OR REPLACE FUNCTION ${FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $body$
 BEGIN
   IF TG_OP <> 'INSERT' THEN
-    IF OLD.type = '${TYPE}' THEN ${change('OLD', '-')}
+    IF OLD.type = '${TRAJECTORIES_TABLE}' THEN ${change('OLD', '-')}
     END IF;
   END IF;
   IF TG_OP <> 'DELETE' THEN
-    IF NEW.type = '${TYPE}' THEN ${change('NEW', '+')}
+    IF NEW.type = '${TRAJECTORIES_TABLE}' THEN ${change('NEW', '+')}
     END IF;
   END IF;
   RETURN NULL;
@@ -42,9 +38,9 @@ $body$`;
 
 /** Only trajectory rows call the function: other memories pay for the WHEN test alone. */
 const TRIGGER_SQL = [
-  `CREATE OR REPLACE TRIGGER ${TRIGGERS[0]} AFTER INSERT ON memories FOR EACH ROW WHEN (NEW.type = '${TYPE}') EXECUTE FUNCTION ${FUNCTION}()`,
-  `CREATE OR REPLACE TRIGGER ${TRIGGERS[1]} AFTER DELETE ON memories FOR EACH ROW WHEN (OLD.type = '${TYPE}') EXECUTE FUNCTION ${FUNCTION}()`,
-  `CREATE OR REPLACE TRIGGER ${TRIGGERS[2]} AFTER UPDATE ON memories FOR EACH ROW WHEN (OLD.type = '${TYPE}' OR NEW.type = '${TYPE}') EXECUTE FUNCTION ${FUNCTION}()`,
+  `CREATE OR REPLACE TRIGGER ${TRIGGERS[0]} AFTER INSERT ON memories FOR EACH ROW WHEN (NEW.type = '${TRAJECTORIES_TABLE}') EXECUTE FUNCTION ${FUNCTION}()`,
+  `CREATE OR REPLACE TRIGGER ${TRIGGERS[1]} AFTER DELETE ON memories FOR EACH ROW WHEN (OLD.type = '${TRAJECTORIES_TABLE}') EXECUTE FUNCTION ${FUNCTION}()`,
+  `CREATE OR REPLACE TRIGGER ${TRIGGERS[2]} AFTER UPDATE ON memories FOR EACH ROW WHEN (OLD.type = '${TRAJECTORIES_TABLE}' OR NEW.type = '${TRAJECTORIES_TABLE}') EXECUTE FUNCTION ${FUNCTION}()`,
 ];
 
 /** What the stored trajectories of an agent add up to, counted by the database. */
@@ -68,8 +64,8 @@ const totalsOf = (row: TotalsRow | undefined): TrajectoryTotals => ({
 /** The aggregate over every stored trajectory of the agent: the backfill's, and the answer while no kept totals exist. */
 const aggregate = (agentId: string) =>
   sql`SELECT count(*) AS trajectories, coalesce(sum(${sql.raw(accepted('metadata'))}), 0) AS accepted, coalesce(sum(${sql.raw(acceptedSats('metadata'))}), 0) AS accepted_sats,
-             coalesce(sum(${sql.raw(paidSats('metadata'))}), 0) AS paid_sats
-      FROM memories WHERE agent_id = ${agentId}::uuid AND type = ${sql.raw(`'${TYPE}'`)}`;
+             coalesce(sum(${sql.raw(paidSatsIn('metadata'))}), 0) AS paid_sats
+      FROM memories WHERE ${trajectoryRowsOf(agentId)}`;
 
 /**
  * Installs the triggers that keep `trajectory_totals` (once per database, under a lock so two
@@ -107,7 +103,7 @@ export async function ensureTrajectoryTotals(db: Db, agentId: string): Promise<v
 /** The agent's totals: its kept row (one read), or the aggregate over its stored trajectories while it has none. */
 export async function trajectoryTotals(db: Db, agentId: string): Promise<TrajectoryTotals> {
   const [kept] = await queryRows<TotalsRow>(db, sql`SELECT trajectories, accepted, accepted_sats, paid_sats FROM ${trajectoryTotalsTable} WHERE agent_id = ${agentId}::uuid`);
-  return totalsOf(kept ?? (await queryRows<TotalsRow>(db, aggregate(agentId)))[0]);
+  return kept ? totalsOf(kept) : aggregatedTrajectoryTotals(db, agentId);
 }
 
 /** The aggregate alone, whatever is kept: what the tests hold the kept totals to. */
