@@ -96,9 +96,19 @@ export function compareOutcomes(a: MetricOutcome, b: MetricOutcome): number {
   );
 }
 
-interface FindingFold {
+/** A finding's latest outcome and its latest one with a confidence (`compareOutcomes` order). */
+export interface LatestOutcomes {
   latest: MetricOutcome;
   latestConfident: MetricOutcome | undefined;
+}
+
+/** Keeps `o` as the latest outcome of `held`, and as its latest confident one, where it is later (outcomes may come in any order). */
+export function keepLatest(held: LatestOutcomes, o: MetricOutcome): void {
+  if (compareOutcomes(o, held.latest) > 0) held.latest = o;
+  if (o.scannerConfidence !== undefined && (!held.latestConfident || compareOutcomes(o, held.latestConfident) > 0)) held.latestConfident = o;
+}
+
+interface FindingFold extends LatestOutcomes {
   earliestMs: number;
   firstAcceptedMs: number;
   firstFixedMs: number;
@@ -107,10 +117,7 @@ interface FindingFold {
 }
 
 function foldOutcome(fold: FindingFold, o: MetricOutcome): void {
-  if (compareOutcomes(o, fold.latest) > 0) fold.latest = o;
-  if (o.scannerConfidence !== undefined && (!fold.latestConfident || compareOutcomes(o, fold.latestConfident) > 0)) {
-    fold.latestConfident = o;
-  }
+  keepLatest(fold, o);
   fold.earliestMs = Math.min(fold.earliestMs, o.tsMs);
   if (o.label === 'accepted') fold.firstAcceptedMs = Math.min(fold.firstAcceptedMs, o.tsMs);
   if (o.label === 'fixed') {

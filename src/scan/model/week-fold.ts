@@ -1,28 +1,22 @@
-import { CONFIRMED_LABELS, compareOutcomes, compareText, type MetricOutcome } from './findings';
+import { CONFIRMED_LABELS, compareText, keepLatest, type LatestOutcomes, type MetricOutcome } from './findings';
 import { expectedCalibrationError } from './metrics';
 import { ratio } from './metric-slices';
 import { pointOf, type WeeklyTriagePoint } from './weekly-triage';
-
-/** A finding's latest outcome of the week, and its latest one with a confidence. */
-interface Latest {
-  latest: MetricOutcome;
-  latestConfident: MetricOutcome | undefined;
-}
 
 /** Findings `WeekFold.point` goes through between two turns of the event loop. */
 const FINDINGS_PER_TURN = 5_000;
 
 /**
  * One week's triage figures (`weekPoint`'s) built from its outcomes a page at a time, in any
- * order: each finding keeps only its latest outcome and its latest one with a confidence (by
- * `compareOutcomes`, as `summarizeFindings` picks them), and the week its outcome count and reward
+ * order: each finding keeps only its latest outcome and its latest one with a confidence
+ * (`keepLatest`, as `summarizeFindings` picks them), and the week its outcome count and reward
  * sum. So a week's outcomes never sit in memory or in one synchronous step all together; `point`
  * goes through the findings a few thousand at a time, and finds precision@k's top k by the k-th
  * greatest confidence (a numeric sort) and the keys tied at it, without sorting every finding.
  * Sums may differ from `weekPoint`'s in the last bits (they are added in another order).
  */
 export class WeekFold {
-  private readonly findings = new Map<string, Latest>();
+  private readonly findings = new Map<string, LatestOutcomes>();
   private outcomes = 0;
   private rewardSum = 0;
 
@@ -30,14 +24,12 @@ export class WeekFold {
     for (const o of outcomes) {
       this.outcomes++;
       this.rewardSum += o.reward;
-      const held = this.findings.get(o.findingKey);
-      const confident = o.scannerConfidence !== undefined ? o : undefined;
+      let held = this.findings.get(o.findingKey);
       if (!held) {
-        this.findings.set(o.findingKey, { latest: o, latestConfident: confident });
-        continue;
+        held = { latest: o, latestConfident: undefined };
+        this.findings.set(o.findingKey, held);
       }
-      if (compareOutcomes(o, held.latest) > 0) held.latest = o;
-      if (confident && (!held.latestConfident || compareOutcomes(o, held.latestConfident) > 0)) held.latestConfident = o;
+      keepLatest(held, o);
     }
   }
 
