@@ -82,7 +82,7 @@ const TRAJECTORIES_PER_OUTCOME = 0.01;
  * not do is hold the event loop (`largest_requests_stall_ms`, in the stall goal).
  */
 const LARGEST_REQUESTS: { path: string; query: (i: number) => Record<string, string> }[] = [
-  { path: '/metrics', query: (i) => ({ k: String(MAX_METRICS_K), slices: String(MAX_METRIC_SLICES), now: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }) },
+  { path: '/metrics', query: (i) => ({ k: String(MAX_METRICS_K), slices: String(MAX_METRIC_SLICES), now: hoursBack(i) }) },
   { path: '/metrics/weekly', query: () => ({ k: String(MAX_METRICS_K), weeks: String(MAX_WEEKS) }) },
   // As of a Thursday noon inside the outcomes' three weeks: that week's figures are read from its outcome rows (the rollup counts whole weeks).
   { path: '/metrics/weekly', query: () => ({ weeks: String(MAX_WEEKS), now: '2026-11-12T12:00:00.000Z' }) },
@@ -111,8 +111,7 @@ async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, Timi
     ...routes.map((route) => ({ route, query: {} as Record<string, string>, name: route.path })),
     ...(await Promise.all(
       QUERY_VARIANTS.map(async ({ path, query, name }) => {
-        const route = routes.find((r) => r.path === path);
-        if (!route) throw new Error(`no GET ${path} route`);
+        const route = getRoute(path);
         const asked = typeof query === 'function' ? await query(runtime) : query;
         return { route, query: asked, name: name ?? `${path}?${new URLSearchParams(asked)}` };
       }),
@@ -140,6 +139,16 @@ async function middleOfTrajectories(runtime: AgentRuntime): Promise<Record<strin
   return middle ? { before: encodeCursor(middle) } : {};
 }
 
+/** The plugin's GET route at `path`; throws when there is none. */
+function getRoute(path: string): Route {
+  const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
+  if (!route) throw new Error(`no GET ${path} route`);
+  return route;
+}
+
+/** An hour further back for each call `i` (drift windows end elsewhere: no report kept serves it). */
+const hoursBack = (i: number) => new Date(Date.now() - (i + 1) * 3_600_000).toISOString();
+
 /** One GET of `route`'s handler as the server calls it, with `query`; throws on a 4xx or 5xx (`name` says which). */
 async function askRoute(runtime: AgentRuntime, route: Route, name: string, query: Record<string, string>): Promise<void> {
   const { res, sent } = recordingResponse();
@@ -155,8 +164,7 @@ async function askRoute(runtime: AgentRuntime, route: Route, name: string, query
  * (`uncached_reports`); `before` runs untimed before each call.
  */
 const UNCACHED: Record<string, { path: string; query: (i: number) => Record<string, string>; before?: (runtime: AgentRuntime, i: number) => Promise<void> }> = {
-  // An hour further back each call: drift windows end elsewhere.
-  '/metrics': { path: '/metrics', query: (i) => ({ now: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() }) },
+  '/metrics': { path: '/metrics', query: (i) => ({ now: hoursBack(i) }) },
   // Another k each call: the book keeps one report.
   '/elo': { path: '/elo', query: (i) => ({ k: String(1 + (i % 100)) }) },
   // A use of an item before each call: the book has changed.
@@ -172,8 +180,7 @@ const UNCACHED: Record<string, { path: string; query: (i: number) => Record<stri
 async function measureUncached(runtime: AgentRuntime): Promise<Record<string, Timing>> {
   const out: Record<string, Timing> = {};
   for (const [name, { path, query, before }] of Object.entries(UNCACHED)) {
-    const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
-    if (!route) throw new Error(`no GET ${path} route`);
+    const route = getRoute(path);
     out[name] = await timeCalls(`uncached:${name}`, UNCACHED_CALLS, (i) => askRoute(runtime, route, name, query(i)), before ? (i) => before(runtime, i) : undefined);
   }
   return out;
@@ -183,8 +190,7 @@ async function measureUncached(runtime: AgentRuntime): Promise<Record<string, Ti
 async function measureLargest(runtime: AgentRuntime): Promise<Record<string, Timing>> {
   const out: Record<string, Timing> = {};
   for (const { path, query } of LARGEST_REQUESTS) {
-    const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
-    if (!route) throw new Error(`no GET ${path} route`);
+    const route = getRoute(path);
     const asked = query(0);
     // A `now` that moves with each call is left out of the name; a fixed one is part of the request.
     const name = `${path}?${new URLSearchParams(Object.entries(asked).filter(([key, value]) => key !== 'now' || value === query(1).now))}`;

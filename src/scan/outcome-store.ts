@@ -432,7 +432,7 @@ export async function eachMetricOutcomePage(
 ): Promise<void> {
   for (let after: { ts: string; seq: number } | null = null; ; ) {
     await yieldToEventLoop();
-    const page: (MetricOutcomeRow & { ts_text: string; seq: number })[] = await queryRowsInIndexOrder<MetricOutcomeRow & { ts_text: string; seq: number }>(
+    const page: PagedOutcomeRow[] = await queryRowsInIndexOrder<PagedOutcomeRow>(
       db,
       sql`SELECT ${METRIC_OUTCOME_COLUMNS}, ts::text AS ts_text FROM ${outcomesTable}
           WHERE agent_id = ${agentId}::uuid AND seq <= ${range.throughSeq} AND ts >= ${range.from}::timestamptz AND ts <= ${range.to}::timestamptz
@@ -440,7 +440,7 @@ export async function eachMetricOutcomePage(
           ORDER BY ts, seq LIMIT ${pageRows}`,
     );
     onPage(page.map(metricOutcomeOf));
-    const last: { ts_text: string; seq: number } | undefined = page[page.length - 1];
+    const last = page.at(-1);
     if (!last || page.length < pageRows) return;
     after = { ts: last.ts_text, seq: Number(last.seq) };
   }
@@ -453,6 +453,8 @@ export async function metricOutcomesOfKeys(db: Db, agentId: UUID, keys: readonly
 }
 
 type MetricOutcomeRow = { finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null };
+/** A row of `eachMetricOutcomePage`: with the cursor of the next page (its time as text, exact, and seq). */
+type PagedOutcomeRow = MetricOutcomeRow & { ts_text: string; seq: number };
 
 async function metricOutcomeRows(db: Db, query: SQL): Promise<MetricOutcome[]> {
   return (await queryRows<MetricOutcomeRow>(db, query)).map(metricOutcomeOf);
