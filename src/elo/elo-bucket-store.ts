@@ -7,7 +7,7 @@ import { agentLockKey, chunks, type Db, jsonRows, queryJsonRows, queryRows } fro
 import { eloBucketBasis, eloBucketCounts, eloItems } from './tables';
 import type { EloItemState } from './elo-store';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf, itemStatesQuery } from './elo-item-rows';
+import { ITEM_STATE_COLUMNS, type ItemStateRow, itemStateOf, itemStatesQuery, storedItems } from './elo-item-rows';
 
 const BATCH = 500;
 /** Rows read in the first page of each start while looking for the top items of a kind (later pages grow four times, to 2,000). */
@@ -75,11 +75,7 @@ export class EloBucketStore {
   async writeItems(t: Db, items: readonly EloItemState[]): Promise<void> {
     const counts = new CountChanges();
     for (const batch of chunks(items, BATCH)) {
-      const pairs = sql.join(
-        batch.map((r) => sql`(kind = ${r.kind} AND item_id = ${r.id})`),
-        sql` OR `,
-      );
-      const old = await queryRows<{ kind: string; bucket: number | null }>(t, sql`SELECT kind, bucket FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid AND (${pairs})`);
+      const old = await queryRows<{ kind: string; bucket: number | null }>(t, sql`SELECT e.kind, e.bucket FROM ${storedItems(this.agentId, batch)}`);
       for (const r of old) if (r.bucket !== null) counts.add(r.kind, Number(r.bucket), -1);
       const rows = batch.map((i) => {
         const span = bucketSpan(i, i.lastUsedMs, this.driftPerDay);

@@ -29,11 +29,12 @@ export const itemStateOf = (r: ItemStateRow): EloItemState => ({
 });
 
 /**
- * The stored states of `refs` (with their content when `withBody`), one primary-key probe per
- * item: a join of the list with the items, or a list of (kind, id) conditions, is planned without
- * statistics (PGlite never analyses) as a read of every item of the agent.
+ * A FROM clause of the stored items of `refs` (as `e`), one primary-key probe per item: a join of
+ * the list with the items, or a list of (kind, id) conditions, is planned without statistics
+ * (PGlite never analyses) as a read of every item of the agent (500 OR-ed pairs: 106–284 ms on the
+ * 1M bench database, 5–7 ms this way). Items not stored give no row.
  */
-export function itemStatesQuery(agentId: string, refs: readonly { kind: string; id: string }[], withBody = false): SQL {
+export function storedItems(agentId: string, refs: readonly { kind: string; id: string }[]): SQL {
   const kinds = sql.join(
     refs.map((r) => sql`${r.kind}`),
     sql`, `,
@@ -42,7 +43,12 @@ export function itemStatesQuery(agentId: string, refs: readonly { kind: string; 
     refs.map((r) => sql`${r.id}`),
     sql`, `,
   );
-  return sql`SELECT e.kind, e.item_id, e.elo, e.start_elo, e.updates, (extract(epoch from e.last_used_at) * 1000)::float8 AS last_used_ms, e.title, ${withBody ? sql`e.body` : sql`NULL::text AS body`}
-             FROM unnest(ARRAY[${kinds}]::text[], ARRAY[${ids}]::text[]) AS r(kind, item_id)
+  return sql`unnest(ARRAY[${kinds}]::text[], ARRAY[${ids}]::text[]) AS r(kind, item_id)
              CROSS JOIN LATERAL (SELECT * FROM ${eloItems} AS i WHERE i.agent_id = ${agentId}::uuid AND i.kind = r.kind AND i.item_id = r.item_id OFFSET 0) AS e`;
+}
+
+/** The stored states of `refs` (with their content when `withBody`), read through `storedItems`. */
+export function itemStatesQuery(agentId: string, refs: readonly { kind: string; id: string }[], withBody = false): SQL {
+  return sql`SELECT e.kind, e.item_id, e.elo, e.start_elo, e.updates, (extract(epoch from e.last_used_at) * 1000)::float8 AS last_used_ms, e.title, ${withBody ? sql`e.body` : sql`NULL::text AS body`}
+             FROM ${storedItems(agentId, refs)}`;
 }
