@@ -2,6 +2,7 @@ import { CONFIRMED_LABELS, compareText, keepLatest, type LatestOutcomes, type Me
 import { expectedCalibrationError } from './metrics';
 import { ratio } from './metric-slices';
 import { pointOf, type WeeklyTriagePoint } from './weekly-triage';
+import { StringNumbers } from '../../shared/string-numbers';
 
 /** Findings `WeekFold.point` goes through between two turns of the event loop. */
 const FINDINGS_PER_TURN = 5_000;
@@ -16,7 +17,9 @@ const FINDINGS_PER_TURN = 5_000;
  * Sums may differ from `weekPoint`'s in the last bits (they are added in another order).
  */
 export class WeekFold {
-  private readonly findings = new Map<string, LatestOutcomes>();
+  /** Findings numbered as first seen; `held[n]` is finding n's latest outcomes (no `Map`: see `StringNumbers`). */
+  private readonly keys = new StringNumbers();
+  private readonly held: LatestOutcomes[] = [];
   private outcomes = 0;
   private rewardSum = 0;
 
@@ -24,12 +27,9 @@ export class WeekFold {
     for (const o of outcomes) {
       this.outcomes++;
       this.rewardSum += o.reward;
-      let held = this.findings.get(o.findingKey);
-      if (!held) {
-        held = { latest: o, latestConfident: undefined };
-        this.findings.set(o.findingKey, held);
-      }
-      keepLatest(held, o);
+      const n = this.keys.numberOf(o.findingKey);
+      if (n === this.held.length) this.held.push({ latest: o, latestConfident: undefined });
+      keepLatest(this.held[n] as LatestOutcomes, o);
     }
   }
 
@@ -37,14 +37,14 @@ export class WeekFold {
   async point(startMs: number, k: number, turn: () => Promise<void>): Promise<WeeklyTriagePoint> {
     let rejected = 0;
     const confident: { key: string; p: number; y: 0 | 1 }[] = [];
-    let seen = 0;
-    for (const [key, { latest, latestConfident }] of this.findings) {
+    for (let n = 0; n < this.held.length; n++) {
+      const { latest, latestConfident } = this.held[n] as LatestOutcomes;
       if (latest.label === 'rejected_fp') rejected++;
-      if (latestConfident) confident.push({ key, p: latestConfident.scannerConfidence as number, y: CONFIRMED_LABELS[latest.label] ? 1 : 0 });
-      if (++seen % FINDINGS_PER_TURN === 0) await turn();
+      if (latestConfident) confident.push({ key: this.keys.at(n), p: latestConfident.scannerConfidence as number, y: CONFIRMED_LABELS[latest.label] ? 1 : 0 });
+      if ((n + 1) % FINDINGS_PER_TURN === 0) await turn();
     }
     const top = topConfirmed(confident, k);
-    const findings = this.findings.size;
+    const findings = this.held.length;
     return pointOf(startMs, {
       findings,
       outcomes: this.outcomes,
