@@ -506,3 +506,38 @@ describe('slices ranked over more projects than one page of sizes', () => {
     expect(rounded(upgraded)).toEqual(rounded(expected));
   }, 120_000);
 });
+
+describe('median times to fix of more slices than one statement looks up', () => {
+  let mediansAgent: TestAgent;
+  beforeAll(async () => {
+    mediansAgent = await startAgent();
+  });
+  afterAll(async () => {
+    await mediansAgent.close();
+  });
+
+  test('250 projects, each with findings fixed after 1–3 and 2–12 hours: every median is the reference one', async () => {
+    const base = Date.parse('2026-10-03T00:00:00Z');
+    const at = (hours: number) => new Date(base + hours * 3_600_000).toISOString();
+    const rows = Array.from({ length: 250 }, (_, p) => p).flatMap((p) => {
+      const project = `fix-${String(p).padStart(3, '0')}`;
+      const fixes = p % 2 === 0 ? [1 + (p % 3)] : [1 + (p % 3), 2 + (p % 11)];
+      return fixes.flatMap((hours, i) => [
+        { finding_key: `median-${p}-${i}`, label: 'accepted', ts: at(0), project, scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o' },
+        { finding_key: `median-${p}-${i}`, label: 'fixed', ts: at(hours), project, scanner: 'semgrep', model_provider: 'openai', model_name: 'gpt-4o' },
+      ]);
+    });
+    await mediansAgent.service.ingest(rows);
+    await mediansAgent.service.metricsCaughtUp();
+    const asOfMs = Date.parse('2026-11-01T00:00:00Z');
+    const report = await mediansAgent.service.metrics({ asOfMs, k: 5, slices: 250 });
+    const expected = computeScanMetrics(await mediansAgent.service.outcomes.forMetrics(), await mediansAgent.service.findings.firstSeen(), { asOfMs, k: 5, slices: 250 });
+    expect(Object.keys(report.by_project)).toHaveLength(250);
+    const medians = (sets: Record<string, { median_time_to_fix_hours: number | null }>) => Object.fromEntries(Object.entries(sets).map(([p, s]) => [p, s.median_time_to_fix_hours]));
+    expect(medians(report.by_project)).toEqual(medians(expected.by_project));
+    // Odd projects have two fixes (a mean of two); even ones one.
+    expect(report.by_project['fix-001']?.median_time_to_fix_hours).toBe((2 + 3) / 2);
+    expect(report.by_project['fix-249']?.median_time_to_fix_hours).toBe((1 + 9) / 2);
+    expect(rounded(report.overall)).toEqual(rounded(expected.overall));
+  }, 120_000);
+});
