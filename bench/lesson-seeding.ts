@@ -25,7 +25,15 @@ const MODELS = [
 ];
 const CATEGORIES = ['sql-injection', 'xss', 'path-traversal', 'hardcoded-secret', 'insecure-deserialization', 'dependency-version', 'weak-crypto', 'ssrf'];
 const DAY = 86_400_000;
-const START = Date.parse('2026-01-01T00:00:00Z');
+/**
+ * When the newest seeded group's evidence ends: the day bench/scale.ts's outcomes begin. Each
+ * later group ends a fortieth of a day earlier, so every lesson's `last_seen` is in the past, as
+ * a learning pass's are (its evidence is outcomes that happened). Until 2026-11-28 the groups
+ * went forward from 2026-01-01, and the 100,000 lessons of the scale bench's 1M step reached
+ * 2032: the 10,000 held were all "seen in the future", whose freshness bound is no bound, so
+ * SCAN_LESSONS' ranking visited nearly all of them (7,900 of 10,000 a message).
+ */
+const NEWEST = Date.parse('2026-10-31T00:00:00Z');
 
 /** Group number `g`: a project name every 3 groups (as scale.ts: a new project every 200 rows). */
 export function seededGroupKey(g: number): GroupKey {
@@ -41,7 +49,7 @@ export async function seedLessons(service: Awaited<ReturnType<typeof scanOutcome
   while (stored < target) {
     const key = seededGroupKey(g);
     const n = 20 + Math.floor(random() * 60);
-    const endMs = START + Math.floor((g / 40) * DAY);
+    const endMs = NEWEST - Math.floor((g / 40) * DAY);
     const outcomes = Array.from({ length: n }, (_, i) => {
       const r = random();
       const label: OutcomeLabel = r < 0.5 ? 'rejected_fp' : r < 0.8 ? 'fixed' : r < 0.95 ? 'ignored' : 'accepted';
