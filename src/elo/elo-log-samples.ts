@@ -10,7 +10,7 @@ export const REPORT_LOG_SAMPLE = 5_000;
  * pages): 250 session entries on cold pages took 71 ms in an agent process starting on the
  * 100k step's database of the thirty-third scale run (a 106 ms stall with the rest of its turn).
  */
-const SAMPLE_PAGE = 100;
+export const SAMPLE_PAGE = 100;
 
 /** Where the samples are read from: the ELO store's logs, by their append order (`seq`). */
 export interface EloLogSource {
