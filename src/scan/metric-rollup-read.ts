@@ -51,9 +51,11 @@ async function eachInTurn<T>(db: Db, statements: readonly SQL[]): Promise<T[]> {
 
 /**
  * Slices one tally statement reads at most: the tallies and triples of 1,000 projects in one
- * statement held the event loop for 180 ms on the 1M bench database.
+ * statement held the event loop for 180 ms on the 1M bench database, and statements of 100 took
+ * 94–116 ms on its cold pages (the thirty-third and thirty-fourth whole runs; about half of it
+ * waiting on storage).
  */
-const SLICES_PER_STATEMENT = 100;
+const SLICES_PER_STATEMENT = 50;
 
 /** The shown slices' rows, triples aside, as key-prefix conditions per grain, at most SLICES_PER_STATEMENT slices each (each reads its rows through the primary key, never the whole scope). */
 function grainSelects(shown: Shown): SQL[] {
