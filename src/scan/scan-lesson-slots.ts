@@ -1,3 +1,5 @@
+import { grown } from '../shared/typed-arrays';
+
 /**
  * What ranking reads of each lesson besides its vector, by slot, in typed arrays: weight,
  * confidence, `last_seen` and a number for each context value. The ranking loop visits many
@@ -71,14 +73,9 @@ export class ScanLessonSlots implements SlotFacts {
   private ensure(slots: number): void {
     if (slots <= this.weight.length) return;
     const capacity = Math.max(slots, this.weight.length * 2, 64);
-    const grow = <A extends Float64Array | Int32Array>(old: A, size: number, make: (n: number) => A): A => {
-      const next = make(size);
-      next.set(old);
-      return next;
-    };
-    this.weight = grow(this.weight, capacity, (n) => new Float64Array(n));
-    this.confidence = grow(this.confidence, capacity, (n) => new Float64Array(n));
-    this.lastSeenMs = grow(this.lastSeenMs, capacity, (n) => new Float64Array(n));
-    this.context = grow(this.context, capacity * this.fields, (n) => new Int32Array(n));
+    this.weight = grown(this.weight, capacity);
+    this.confidence = grown(this.confidence, capacity);
+    this.lastSeenMs = grown(this.lastSeenMs, capacity);
+    this.context = grown(this.context, capacity * this.fields);
   }
 }

@@ -1,4 +1,5 @@
 import { type Neighbour, type SparseQuery, unitVector } from './similarity';
+import { grown } from './typed-arrays';
 
 /**
  * Unit vectors stored column by column: one Float32Array per dimension, one slot per item. The
@@ -116,11 +117,7 @@ export class SimilarityColumns {
     if (this.columns.length === 0) this.columns = Array.from({ length: dimensions }, () => new Float32Array(0));
     if (needed <= this.capacity) return;
     const capacity = Math.max(needed, this.capacity * 2, 64);
-    this.columns = this.columns.map((old) => {
-      const grown = new Float32Array(capacity);
-      grown.set(old);
-      return grown;
-    });
+    this.columns = this.columns.map((old) => grown(old, capacity));
     this.capacity = capacity;
   }
 }

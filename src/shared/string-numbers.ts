@@ -1,3 +1,5 @@
+import { grown } from './typed-arrays';
+
 /** Slots of a new table: a power of two. */
 const INITIAL_SLOTS = 1 << 10;
 
@@ -43,7 +45,7 @@ export class StringNumbers {
     }
     const n = this.strings.length;
     this.strings.push(s);
-    if (n >= this.hashes.length) this.hashes = grown(this.hashes);
+    if (n >= this.hashes.length) this.hashes = grown(this.hashes, n + 1);
     this.hashes[n] = hash;
     this.slots[slot] = n + 1;
     if (2 * this.strings.length > this.slots.length) this.growSlots();
@@ -65,10 +67,4 @@ export class StringNumbers {
       this.slots[slot] = n + 1;
     }
   }
-}
-
-function grown(a: Uint32Array): Uint32Array {
-  const b = new Uint32Array(2 * a.length);
-  b.set(a);
-  return b;
 }

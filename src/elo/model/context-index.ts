@@ -1,5 +1,6 @@
 import { TopK } from '../../scan/model/scan-lesson-ranking';
 import { lexicalTokens } from '../../shared/lexical-vector';
+import { grown } from '../../shared/typed-arrays';
 
 /** A piece of content the agent can be given: a lesson, a rule, a file, a record. */
 export interface ContextItem {
@@ -207,13 +208,6 @@ export class ContextIndex {
     }
     return ids;
   }
-}
-
-/** A copy of `array` with room for at least `length` values (twice its size, or more). */
-function grown<T extends Float64Array | Int32Array>(array: T, length: number): T {
-  const next = new (array.constructor as new (n: number) => T)(Math.max(length, array.length * 2));
-  next.set(array);
-  return next;
 }
 
 /**
