@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import type { MetricOutcome } from '../../src/scan/model/findings';
-import { WeekFold, topConfirmed } from '../../src/scan/model/week-fold';
+import { type ConfidentFindings, WeekFold, topConfirmed } from '../../src/scan/model/week-fold';
 import { WEEK_MS, weekPoint } from '../../src/scan/model/weekly-triage';
 
 const START = Date.parse('2026-11-09T00:00:00.000Z');
@@ -57,24 +57,43 @@ describe('WeekFold', () => {
     const point = await fold.point(START, 100, async () => {
       turns++;
     });
-    expect(turns).toBe(2);
+    // Three passes over the 12,000 findings (the fold, the k-th greatest confidence, the count), 5,000 a turn.
+    expect(turns).toBe(6);
     expect(point).toMatchObject({ findings: 12_000, outcomes: 12_000, precision_k: 100, precision_at_k: 1 });
   });
 });
 
+const columns = (confident: readonly { key: string; p: number; y: 0 | 1 }[]): ConfidentFindings => ({
+  count: confident.length,
+  p: Float64Array.from(confident, (c) => c.p),
+  y: Uint8Array.from(confident, (c) => c.y),
+  keyOf: (i) => (confident[i] as { key: string }).key,
+});
+
 describe('topConfirmed', () => {
-  test('the k most confident by confidence, then key in code-unit order, at the k-th confidence too', () => {
-    const confident = [
-      { key: 'b', p: 0.9, y: 1 as const },
-      { key: '\u{1F600}', p: 0.5, y: 0 as const },
-      { key: '\uE000', p: 0.5, y: 1 as const },
-      { key: 'a', p: 0.5, y: 0 as const },
-      { key: 'c', p: 0.1, y: 1 as const },
-    ];
+  test('the k most confident by confidence, then key in code-unit order, at the k-th confidence too', async () => {
+    const confident = columns([
+      { key: 'b', p: 0.9, y: 1 },
+      { key: '\u{1F600}', p: 0.5, y: 0 },
+      { key: '\uE000', p: 0.5, y: 1 },
+      { key: 'a', p: 0.5, y: 0 },
+      { key: 'c', p: 0.1, y: 1 },
+    ]);
     // k = 3: b, then a and (code units: U+D83D < U+E000) the emoji.
-    expect(topConfirmed(confident, 3)).toEqual({ confirmed: 1, taken: 3 });
-    expect(topConfirmed(confident, 4)).toEqual({ confirmed: 2, taken: 4 });
-    expect(topConfirmed(confident, 1)).toEqual({ confirmed: 1, taken: 1 });
-    expect(topConfirmed(confident, 99)).toEqual({ confirmed: 3, taken: 5 });
+    expect(await topConfirmed(confident, 3, noTurn)).toEqual({ confirmed: 1, taken: 3 });
+    expect(await topConfirmed(confident, 4, noTurn)).toEqual({ confirmed: 2, taken: 4 });
+    expect(await topConfirmed(confident, 1, noTurn)).toEqual({ confirmed: 1, taken: 1 });
+    expect(await topConfirmed(confident, 99, noTurn)).toEqual({ confirmed: 3, taken: 5 });
+  });
+
+  test('agrees with sorting every finding, for any confidences, ties and k', async () => {
+    const findingArb = fc.record({ key: fc.string({ unit: 'grapheme', maxLength: 3 }), p: fc.constantFrom(0, 0.25, 0.5, 0.75, 1), y: fc.constantFrom(0 as const, 1 as const) });
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(findingArb, { selector: (f) => f.key, maxLength: 200 }), fc.integer({ min: 1, max: 220 }), async (findings, k) => {
+        const sorted = [...findings].sort((a, b) => b.p - a.p || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).slice(0, k);
+        expect(await topConfirmed(columns(findings), k, noTurn)).toEqual({ confirmed: sorted.reduce((sum, f) => sum + f.y, 0), taken: sorted.length });
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -6,7 +6,7 @@ import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import type { OutcomeFollower } from './metric-rollup-store';
-import { chunks, type Db, eachKey, jsonRows, queryRows, queryRowsInIndexOrder, writeIsolatingRefusals } from '../shared/sql';
+import { chunks, type Db, eachKey, jsonRows, queryRows, queryJsonRowsInIndexOrder, queryRowsInIndexOrder, writeIsolatingRefusals } from '../shared/sql';
 import { addGroupLabelCounts, ensureGroupLabelCounts, globalTriageCountsOf, triageCountsOf } from './group-label-counts';
 import type { LevelCounts } from './model/triage-prior';
 import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
@@ -432,7 +432,7 @@ export async function eachMetricOutcomePage(
 ): Promise<void> {
   for (let after: { ts: string; seq: number } | null = null; ; ) {
     await yieldToEventLoop();
-    const page: PagedOutcomeRow[] = await queryRowsInIndexOrder<PagedOutcomeRow>(
+    const page: PagedOutcomeRow[] = await queryJsonRowsInIndexOrder<PagedOutcomeRow>(
       db,
       sql`SELECT ${METRIC_OUTCOME_COLUMNS}, ts::text AS ts_text FROM ${outcomesTable}
           WHERE agent_id = ${agentId}::uuid AND seq <= ${range.throughSeq} AND ts >= ${range.from}::timestamptz AND ts <= ${range.to}::timestamptz

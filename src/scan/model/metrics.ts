@@ -73,17 +73,35 @@ export interface ScanMetricsReport {
  * In [0,1]; 0 for perfect calibration; null for no pairs. Throws on p outside [0,1].
  */
 export function expectedCalibrationError(pairs: readonly { p: number; y: 0 | 1 }[], bins = 10): number | null {
-  if (!Number.isInteger(bins) || bins < 1) throw new RangeError(`bins must be a positive integer, got ${bins}`);
-  if (pairs.length === 0) return null;
-  const gap = new Array<number>(bins).fill(0);
-  for (const { p, y } of pairs) {
-    if (!(p >= 0 && p <= 1)) throw new RangeError(`p must be in [0,1], got ${p}`);
-    const bin = Math.min(Math.floor(p * bins), bins - 1);
-    gap[bin] = (gap[bin] as number) + p - y;
+  const calibration = new CalibrationBins(bins);
+  for (const { p, y } of pairs) calibration.add(p, y);
+  return calibration.error();
+}
+
+/** `expectedCalibrationError` added to one pair at a time (the same sums in the same order). */
+export class CalibrationBins {
+  private readonly gap: Float64Array;
+  private pairs = 0;
+
+  constructor(private readonly bins = 10) {
+    if (!Number.isInteger(bins) || bins < 1) throw new RangeError(`bins must be a positive integer, got ${bins}`);
+    this.gap = new Float64Array(bins);
   }
-  let total = 0;
-  for (const g of gap) total += Math.abs(g);
-  return Math.min(1, total / pairs.length);
+
+  add(p: number, y: 0 | 1): void {
+    if (!(p >= 0 && p <= 1)) throw new RangeError(`p must be in [0,1], got ${p}`);
+    const bin = Math.min(Math.floor(p * this.bins), this.bins - 1);
+    this.gap[bin] = (this.gap[bin] as number) + p - y;
+    this.pairs++;
+  }
+
+  /** The error of the pairs added; null for none. */
+  error(): number | null {
+    if (this.pairs === 0) return null;
+    let total = 0;
+    for (const g of this.gap) total += Math.abs(g);
+    return Math.min(1, total / this.pairs);
+  }
 }
 
 /** Median: the middle value, or the mean of the two middle values for an even count; null for none. */
