@@ -6,7 +6,7 @@ import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import type { OutcomeFollower } from './metric-rollup-store';
-import { chunks, type Db, eachKey, jsonRows, queryRows, queryJsonRowsInIndexOrder, queryRowsInIndexOrder, writeIsolatingRefusals } from '../shared/sql';
+import { chunks, type Db, eachKey, jsonRows, queryJsonRows, queryRows, queryJsonRowsInIndexOrder, queryRowsInIndexOrder, writeIsolatingRefusals } from '../shared/sql';
 import { addGroupLabelCounts, ensureGroupLabelCounts, globalTriageCountsOf, triageCountsOf } from './group-label-counts';
 import type { LevelCounts } from './model/triage-prior';
 import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
@@ -449,7 +449,8 @@ export async function eachMetricOutcomePage(
 /** The agent's outcomes of these findings with seq ≤ `throughSeq`, with the fields the metrics use, oldest first: an index probe per key (`eachKey`). */
 export async function metricOutcomesOfKeys(db: Db, agentId: UUID, keys: readonly string[], throughSeq: number): Promise<MetricOutcome[]> {
   const perKey = eachKey(keys, (key) => sql`SELECT ${METRIC_OUTCOME_COLUMNS} FROM ${outcomesTable} WHERE agent_id = ${agentId}::uuid AND finding_key = ${key} AND seq <= ${throughSeq}`);
-  return metricOutcomeRows(db, sql`SELECT x.* FROM ${perKey} ORDER BY x.ts, x.seq`);
+  // A few findings' outcomes: one JSON document, as a week's pages are (`eachMetricOutcomePage`).
+  return (await queryJsonRows<MetricOutcomeRow>(db, sql`SELECT x.* FROM ${perKey} ORDER BY x.ts, x.seq`)).map(metricOutcomeOf);
 }
 
 type MetricOutcomeRow = { finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null };
