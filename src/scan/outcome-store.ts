@@ -6,7 +6,7 @@ import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import type { OutcomeFollower } from './metric-rollup-store';
-import { chunks, type Db, eachKey, jsonRows, queryJsonRows, queryRows, queryJsonRowsInIndexOrder, queryRowsInIndexOrder, writeIsolatingRefusals } from '../shared/sql';
+import { chunks, type Db, eachKey, jsonRows, queryJsonRows, queryRows, queryJsonRowsInIndexOrder, writeIsolatingRefusals } from '../shared/sql';
 import { addGroupLabelCounts, ensureGroupLabelCounts, globalTriageCountsOf, triageCountsOf } from './group-label-counts';
 import type { LevelCounts } from './model/triage-prior';
 import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
@@ -405,7 +405,7 @@ const METRIC_OUTCOME_COLUMNS = sql`finding_key, label, (extract(epoch from ts) *
 
 /** The outcomes `where` selects, with the fields the metrics use, oldest first. */
 export async function metricOutcomes(db: Db, where: SQL): Promise<MetricOutcome[]> {
-  return metricOutcomeRows(db, sql`SELECT ${METRIC_OUTCOME_COLUMNS} FROM ${outcomesTable} WHERE ${where} ORDER BY ts, seq`);
+  return (await queryRows<MetricOutcomeRow>(db, sql`SELECT ${METRIC_OUTCOME_COLUMNS} FROM ${outcomesTable} WHERE ${where} ORDER BY ts, seq`)).map(metricOutcomeOf);
 }
 
 /**
@@ -456,10 +456,6 @@ export async function metricOutcomesOfKeys(db: Db, agentId: UUID, keys: readonly
 type MetricOutcomeRow = { finding_key: string; label: OutcomeRow['label']; ts_ms: number; reward: number; project: string; scanner: string; model: string; confidence: string | null };
 /** A row of `eachMetricOutcomePage`: with the cursor of the next page (its time as text, exact, and seq). */
 type PagedOutcomeRow = MetricOutcomeRow & { ts_text: string; seq: number };
-
-async function metricOutcomeRows(db: Db, query: SQL): Promise<MetricOutcome[]> {
-  return (await queryRows<MetricOutcomeRow>(db, query)).map(metricOutcomeOf);
-}
 
 function metricOutcomeOf(r: MetricOutcomeRow): MetricOutcome {
   return {

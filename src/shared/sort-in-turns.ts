@@ -6,9 +6,9 @@ export const SORT_STEP = 4_096;
 
 /**
  * `items` ordered by `key` as `Array.prototype.sort` orders strings (UTF-16 code units; stable),
- * SORT_STEP items at a time with a turn of the event loop between: runs of SORT_STEP sorted, then
- * merged pairwise (`turn`: the event loop's by default). One sort of the 150,000 pending group ids of a 1M-outcome learning pass was a
- * 135 ms stall; the same work in turns is a few milliseconds each.
+ * SORT_STEP items at a time with a turn between (`turn`: of the event loop by default): runs of
+ * SORT_STEP sorted, then merged pairwise. One sort of the 150,000 pending group ids of a
+ * 1M-outcome learning pass was a 135 ms stall; the same work in turns is a few milliseconds each.
  */
 export async function sortedInTurns<T>(items: readonly T[], key: (item: T) => string, turn: () => Promise<void> = yieldToEventLoop): Promise<T[]> {
   const before = (a: T, b: T) => key(a) < key(b);
