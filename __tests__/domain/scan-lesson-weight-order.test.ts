@@ -38,6 +38,17 @@ describe('WeightOrder: slots by decayed weight in buckets, each bucket with a ce
     );
   });
 
+  test('a subnormal weight (spaced Number.MIN_VALUE apart, where a relative slack rounds away) stays under its ceiling', () => {
+    // The property's counterexample (seed 1478668007): 9e-323 decayed against a ceiling of 8.4e-323.
+    const weight = 1.73e-322;
+    const lastSeenMs = 1795305600000;
+    const nowMs = NOW + DAY;
+    const order = new WeightOrder({ weight: [weight], lastSeenMs: [lastSeenMs] }, 1, 1, 1);
+    const decayed = weight * freshness(nowMs - lastSeenMs, 1);
+    expect(decayed).toBeGreaterThan(0);
+    expect(decayed).toBeLessThanOrEqual(order.ceiling(0, nowMs));
+  });
+
   test('seen at the same time, the heaviest slot comes first; equal weights keep the newest (highest) slot first', () => {
     const order = new WeightOrder({ weight: [0.2, 0.9, 0.2, 0.5], lastSeenMs: [NOW, NOW, NOW, NOW] }, 4, 30, 4);
     expect([...order.slots]).toEqual([1, 3, 2, 0]);

@@ -6,6 +6,12 @@ const BUCKETS = 256;
 const KEY_SPAN = 64;
 /** A ceiling is raised by this factor so that rounding in its exponent can never put it under a score it bounds. */
 const ROUNDING_SLACK = 1 + 1e-9;
+/**
+ * Below 2^-1022 doubles are subnormal, spaced `Number.MIN_VALUE` apart, and a relative slack rounds
+ * away there: a weight of 1.73e-322 decayed to 9e-323 against a ceiling of 8.4e-323 (one step
+ * apart). A ceiling is so also raised by a few of those steps, nothing at any normal size.
+ */
+const SUBNORMAL_SLACK = 4 * Number.MIN_VALUE;
 
 /** What the order is built from, by slot: each lesson's weight (`confidence × |avg_reward|`) and `last_seen` in epoch ms. */
 export interface WeighedSlots {
@@ -99,7 +105,7 @@ export class WeightOrder {
     const byWeight = this.weightCeilings[b] as number;
     const key = this.keyCeilings[b] as number;
     if (this.halfLifeMs === Number.POSITIVE_INFINITY || key === Number.POSITIVE_INFINITY) return byWeight;
-    return Math.min(byWeight, 2 ** (key - nowMs / this.halfLifeMs) * ROUNDING_SLACK);
+    return Math.min(byWeight, 2 ** (key - nowMs / this.halfLifeMs) * ROUNDING_SLACK + SUBNORMAL_SLACK);
   }
 
   /** log2(weight) + last_seen / half-life: −∞ for a weight of 0, NaN for one that never gets in. */
