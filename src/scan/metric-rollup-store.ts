@@ -42,8 +42,14 @@ const TALLY_BATCH = 500;
 export const ROLLUP_FORMAT = 3;
 /** Slice sizes moved per statement when a rollup is brought up to format 3 (500 took 33–55 ms a statement on the 1M bench database). */
 const SIZE_MOVE_BATCH = 200;
-/** Outcomes a step of the rollup takes in one transaction (its tally statement upserts about 40 rows per outcome: 250 took up to 190 ms at 1M). */
-export const ROLLUP_CHUNK = 100;
+/**
+ * Outcomes a step of the rollup takes in one transaction. Its tally statement upserts about 40
+ * rows per outcome: 250 took up to 190 ms at 1M, 100 up to 101 ms. On the 36th run's 1M database,
+ * 100,000 outcomes rolled up again in a fresh process (two runs each way, alternating), 50 gave a
+ * longest event-loop gap of 33 and 22 ms against 46 and 62 ms at 100, a p99.9 of 11.7 and 11.2 ms
+ * against 18.5 and 11.6, for a rollup 4–17% longer (67–68 s against 58–64 s).
+ */
+export const ROLLUP_CHUNK = 50;
 
 /**
  * Seqs of waiting outcomes `MetricRollup.lag` counts per statement (the first with the rollup's
@@ -332,8 +338,9 @@ export class MetricRollup {
    * were rolled up (0 when none were waiting). Its longer statements (the tally statement, each
    * read and write of a batch of findings) run in turns of the event loop of their own: in the 35th
    * run of bench/scale.ts a 1M database's rollup held the loop over 100 ms seven times, most of
-   * them in turns of two to seven statements. On that database (100,000 outcomes rolled up again in a fresh process) the
-   * loop's 99th percentile gap went from 12.7 to 9.6 ms, the 99.9th from 18.9 to 14.3 ms.
+   * them in turns of two to seven statements. On that database (100,000 outcomes rolled up again
+   * in a fresh process) the loop's 99th percentile gap went from 12.7 to 9.6 ms, the 99.9th from
+   * 18.9 to 14.3 ms.
    */
   async step(chunk = ROLLUP_CHUNK): Promise<number> {
     return this.db.transaction(async (tx) => {
