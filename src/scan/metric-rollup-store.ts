@@ -47,7 +47,8 @@ const SIZE_MOVE_BATCH = 200;
  * rows per outcome: 250 took up to 190 ms at 1M, 100 up to 101 ms. On the 36th run's 1M database,
  * 100,000 outcomes rolled up again in a fresh process (two runs each way, alternating), 50 gave a
  * longest event-loop gap of 33 and 22 ms against 46 and 62 ms at 100, a p99.9 of 11.7 and 11.2 ms
- * against 18.5 and 11.6, for a rollup 4–17% longer (67–68 s against 58–64 s).
+ * against 18.5 and 11.6, for a rollup 4–17% longer (67–68 s against 58–64 s). The one whole run
+ * since (the 37th) did not show it: its rollup stalls were finding writes and the collector.
  */
 export const ROLLUP_CHUNK = 50;
 
