@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { bucketSpan, COUNTED_BUCKET_WIDTH, DAY_MS, driftOrder, ratingAt } from '../../src/elo/model/bucket-span';
+import { bucketSpan, COUNTED_BUCKET_WIDTH, DAY_MS, driftOrder, ratingAt, storedSpan } from '../../src/elo/model/bucket-span';
 import { bucketFrom } from '../../src/elo/model/distribution';
 import { seededRandom } from '../helpers/random';
 
@@ -69,5 +69,33 @@ describe('driftOrder: one order of the items of a start that holds at every time
         for (let i = 1; i < ratings.length; i++) expect((ratings[i] as number) - 1e-9).toBeLessThanOrEqual(ratings[i - 1] as number);
       }
     }
+  });
+});
+
+describe('storedSpan: the span kept for the database never ends before the floor, and holds at no time the computed span does not', () => {
+  const holds = (span: { sinceMs: number; untilMs: number }, t: number) => span.sinceMs <= t && t < span.untilMs;
+  test('a span after the floor is kept; one ending before its start is empty at its start; one ending before the floor is empty at the floor', () => {
+    expect(storedSpan(T0, T0 + DAY_MS, T0 - 1)).toEqual({ sinceMs: T0, untilMs: T0 + DAY_MS });
+    expect(storedSpan(T0, Number.POSITIVE_INFINITY, T0 + 9 * DAY_MS)).toEqual({ sinceMs: T0, untilMs: Number.POSITIVE_INFINITY });
+    expect(storedSpan(T0, T0 - 500, Number.NEGATIVE_INFINITY)).toEqual({ sinceMs: T0, untilMs: T0 });
+    expect(storedSpan(T0, T0 + DAY_MS, T0 + DAY_MS)).toEqual({ sinceMs: T0, untilMs: T0 + DAY_MS });
+    expect(storedSpan(T0, T0 + DAY_MS, T0 + DAY_MS + 1)).toEqual({ sinceMs: T0 + DAY_MS + 1, untilMs: T0 + DAY_MS + 1 });
+  });
+  test('random spans and floors: until at or after the floor and the start; every time it holds, the computed span held', () => {
+    const next = seededRandom(11);
+    let moved = 0;
+    for (let n = 0; n < 5_000; n++) {
+      const sinceMs = T0 + Math.floor(next() * 100 * DAY_MS);
+      const untilMs = n % 13 === 0 ? Number.POSITIVE_INFINITY : sinceMs + Math.floor((next() - 0.2) * 50 * DAY_MS);
+      const floorMs = n % 7 === 0 ? Number.NEGATIVE_INFINITY : T0 + Math.floor(next() * 150 * DAY_MS);
+      const stored = storedSpan(sinceMs, untilMs, floorMs);
+      expect(stored.untilMs).toBeGreaterThanOrEqual(floorMs);
+      expect(stored.untilMs).toBeGreaterThanOrEqual(stored.sinceMs);
+      if (stored.sinceMs !== sinceMs) moved++;
+      for (const t of [sinceMs - 1, sinceMs, floorMs, stored.sinceMs, stored.untilMs - 1, untilMs - 1, untilMs]) {
+        if (Number.isFinite(t) && holds(stored, t)) expect([n, t, holds({ sinceMs, untilMs }, t)]).toEqual([n, t, true]);
+      }
+    }
+    expect(moved).toBeGreaterThan(500);
   });
 });

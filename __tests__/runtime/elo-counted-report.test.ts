@@ -10,6 +10,8 @@ import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
 import { eloReport } from '../../src/elo/elo-report';
 import { seededRandom } from '../helpers/random';
 import { startAgent, type TestAgent } from '../helpers/runtime';
+import { sql } from 'drizzle-orm';
+import { dbOf, queryRows } from '../../src/shared/sql';
 
 // The report's figures over every item come from counted buckets and an index (`countedFigures`);
 // here they are compared with `eloStats` over every item's rating (`book.ratings`), the definition,
@@ -113,6 +115,50 @@ describe('the ELO report from counted buckets equals eloStats over every item', 
     await book.advanceBuckets(last + 365 * DAY, Number.POSITIVE_INFINITY);
     expect(await counted(last + 365 * DAY)).toEqual(before);
     for (const nowMs of [last + 365 * DAY, last + 400 * DAY, last + 10 * DAY, last + 5_000 * DAY]) await expectSameReport(book, nowMs, 4);
+  });
+
+  test('the moves keep swept_until: no span ends before it, uses from before it are moved by the next move, and the report is the same', async () => {
+    // What the due read relies on: it starts at swept_until and walks no index entry older than that.
+    const sweep = async () => {
+      const rows = await queryRows<{ swept_ms: number | null; before: number; items: number }>(
+        dbOf(agent.runtime),
+        sql`SELECT (extract(epoch from b.swept_until) * 1000)::float8 AS swept_ms,
+                   (SELECT count(*)::int FROM self_improve.elo e WHERE e.agent_id = b.agent_id AND e.bucket_until < b.swept_until) AS before,
+                   (SELECT count(*)::int FROM self_improve.elo e WHERE e.agent_id = b.agent_id) AS items
+            FROM self_improve.elo_bucket_basis b WHERE b.agent_id = ${agent.runtime.agentId}::uuid`,
+      );
+      return { swept: rows[0]?.swept_ms === null ? null : Number(rows[0]?.swept_ms), before: Number(rows[0]?.before), items: Number(rows[0]?.items) };
+    };
+    const floor = last + 365 * DAY;
+    expect(await sweep()).toMatchObject({ swept: floor, before: 0 });
+    // Items judged well again and again a year before the floor: far above their start, a 1%-a-day
+    // drift takes them into another bucket within the year, so their spans end before the floor and
+    // are kept empty at it.
+    const old = [refOf(10), refOf(14), refOf(20)];
+    for (let n = 0; n < 40; n++) book.recordOutcome(old, 1, 'judged', last + DAY + n);
+    await book.flush();
+    const rated = await book.ratings(last + DAY + 40);
+    expect(old.map((r) => rated.find((i) => i.kind === r.kind && i.id === r.id)).map((i) => (i ? i.elo - i.startElo > 150 : i))).toEqual([true, true, true]);
+    expect(await sweep()).toMatchObject({ swept: floor, before: 0 });
+    const spans = await queryRows<{ since_ms: number; until_ms: number }>(
+      dbOf(agent.runtime),
+      sql`SELECT (extract(epoch from bucket_since) * 1000)::float8 AS since_ms, (extract(epoch from bucket_until) * 1000)::float8 AS until_ms FROM self_improve.elo
+          WHERE agent_id = ${agent.runtime.agentId}::uuid AND item_id IN (${sql.join(old.map((r) => sql`${r.id}`), sql`, `)})`,
+    );
+    expect(spans.map((r) => [Number(r.since_ms), Number(r.until_ms)])).toEqual(old.map(() => [floor, floor]));
+    for (const nowMs of [last + 2 * DAY, floor, floor + DAY]) await expectSameReport(book, nowMs, 4);
+    // A move a day after the floor takes them (and whatever else is due), and raises the floor.
+    await book.advanceBuckets(floor + DAY, Number.POSITIVE_INFINITY);
+    const after = await sweep();
+    expect(after).toMatchObject({ swept: floor + DAY, before: 0 });
+    expect(after.items).toBeGreaterThan(400);
+    const moved = await queryRows<{ since_ms: number }>(
+      dbOf(agent.runtime),
+      sql`SELECT (extract(epoch from bucket_since) * 1000)::float8 AS since_ms FROM self_improve.elo
+          WHERE agent_id = ${agent.runtime.agentId}::uuid AND item_id IN (${sql.join(old.map((r) => sql`${r.id}`), sql`, `)})`,
+    );
+    expect(moved.map((r) => Number(r.since_ms))).toEqual(old.map(() => floor + DAY));
+    for (const nowMs of [floor + DAY, last + 10 * DAY, floor + 300 * DAY]) await expectSameReport(book, nowMs, 4);
   });
 
   test('more changes after the move, then a restart with another drift rate: every item is counted again, the same report', async () => {

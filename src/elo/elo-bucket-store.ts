@@ -1,6 +1,6 @@
 import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
-import { bucketSpan, driftOrder, ratingAt } from './model/bucket-span';
+import { bucketSpan, driftOrder, ratingAt, storedSpan } from './model/bucket-span';
 import { INITIAL_ELO_BY_TIER } from './model/tiers';
 import type { RatedItem } from './model/distribution';
 import { agentLockKey, chunks, type Db, jsonRows, queryJsonRows, queryRows } from '../shared/sql';
@@ -35,10 +35,14 @@ const ITEM_ROW_COLUMNS = {
   above_start: 'boolean',
   drift_key: 'float8',
   bucket: 'float8',
+  bucket_since: 'timestamptz',
   bucket_until: 'timestamptz',
 };
 const BUCKET_COUNT_COLUMNS = { kind: 'text', bucket: 'float8', count: 'int' };
 const timestamp = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : ms > 0 ? 'infinity' : '-infinity');
+/** The range of `bucket_until` that holds the items due at `now` (a timestamp): from the book's `swept_until`, by then or in this statement (`floor`). */
+const dueUntil = (floor: SQL | string | null, now: string) =>
+  floor === null ? sql`(bucket_until IS NULL OR bucket_until <= ${now}::timestamptz)` : sql`(bucket_until IS NULL OR (bucket_until >= ${floor}::timestamptz AND bucket_until <= ${now}::timestamptz))`;
 
 /** Items of one kind in one 100-point bucket. */
 export interface BucketCount {
@@ -58,6 +62,12 @@ export interface UncountedItem extends EloItemState {
  * kind and bucket (`elo_bucket_counts`), and `elo_ceiling` to find the top items through an index.
  * Every write of items and every move of a bucket changes the counts in the same transaction,
  * under the agent's ELO lock (so two processes writing one book keep them right).
+ *
+ * The items due to move are read by their `bucket_until` from the book's `swept_until`, not from
+ * the start of time: every move leaves the item's old index entry behind, dead, and PGlite never
+ * vacuums, so a read from the start walked every move ever made (on the 1M bench database, 201
+ * index pages for no item due, up to 80 ms when they were not cached). No stored span ends before
+ * `swept_until` (`storedSpan`); a move that finds every due item raises it to its time.
  */
 export class EloBucketStore {
   constructor(
@@ -74,19 +84,23 @@ export class EloBucketStore {
   /** Inside `t`, which holds the lock: upserts the items with their buckets and moves the counts. */
   async writeItems(t: Db, items: readonly EloItemState[]): Promise<void> {
     const counts = new CountChanges();
+    const floorMs = await this.sweptUntil(t);
     for (const batch of chunks(items, BATCH)) {
       const old = await queryRows<{ kind: string; bucket: number | null }>(t, sql`SELECT e.kind, e.bucket FROM ${storedItems(this.agentId, batch)}`);
       for (const r of old) if (r.bucket !== null) counts.add(r.kind, Number(r.bucket), -1);
       const rows = batch.map((i) => {
         const span = bucketSpan(i, i.lastUsedMs, this.driftPerDay);
+        const stored = storedSpan(i.lastUsedMs, span.untilMs, floorMs);
         const order = driftOrder(i, this.driftPerDay);
         counts.add(i.kind, span.bucket, 1);
-        const lastUsed = timestamp(i.lastUsedMs);
-        return { kind: i.kind, item_id: i.id, elo: i.elo, start_elo: i.startElo, updates: i.updates, last_used_at: lastUsed, title: i.title ?? null, body: i.body ?? null, above_start: order.above, drift_key: order.key, bucket: span.bucket, bucket_until: timestamp(span.untilMs) };
+        return {
+          kind: i.kind, item_id: i.id, elo: i.elo, start_elo: i.startElo, updates: i.updates, last_used_at: timestamp(i.lastUsedMs), title: i.title ?? null, body: i.body ?? null,
+          above_start: order.above, drift_key: order.key, bucket: span.bucket, bucket_since: timestamp(stored.sinceMs), bucket_until: timestamp(stored.untilMs),
+        };
       });
       await t.execute(
         sql`INSERT INTO ${eloItems} (agent_id, kind, item_id, elo, start_elo, updates, last_used_at, title, body, above_start, drift_key, bucket, bucket_since, bucket_until)
-            SELECT ${this.agentId}::uuid, v.kind, v.item_id, v.elo, v.start_elo, v.updates, v.last_used_at, v.title, v.body, v.above_start, v.drift_key, v.bucket, v.last_used_at, v.bucket_until
+            SELECT ${this.agentId}::uuid, v.kind, v.item_id, v.elo, v.start_elo, v.updates, v.last_used_at, v.title, v.body, v.above_start, v.drift_key, v.bucket, v.bucket_since, v.bucket_until
             FROM ${jsonRows(rows, ITEM_ROW_COLUMNS)}
             ON CONFLICT (agent_id, kind, item_id) DO UPDATE SET elo = EXCLUDED.elo, updates = EXCLUDED.updates, last_used_at = EXCLUDED.last_used_at,
             title = EXCLUDED.title, body = EXCLUDED.body, above_start = EXCLUDED.above_start, drift_key = EXCLUDED.drift_key, bucket = EXCLUDED.bucket,
@@ -98,8 +112,8 @@ export class EloBucketStore {
 
   /**
    * Makes the counts follow this drift rate: when they were computed with another one (or never,
-   * in a database from before the counts), every item is uncounted (`bucket` null) and `advance`
-   * counts them again. Returns whether it did.
+   * in a database from before the counts), every item is uncounted (`bucket` null, due since −∞,
+   * `swept_until` forgotten) and `advance` counts them again. Returns whether it did.
    */
   async ensureBasis(): Promise<boolean> {
     return this.db.transaction(async (t) => {
@@ -107,12 +121,12 @@ export class EloBucketStore {
       const rows = await queryRows<{ drift_per_day: number }>(t, sql`SELECT drift_per_day FROM ${eloBucketBasis} WHERE agent_id = ${this.agentId}::uuid`);
       if (rows[0] && Number(rows[0].drift_per_day) === this.driftPerDay) return false;
       await t.execute(
-        sql`UPDATE ${eloItems} SET bucket = NULL, bucket_since = NULL, bucket_until = NULL, above_start = NULL, drift_key = NULL WHERE agent_id = ${this.agentId}::uuid`,
+        sql`UPDATE ${eloItems} SET bucket = NULL, bucket_since = NULL, bucket_until = '-infinity', above_start = NULL, drift_key = NULL WHERE agent_id = ${this.agentId}::uuid`,
       );
       await t.execute(sql`DELETE FROM ${eloBucketCounts} WHERE agent_id = ${this.agentId}::uuid`);
       await t.execute(
-        sql`INSERT INTO ${eloBucketBasis} (agent_id, drift_per_day) VALUES (${this.agentId}::uuid, ${this.driftPerDay})
-            ON CONFLICT (agent_id) DO UPDATE SET drift_per_day = EXCLUDED.drift_per_day`,
+        sql`INSERT INTO ${eloBucketBasis} (agent_id, drift_per_day, swept_until) VALUES (${this.agentId}::uuid, ${this.driftPerDay}, NULL)
+            ON CONFLICT (agent_id) DO UPDATE SET drift_per_day = EXCLUDED.drift_per_day, swept_until = NULL`,
       );
       return true;
     });
@@ -121,35 +135,52 @@ export class EloBucketStore {
   /**
    * Counts up to `limit` items whose bucket no longer holds at `nowMs` (or was never counted) in
    * their bucket then, in one transaction. Returns how many it moved: fewer than `limit` when no
-   * more were due (an item moved at `nowMs` is not taken again at the same `nowMs`).
+   * more were due (an item moved at `nowMs` is not taken again at the same `nowMs`), and then
+   * `swept_until` rises to `nowMs`: every item it did not take has a span to at least its time.
    */
   async advance(nowMs: number, limit = BATCH): Promise<number> {
     const now = timestamp(nowMs);
     return this.db.transaction(async (t) => {
       await this.lock(t);
+      const floorMs = await this.sweptUntil(t);
       const due = await queryRows<ItemStateRow & { bucket: number | null }>(
         t,
         sql`SELECT ${ITEM_STATE_COLUMNS}, bucket FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid
-            AND (bucket_until IS NULL OR bucket_until <= ${now}::timestamptz) AND (bucket_since IS NULL OR bucket_since < ${now}::timestamptz) LIMIT ${limit}`,
+            AND ${dueUntil(floorMs === Number.NEGATIVE_INFINITY ? null : timestamp(floorMs), now)} AND (bucket_since IS NULL OR bucket_since < ${now}::timestamptz) LIMIT ${limit}`,
       );
-      if (due.length === 0) return 0;
       const counts = new CountChanges();
       const moved = due.map((r) => {
         const state = itemStateOf(r);
         const span = bucketSpan(state, nowMs, this.driftPerDay);
+        const stored = storedSpan(nowMs, span.untilMs, floorMs);
         const order = driftOrder(state, this.driftPerDay);
         if (r.bucket !== null) counts.add(r.kind, Number(r.bucket), -1);
         counts.add(r.kind, span.bucket, 1);
-        return { kind: r.kind, item_id: r.item_id, bucket: span.bucket, until: timestamp(span.untilMs), above: order.above, key: order.key };
+        return { kind: r.kind, item_id: r.item_id, bucket: span.bucket, since: timestamp(stored.sinceMs), until: timestamp(stored.untilMs), above: order.above, key: order.key };
       });
-      await t.execute(
-        sql`UPDATE ${eloItems} AS e SET bucket = v.bucket, bucket_since = ${now}::timestamptz, bucket_until = v.until, above_start = v.above, drift_key = v.key
-            FROM ${jsonRows(moved, { kind: 'text', item_id: 'text', bucket: 'float8', until: 'timestamptz', above: 'boolean', key: 'float8' })}
-            WHERE e.agent_id = ${this.agentId}::uuid AND e.kind = v.kind AND e.item_id = v.item_id`,
-      );
-      await counts.apply(t, this.agentId);
+      if (moved.length > 0) {
+        await t.execute(
+          sql`UPDATE ${eloItems} AS e SET bucket = v.bucket, bucket_since = v.since, bucket_until = v.until, above_start = v.above, drift_key = v.key
+              FROM ${jsonRows(moved, { kind: 'text', item_id: 'text', bucket: 'float8', since: 'timestamptz', until: 'timestamptz', above: 'boolean', key: 'float8' })}
+              WHERE e.agent_id = ${this.agentId}::uuid AND e.kind = v.kind AND e.item_id = v.item_id`,
+        );
+        await counts.apply(t, this.agentId);
+      }
+      if (due.length < limit && nowMs > floorMs) {
+        await t.execute(sql`UPDATE ${eloBucketBasis} SET swept_until = ${now}::timestamptz WHERE agent_id = ${this.agentId}::uuid`);
+      }
       return due.length;
     });
+  }
+
+  /** Inside `t`, which holds the lock: the book's `swept_until` (−∞ when none). */
+  private async sweptUntil(t: Db): Promise<number> {
+    const rows = await queryRows<{ swept_ms: number | null }>(
+      t,
+      sql`SELECT (extract(epoch from swept_until) * 1000)::float8 AS swept_ms FROM ${eloBucketBasis} WHERE agent_id = ${this.agentId}::uuid`,
+    );
+    const at = rows[0]?.swept_ms;
+    return at === null || at === undefined ? Number.NEGATIVE_INFINITY : Number(at);
   }
 
   /** The counts, kinds and buckets with at least one item. */
@@ -167,7 +198,7 @@ export class EloBucketStore {
     const rows = await queryRows<ItemStateRow & { bucket: number | null }>(
       this.db,
       sql`SELECT ${ITEM_STATE_COLUMNS}, bucket FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid
-          AND (bucket_until IS NULL OR bucket_until <= ${now}::timestamptz OR bucket_since > ${now}::timestamptz)`,
+          AND (${dueUntil(sql`coalesce((SELECT swept_until FROM ${eloBucketBasis} WHERE agent_id = ${this.agentId}::uuid), '-infinity')`, now)} OR bucket_since > ${now}::timestamptz)`,
     );
     return rows.map((r) => ({ ...itemStateOf(r), bucket: r.bucket === null ? null : Number(r.bucket) }));
   }

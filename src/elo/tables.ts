@@ -48,10 +48,16 @@ export const eloBucketCounts = pluginSchema.table(
   (t) => [primaryKey({ columns: [t.agentId, t.kind, t.bucket] })],
 );
 
-/** The drift rate the counted buckets were computed with: another rate makes them count again. */
+/**
+ * The drift rate the counted buckets were computed with (another rate makes them count again), and
+ * `swept_until`: a time before which no item's `bucket_until` lies (null: none known). The moves
+ * of buckets raise it and every write keeps it true, so the read of the items due to move starts
+ * there, past the index entries that earlier moves left dead (PGlite never vacuums).
+ */
 export const eloBucketBasis = pluginSchema.table('elo_bucket_basis', {
   agentId: uuid('agent_id').primaryKey(),
   driftPerDay: doublePrecision('drift_per_day').notNull(),
+  sweptUntil: timestamp('swept_until', { withTimezone: true }),
 });
 
 /** An append-only log of one agent: seed 002's wire entries as jsonb, in order. */

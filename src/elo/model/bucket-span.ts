@@ -86,3 +86,22 @@ export function driftOrder(item: StoredRating, driftPerDay: number): { above: bo
   if (Number.isNaN(k)) return { above, key: 0 };
   return { above, key: above ? k : -k };
 }
+
+/** A counted bucket's stored span: counted from `sinceMs` until before `untilMs`; empty when they are equal. */
+export interface StoredSpan {
+  sinceMs: number;
+  untilMs: number;
+}
+
+/**
+ * The span stored for a bucket computed at `sinceMs` that holds until `untilMs` (`bucketSpan`),
+ * given `floorMs`, the time no stored span may end before (the book's `swept_until`; −∞ when
+ * none). A span that ends before it starts is stored empty at its start; one that would end before
+ * the floor is stored empty at the floor. Both mean the same as the span computed: a report at any
+ * time computes the rating of an item whose span does not hold then, and the next move of buckets
+ * takes the item (its `until` is at or after the floor, and at or before that move's time).
+ */
+export function storedSpan(sinceMs: number, untilMs: number, floorMs: number): StoredSpan {
+  const until = Math.max(untilMs, sinceMs);
+  return until >= floorMs ? { sinceMs, untilMs: until } : { sinceMs: floorMs, untilMs: floorMs };
+}
