@@ -26,6 +26,33 @@ describe('CollectorHints', () => {
     }
   });
 
+  test('a hint runs in a turn of its own: after the turn the work yielded, and the work goes on a turn later', async () => {
+    for (const [label, yielding] of [
+      ['yieldToEventLoop', yieldToEventLoop],
+      ['startTurn', startTurn],
+      ['yieldToEventLoop in turns', () => inTurns(() => yieldToEventLoop())],
+    ] as const) {
+      for (const asked of [false, true]) {
+        const turns = turnCounter();
+        await new Promise((resolve) => setImmediate(resolve));
+        const yieldedAt = turns.turn;
+        let hintedAt = -1;
+        const hint = spyOn(collectorHints, 'hint').mockImplementation(() => {
+          hintedAt = turns.turn;
+          return asked;
+        });
+        try {
+          await yielding();
+          const resumedAt = turns.turn;
+          turns.stop();
+          expect([label, asked, hintedAt > yieldedAt, resumedAt - hintedAt]).toEqual([label, asked, true, asked ? 1 : 0]);
+        } finally {
+          hint.mockRestore();
+        }
+      }
+    }
+  });
+
   test('the first hint asks the collector, the next right after it does not', () => {
     const gc = spyOn(Bun, 'gc').mockImplementation(() => 0);
     try {

@@ -272,7 +272,6 @@ export class MetricRollup {
     }
   }
 
-  /** Adds tally contributions, summing `p` exactly (numeric). */
   /** Adds tally contributions at each of their grains (`grainsOf`), summing `p` exactly (numeric). */
   private async writeTallies(tx: Db, tallies: readonly Tally[]): Promise<void> {
     for (const batch of chunks(mergeCounts(tallies.flatMap(grainsOf)), TALLY_BATCH)) {
