@@ -2,16 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import { parseEloLogs } from '../../src/elo/model/log-entries';
 import { eloStats } from '../../src/elo/model/stats';
 import { metricItems } from '../../src/elo/model/success-metrics';
 import { SEED_INITIAL_TIERS } from '../../src/elo/model/tier-map';
 import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
 import { eloReport } from '../../src/elo/elo-report';
+import { dbOf, queryRows } from '../../src/shared/sql';
 import { seededRandom } from '../helpers/random';
 import { startAgent, type TestAgent } from '../helpers/runtime';
-import { sql } from 'drizzle-orm';
-import { dbOf, queryRows } from '../../src/shared/sql';
 
 // The report's figures over every item come from counted buckets and an index (`countedFigures`);
 // here they are compared with `eloStats` over every item's rating (`book.ratings`), the definition,
@@ -140,24 +140,22 @@ describe('the ELO report from counted buckets equals eloStats over every item', 
     const rated = await book.ratings(last + DAY + 40);
     expect(old.map((r) => rated.find((i) => i.kind === r.kind && i.id === r.id)).map((i) => (i ? i.elo - i.startElo > 150 : i))).toEqual([true, true, true]);
     expect(await sweep()).toMatchObject({ swept: floor, before: 0 });
-    const spans = await queryRows<{ since_ms: number; until_ms: number }>(
-      dbOf(agent.runtime),
-      sql`SELECT (extract(epoch from bucket_since) * 1000)::float8 AS since_ms, (extract(epoch from bucket_until) * 1000)::float8 AS until_ms FROM self_improve.elo
-          WHERE agent_id = ${agent.runtime.agentId}::uuid AND item_id IN (${sql.join(old.map((r) => sql`${r.id}`), sql`, `)})`,
-    );
-    expect(spans.map((r) => [Number(r.since_ms), Number(r.until_ms)])).toEqual(old.map(() => [floor, floor]));
+    const spansOfOld = async () => {
+      const rows = await queryRows<{ since_ms: number; until_ms: number }>(
+        dbOf(agent.runtime),
+        sql`SELECT (extract(epoch from bucket_since) * 1000)::float8 AS since_ms, (extract(epoch from bucket_until) * 1000)::float8 AS until_ms FROM self_improve.elo
+            WHERE agent_id = ${agent.runtime.agentId}::uuid AND item_id IN (${sql.join(old.map((r) => sql`${r.id}`), sql`, `)})`,
+      );
+      return rows.map((r) => [Number(r.since_ms), Number(r.until_ms)]);
+    };
+    expect(await spansOfOld()).toEqual(old.map(() => [floor, floor]));
     for (const nowMs of [last + 2 * DAY, floor, floor + DAY]) await expectSameReport(book, nowMs, 4);
     // A move a day after the floor takes them (and whatever else is due), and raises the floor.
     await book.advanceBuckets(floor + DAY, Number.POSITIVE_INFINITY);
     const after = await sweep();
     expect(after).toMatchObject({ swept: floor + DAY, before: 0 });
     expect(after.items).toBeGreaterThan(400);
-    const moved = await queryRows<{ since_ms: number }>(
-      dbOf(agent.runtime),
-      sql`SELECT (extract(epoch from bucket_since) * 1000)::float8 AS since_ms FROM self_improve.elo
-          WHERE agent_id = ${agent.runtime.agentId}::uuid AND item_id IN (${sql.join(old.map((r) => sql`${r.id}`), sql`, `)})`,
-    );
-    expect(moved.map((r) => Number(r.since_ms))).toEqual(old.map(() => floor + DAY));
+    expect((await spansOfOld()).map(([since]) => since)).toEqual(old.map(() => floor + DAY));
     for (const nowMs of [floor + DAY, last + 10 * DAY, floor + 300 * DAY]) await expectSameReport(book, nowMs, 4);
   });
 

@@ -42,11 +42,11 @@ const BUCKET_COUNT_COLUMNS = { kind: 'text', bucket: 'float8', count: 'int' };
 const timestamp = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : ms > 0 ? 'infinity' : '-infinity');
 /**
  * The condition on `bucket_until` of the items due at `now` (a timestamp). `floor` is the book's
- * `swept_until`: read before (a timestamp) or by a subquery of the same statement, null when there
- * is none (then the range starts at the start of time).
+ * `swept_until` (`-infinity` when there is none): read before (a timestamp) or by a subquery of
+ * the same statement.
  */
-const dueUntil = (floor: SQL | string | null, now: string) =>
-  floor === null ? sql`(bucket_until IS NULL OR bucket_until <= ${now}::timestamptz)` : sql`(bucket_until IS NULL OR (bucket_until >= ${floor}::timestamptz AND bucket_until <= ${now}::timestamptz))`;
+const dueUntil = (floor: SQL | string, now: string) =>
+  sql`(bucket_until IS NULL OR (bucket_until >= ${floor}::timestamptz AND bucket_until <= ${now}::timestamptz))`;
 
 /** Items of one kind in one 100-point bucket. */
 export interface BucketCount {
@@ -150,7 +150,7 @@ export class EloBucketStore {
       const due = await queryRows<ItemStateRow & { bucket: number | null }>(
         t,
         sql`SELECT ${ITEM_STATE_COLUMNS}, bucket FROM ${eloItems} WHERE agent_id = ${this.agentId}::uuid
-            AND ${dueUntil(floorMs === Number.NEGATIVE_INFINITY ? null : timestamp(floorMs), now)} AND (bucket_since IS NULL OR bucket_since < ${now}::timestamptz) LIMIT ${limit}`,
+            AND ${dueUntil(timestamp(floorMs), now)} AND (bucket_since IS NULL OR bucket_since < ${now}::timestamptz) LIMIT ${limit}`,
       );
       const counts = new CountChanges();
       const moved = due.map((r) => {
