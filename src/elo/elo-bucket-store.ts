@@ -3,7 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { bucketSpan, driftOrder, ratingAt, storedSpan } from './model/bucket-span';
 import { INITIAL_ELO_BY_TIER } from './model/tiers';
 import type { RatedItem } from './model/distribution';
-import { agentLockKey, chunks, type Db, jsonRows, queryJsonRows, queryRows } from '../shared/sql';
+import { agentLockKey, chunks, type Db, epochMs, jsonRows, queryJsonRows, queryRows } from '../shared/sql';
 import { eloBucketBasis, eloBucketCounts, eloItems } from './tables';
 import type { EloItemState } from './elo-store';
 import { yieldToEventLoop } from '../shared/event-loop';
@@ -181,7 +181,7 @@ export class EloBucketStore {
   private async sweptUntil(t: Db): Promise<number> {
     const rows = await queryRows<{ swept_ms: number | null }>(
       t,
-      sql`SELECT (extract(epoch from swept_until) * 1000)::float8 AS swept_ms FROM ${eloBucketBasis} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT ${epochMs('swept_until')} AS swept_ms FROM ${eloBucketBasis} WHERE agent_id = ${this.agentId}::uuid`,
     );
     const at = rows[0]?.swept_ms;
     return at === null || at === undefined ? Number.NEGATIVE_INFINITY : Number(at);

@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { epochMs } from '../shared/sql';
 import type { EloItemState } from './elo-store';
 import { eloItems } from './tables';
 
@@ -15,7 +16,7 @@ export interface ItemStateRow {
 }
 
 /** The columns of an item's state (not its body). */
-export const ITEM_STATE_COLUMNS: SQL = sql`kind, item_id, elo, start_elo, updates, (extract(epoch from last_used_at) * 1000)::float8 AS last_used_ms, title`;
+export const ITEM_STATE_COLUMNS: SQL = sql`kind, item_id, elo, start_elo, updates, ${epochMs('last_used_at')} AS last_used_ms, title`;
 
 export const itemStateOf = (r: ItemStateRow): EloItemState => ({
   kind: r.kind,
@@ -49,6 +50,6 @@ export function storedItems(agentId: string, refs: readonly { kind: string; id: 
 
 /** The stored states of `refs` (with their content when `withBody`), read through `storedItems`. */
 export function itemStatesQuery(agentId: string, refs: readonly { kind: string; id: string }[], withBody = false): SQL {
-  return sql`SELECT e.kind, e.item_id, e.elo, e.start_elo, e.updates, (extract(epoch from e.last_used_at) * 1000)::float8 AS last_used_ms, e.title, ${withBody ? sql`e.body` : sql`NULL::text AS body`}
+  return sql`SELECT e.kind, e.item_id, e.elo, e.start_elo, e.updates, ${epochMs('e.last_used_at')} AS last_used_ms, e.title, ${withBody ? sql`e.body` : sql`NULL::text AS body`}
              FROM ${storedItems(agentId, refs)}`;
 }

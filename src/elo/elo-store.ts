@@ -2,7 +2,7 @@ import type { UUID } from '@elizaos/core';
 import { type SQL, sql } from 'drizzle-orm';
 import type { ExposedItem, ExposureChange, ItemRef } from './model/exposures';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { chunks, type Db, jsonRows, queryJsonRows, queryJsonRowsInIndexOrder, queryRows, queryRowsInIndexOrder } from '../shared/sql';
+import { chunks, type Db, epochMs, jsonRows, queryJsonRows, queryJsonRowsInIndexOrder, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { ELO_LOGS, eloExposures, eloItems, type EloLogName } from './tables';
 import type { LogRetention } from '../shared/log-retention';
 import { EloBucketStore } from './elo-bucket-store';
@@ -126,7 +126,7 @@ export class EloStore {
     for (let after: Row | null = null; ; ) {
       const rows: Row[] = await queryRowsInIndexOrder<Row>(
         this.db,
-        sql`SELECT context, kind, item_id, boost, (extract(epoch from exposed_at) * 1000)::float8 AS at_ms FROM ${eloExposures}
+        sql`SELECT context, kind, item_id, boost, ${epochMs('exposed_at')} AS at_ms FROM ${eloExposures}
             WHERE agent_id = ${this.agentId}::uuid ${after === null ? sql`` : sql`AND (context, kind, item_id) > (${after.context}, ${after.kind}, ${after.item_id})`}
             ORDER BY context, kind, item_id LIMIT ${EXPOSURE_PAGE}`,
       );

@@ -4,7 +4,7 @@ import type { LedgerTransaction } from './model/chain';
 import type { ChainVerifier } from './model/chain-check';
 import { type ClaimKey, claimKeyOf } from './model/claims';
 import type { StoredFold } from './model/totals';
-import { agentLockKey, chunks, type Db, jsonRows, queryRows } from '../shared/sql';
+import { agentLockKey, chunks, type Db, epochMs, jsonRows, queryRows } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
 import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead, ledgerReconciled } from './tables';
 import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges';
@@ -297,7 +297,7 @@ export class LedgerStore {
   async reconcileMark(db: Db = this.db): Promise<ReconcileMark | null> {
     const [row] = await queryRows<{ ledger_count: number | string; last_hash: string | null; positions: unknown; full_at_ms: number | null }>(
       db,
-      sql`SELECT ledger_count, last_hash, positions, (extract(epoch FROM full_at) * 1000)::float8 AS full_at_ms FROM ${ledgerReconciled} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT ledger_count, last_hash, positions, ${epochMs('full_at')} AS full_at_ms FROM ${ledgerReconciled} WHERE agent_id = ${this.agentId}::uuid`,
     );
     if (!row) return null;
     const positions = typeof row.positions === 'string' ? (JSON.parse(row.positions) as unknown) : row.positions;

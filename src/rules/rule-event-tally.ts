@@ -3,11 +3,11 @@ import { DAY_MS } from '../scan/model/grouping';
 import { type EventTally, tallyFeedback, weekOf } from './model/metrics';
 import { EVENT_TYPES, type EventType, type Rule } from './model/types';
 import { ruleEvents } from './tables';
-import { type Db, queryRows } from '../shared/sql';
+import { type Db, epochMs, queryRows } from '../shared/sql';
 
 /** An event's time in epoch ms, as `RuleStore` reads it. */
-const TS_MS = sql.raw('(extract(epoch from ts) * 1000)::float8');
-const DAY = sql.raw(`floor((extract(epoch from ts) * 1000)::float8 / ${DAY_MS})`);
+const TS_MS = epochMs('ts');
+const DAY = sql`floor(${TS_MS} / ${sql.raw(String(DAY_MS))})`;
 
 const jsonText = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 

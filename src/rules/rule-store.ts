@@ -5,7 +5,7 @@ import type { LearningEvent, Rule } from './model/types';
 import { eventRowSchema, guardRowSchema, ruleLessonRowSchema, type Loaded, parseErrorRowSchema, ruleRowSchema, type StoredRuleLesson, validateRows } from './rule-rows';
 import { guardLog, ruleEvents, ruleLessons, ruleParseErrors, rulesTable } from './tables';
 import { qualifiedName } from '../shared/plugin-schema';
-import { chunks, type Db, jsonRows, queryRows } from '../shared/sql';
+import { chunks, type Db, epochMs, jsonRows, queryRows } from '../shared/sql';
 import type { LogRetention } from '../shared/log-retention';
 
 /** Rows per INSERT statement (all given as one JSON parameter, `jsonRows`). */
@@ -43,7 +43,6 @@ export interface CommitResult {
 export type GuardOutcomeResult = { ok: true } | { ok: false; code: 'not_found' | 'already_set'; message: string };
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const tsMsColumn = (column: string) => sql.raw(`(extract(epoch from ${column}) * 1000)::float8`);
 
 /** The written columns of each table, as `jsonRows` reads the rows given to a statement. */
 const EVENT_COLUMNS = {
@@ -159,7 +158,7 @@ export class RuleStore {
   async loadEvents(options: { sinceMs?: number; limit?: number } = {}): Promise<Loaded<LearningEvent>> {
     const rows = await queryRows<Record<string, unknown>>(
       this.db,
-      sql`SELECT id, ${tsMsColumn('ts')} AS ts_ms, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted
+      sql`SELECT id, ${epochMs('ts')} AS ts_ms, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted
           FROM ${ruleEvents} WHERE agent_id = ${this.agentId}::uuid ${this.since('ts', options.sinceMs)}
           ORDER BY ts DESC, id DESC ${options.limit === undefined ? sql.empty() : sql`LIMIT ${options.limit}`}`,
     );

@@ -4,7 +4,7 @@ import { groupId, groupKeyOf } from './model/grouping';
 import type { FindingRow, OutcomeLabel } from './model/outcome';
 import { isStorableText } from '../shared/wire-text';
 import type { OutcomeFollower } from './metric-rollup-store';
-import { chunks, type Db, eachKey, jsonRows, queryRows, writeIsolatingRefusals } from '../shared/sql';
+import { chunks, type Db, eachKey, epochMs, jsonRows, queryRows, writeIsolatingRefusals } from '../shared/sql';
 import { findingsTable, outcomesTable } from './tables';
 
 const INSERT_BATCH = 1_000;
@@ -118,7 +118,7 @@ export class FindingStore {
   async firstSeen(): Promise<Map<string, number>> {
     const rows = await queryRows<{ finding_key: string; ts_ms: number }>(
       this.db,
-      sql`SELECT finding_key, (extract(epoch from first_seen) * 1000)::float8 AS ts_ms FROM ${findingsTable} WHERE agent_id = ${this.agentId}::uuid`,
+      sql`SELECT finding_key, ${epochMs('first_seen')} AS ts_ms FROM ${findingsTable} WHERE agent_id = ${this.agentId}::uuid`,
     );
     return new Map(rows.map((r) => [r.finding_key, Number(r.ts_ms)]));
   }

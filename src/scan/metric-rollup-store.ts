@@ -21,7 +21,7 @@ import {
 } from './model/metric-rollup';
 import { countOutcomesInSeqRange, metricOutcomesOfKeys, newestOutcomeSeq, nextOutcomeSeqRange } from './outcome-store';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { chunks, type Db, eachKey, jsonRows, queryRows } from '../shared/sql';
+import { chunks, type Db, eachKey, epochMs, jsonRows, queryRows } from '../shared/sql';
 import { findingMetrics, findingsTable, metricRollupState, metricSliceSizes, metricTallies, outcomesTable, weekFindingMetrics } from './tables';
 
 /**
@@ -179,7 +179,7 @@ export class MetricRollup {
       await yieldToEventLoop();
       const seen = await queryRows<{ finding_key: string; ts_ms: number }>(
         tx,
-        sql`SELECT x.* FROM ${eachKey(batch, (key) => sql`SELECT finding_key, (extract(epoch from first_seen) * 1000)::float8 AS ts_ms FROM ${findingsTable} WHERE agent_id = ${this.agentId}::uuid AND finding_key = ${key}`)}`,
+        sql`SELECT x.* FROM ${eachKey(batch, (key) => sql`SELECT finding_key, ${epochMs('first_seen')} AS ts_ms FROM ${findingsTable} WHERE agent_id = ${this.agentId}::uuid AND finding_key = ${key}`)}`,
       );
       const firstSeen = new Map(seen.map((r) => [r.finding_key, Number(r.ts_ms)]));
       await yieldToEventLoop();

@@ -6,7 +6,7 @@ import type { OutcomeRow } from './model/outcome';
 import { weightedReward } from './model/reward';
 import type { MetricOutcome } from './model/metrics';
 import type { OutcomeFollower } from './metric-rollup-store';
-import { chunks, type Db, eachKey, jsonRows, queryJsonRows, queryRows, queryJsonRowsInIndexOrder, writeIsolatingRefusals } from '../shared/sql';
+import { chunks, type Db, eachKey, epochMs, jsonRows, queryJsonRows, queryRows, queryJsonRowsInIndexOrder, writeIsolatingRefusals } from '../shared/sql';
 import { addGroupLabelCounts, ensureGroupLabelCounts, globalTriageCountsOf, triageCountsOf } from './group-label-counts';
 import type { LevelCounts } from './model/triage-prior';
 import { learningProgress, outcomeLearned, outcomesTable, scanLessonEvidence } from './tables';
@@ -251,7 +251,7 @@ export class OutcomeStore {
     if (groups.length === 0) return times;
     const perGroup = eachKey(
       groups,
-      (group) => sql`SELECT o.group_id, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms FROM ${outcomesTable} o
+      (group) => sql`SELECT o.group_id, ${epochMs('o.ts')} AS ts_ms FROM ${outcomesTable} o
           WHERE o.agent_id = ${this.agentId}::uuid AND o.group_id = ${group} AND o.ts <= ${new Date(asOfMs).toISOString()}::timestamptz
             AND o.seq <= ${maxSeq} AND ${notLearned(seenThrough)}`,
     );
@@ -326,9 +326,7 @@ interface EvidenceDbRow {
   strategy_version: string | null;
 }
 
-const EVIDENCE_COLUMNS = sql.raw(
-  `o.id, o.label, o.reward, (extract(epoch from o.ts) * 1000)::float8 AS ts_ms, o.row_json->>'prompt_version' AS prompt_version, o.row_json->>'strategy_version' AS strategy_version`,
-);
+const EVIDENCE_COLUMNS = sql`o.id, o.label, o.reward, ${epochMs('o.ts')} AS ts_ms, o.row_json->>'prompt_version' AS prompt_version, o.row_json->>'strategy_version' AS strategy_version`;
 
 function fromEvidenceRow(r: EvidenceDbRow): EvidenceOutcome {
   return {
@@ -399,7 +397,7 @@ export async function nextOutcomeSeqRange(db: Db, agentId: UUID, after: number, 
   return { after: first - 1, through: Math.min(first - 1 + width, top) };
 }
 
-const METRIC_OUTCOME_COLUMNS = sql`finding_key, label, (extract(epoch from ts) * 1000)::float8 AS ts_ms, ts, seq, reward,
+const METRIC_OUTCOME_COLUMNS = sql`finding_key, label, ${epochMs('ts')} AS ts_ms, ts, seq, reward,
   row_json->>'project' AS project, row_json->>'scanner' AS scanner,
   (row_json->>'model_provider') || '/' || (row_json->>'model_name') AS model, row_json->>'confidence' AS confidence`;
 

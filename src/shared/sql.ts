@@ -21,6 +21,14 @@ export function dbOf(runtime: IAgentRuntime): Db {
   return db as Db;
 }
 
+/**
+ * Milliseconds since the epoch of the timestamptz `column`, as a float8: what a JavaScript `Date`
+ * counts. `column` is a column or expression of the code's own (`'o.ts'`), never outside text.
+ */
+export function epochMs(column: string): SQL {
+  return sql.raw(`(extract(epoch from ${column}) * 1000)::float8`);
+}
+
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result = await db.execute(query);
   return result.rows as T[];
