@@ -19,6 +19,7 @@ const BENCHES: string[][] = [
   ['bench/wasm-extra-memory.ts'],
   ['bench/sql-garbage.ts', '500', '200'],
   ['bench/reply-while-learning.ts', '20000'],
+  ['bench/ingest-file-memory.ts'],
 ];
 
 for (const [file, ...args] of BENCHES) {

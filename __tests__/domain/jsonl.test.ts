@@ -1,5 +1,18 @@
 import { describe, expect, test } from 'bun:test';
-import { parseJsonLines, parseRowsText } from '../../src/shared/jsonl';
+import fc from 'fast-check';
+import { jsonLinesOfChunks, linesOfChunks, parseJsonLines, parseRowsText } from '../../src/shared/jsonl';
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** `text` cut at `cuts` (positions, in any order, repeats allowed): the pieces it arrives in. */
+function cutAt(text: string, cuts: number[]): string[] {
+  const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+  return [0, ...at].map((from, i) => text.slice(from, at[i] ?? text.length));
+}
 
 describe('parseJsonLines', () => {
   test('blank lines are skipped, bad lines reported, line numbers 1-based', () => {
@@ -73,5 +86,41 @@ describe('parseRowsText', () => {
 
   test('a single object on one line', () => {
     expect(parseRowsText('{"a":1}')).toEqual({ values: [{ line: 1, value: { a: 1 } }], errors: [] });
+  });
+});
+
+describe('a text that arrives in pieces', () => {
+  // Lines, blank lines, CRLF, bad JSON and spaces: what a JSONL file may hold, cut anywhere.
+  const jsonlText = fc
+    .array(fc.oneof(fc.constant(''), fc.constant('   '), fc.constant('{"a": 1}'), fc.constant(' {"b": "x\\ny"} '), fc.constant('[2]'), fc.constant('{"c":'), fc.constant('not json'), fc.string()), { maxLength: 12 })
+    .chain((lines) => fc.tuple(fc.constant(lines), fc.array(fc.boolean(), { minLength: lines.length, maxLength: lines.length })))
+    .map(([lines, crlf]) => lines.map((line, i) => line + (i === lines.length - 1 ? '' : crlf[i] ? '\r\n' : '\n')).join(''));
+
+  test('linesOfChunks gives the lines of the text joined, wherever it was cut', async () => {
+    await fc.assert(
+      fc.asyncProperty(jsonlText, fc.array(fc.nat(), { maxLength: 8 }), async (text, cuts) => {
+        const lines = await collect(linesOfChunks(cutAt(text, cuts)));
+        expect(lines.map((line) => line.replace(/\r$/, ''))).toEqual(text.split(/\r?\n/));
+      }),
+    );
+  });
+
+  test('jsonLinesOfChunks parses as parseJsonLines does: the same values and errors, by the same line numbers', async () => {
+    await fc.assert(
+      fc.asyncProperty(jsonlText, fc.array(fc.nat(), { maxLength: 8 }), async (text, cuts) => {
+        const parsed = parseJsonLines(text);
+        const expected = [...parsed.values, ...parsed.errors].sort((a, b) => a.line - b.line);
+        expect(await collect(jsonLinesOfChunks(cutAt(text, cuts)))).toEqual(expected);
+      }),
+    );
+  });
+
+  test('a line cut into many pieces, a break between pieces, and a text ending in a break', async () => {
+    expect(await collect(linesOfChunks(['{"a', '": ', '1}', '\r', '\n', '', '[2]\n']))).toEqual(['{"a": 1}\r', '[2]', '']);
+    expect(await collect(jsonLinesOfChunks(['{"a', '": ', '1}', '\r', '\n', '', '[2]\n']))).toEqual([
+      { line: 1, value: { a: 1 } },
+      { line: 2, value: [2] },
+    ]);
+    expect(await collect(linesOfChunks([]))).toEqual(['']);
   });
 });

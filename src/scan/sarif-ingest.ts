@@ -85,9 +85,12 @@ function identityOf(row: FindingRow): Partial<FindingRow> {
   return { project, scanner, model_provider, model_name, category };
 }
 
-/** Whether a file name or text looks like SARIF rather than outcome JSONL. */
+/** Characters of a text, after its leading whitespace, that `looksLikeSarif` reads. */
+export const SARIF_SNIFF_CHARS = 2_000;
+
+/** Whether a file name or text (its first SARIF_SNIFF_CHARS characters are enough) looks like SARIF rather than outcome JSONL. */
 export function looksLikeSarif(fileName: string, text: string): boolean {
   if (/\.sarif(\.json)?$/i.test(fileName)) return true;
-  const head = text.trimStart().slice(0, 2_000);
+  const head = text.trimStart().slice(0, SARIF_SNIFF_CHARS);
   return head.startsWith('{') && /"\$schema"\s*:\s*"[^"]*sarif/i.test(head);
 }

@@ -13,21 +13,61 @@ export interface ParsedLines {
   errors: LineError[];
 }
 
+/** One non-blank line of JSONL: its value, or why it is not JSON. */
+export type JsonLine = { line: number; value: unknown } | LineError;
+
+/** Line number `line` of a JSONL text (`raw`, without its line break); undefined when it is blank. */
+function parseLine(raw: string, line: number): JsonLine | undefined {
+  const trimmed = raw.trim();
+  if (trimmed === '') return undefined;
+  try {
+    return { line, value: JSON.parse(trimmed) };
+  } catch (error) {
+    const column = jsonErrorPosition(trimmed)?.column;
+    return { line, message: `not valid JSON${column === undefined ? '' : ` at column ${column + raw.indexOf(trimmed)}`}: ${errorText(error)}` };
+  }
+}
+
 /** Parses JSONL: one JSON value per line, blank lines ignored, bad lines reported by number. */
 export function parseJsonLines(text: string): ParsedLines {
   const result: ParsedLines = { values: [], errors: [] };
-  const lines = text.split(/\r?\n/);
-  lines.forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '') return;
-    try {
-      result.values.push({ line: i + 1, value: JSON.parse(line) });
-    } catch (error) {
-      const column = jsonErrorPosition(line)?.column;
-      result.errors.push({ line: i + 1, message: `not valid JSON${column === undefined ? '' : ` at column ${column + raw.indexOf(line)}`}: ${errorText(error)}` });
-    }
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const parsed = parseLine(raw, i + 1);
+    if (parsed === undefined) return;
+    if ('message' in parsed) result.errors.push(parsed);
+    else result.values.push(parsed);
   });
   return result;
+}
+
+/**
+ * The lines of a text that arrives in pieces (a file read a megabyte at a time), one at a time and
+ * each without its `\n`: the lines `split(/\r?\n/)` gives of the pieces joined, but for a `\r`
+ * before the break, which `parseLine` trims. A line may span pieces; each piece is searched once,
+ * so a long line costs what its length does.
+ */
+export async function* linesOfChunks(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string> {
+  let partial: string[] = [];
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let end = chunk.indexOf('\n'); end !== -1; end = chunk.indexOf('\n', start)) {
+      const piece = chunk.slice(start, end);
+      yield partial.length === 0 ? piece : partial.join('') + piece;
+      partial = [];
+      start = end + 1;
+    }
+    if (start < chunk.length) partial.push(chunk.slice(start));
+  }
+  yield partial.join('');
+}
+
+/** `parseJsonLines` of a text that arrives in pieces (`linesOfChunks`), one line at a time. */
+export async function* jsonLinesOfChunks(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<JsonLine> {
+  let line = 0;
+  for await (const raw of linesOfChunks(chunks)) {
+    const parsed = parseLine(raw, ++line);
+    if (parsed !== undefined) yield parsed;
+  }
 }
 
 /** A body that is either a JSON array, one JSON object (on one line or several), or JSONL. */

@@ -1,10 +1,10 @@
 import type { SarifDefaults } from '../model/sarif';
-import { ingestText } from '../../shared/ingest-text';
+import { ingestChunks } from '../../shared/ingest-text';
 import type { StoredScanLesson } from '../scan-lesson-metadata';
-import { ingestSarif, looksLikeSarif, parseSarifText } from '../sarif-ingest';
+import { ingestSarif, looksLikeSarif, parseSarifText, SARIF_SNIFF_CHARS } from '../sarif-ingest';
 import { type ParsedArgs, UsageError } from '../../cli/args';
 import { progressPrinter } from '../../cli/output';
-import { type CommandResult, nowFlag, readInputFile, withService } from '../../cli/session';
+import { COMMAND_COLLECT_EVERY_ROWS, type CommandResult, collectEvery, fileTextChunks, inputFileOf, nowFlag, readFileHead, readTextFile, withService } from '../../cli/session';
 
 /** SARIF defaults from `--project`, `--model-provider`, `--model-name` and `--now`. */
 function sarifDefaults(args: ParsedArgs): SarifDefaults {
@@ -22,8 +22,9 @@ function sarifDefaults(args: ParsedArgs): SarifDefaults {
 
 /** `ingest FILE`: outcome rows (JSONL or a JSON array), or a SARIF 2.1.0 log (`.sarif`, or a document whose $schema names SARIF). */
 export async function ingestCommand(args: ParsedArgs): Promise<CommandResult> {
-  const { file, text } = await readInputFile(args, 'ingest', 'JSONL of outcome rows, or a .sarif log');
-  if (looksLikeSarif(file, text)) {
+  const file = inputFileOf(args, 'ingest', 'JSONL of outcome rows, or a .sarif log');
+  if (looksLikeSarif(file, await readFileHead(file, SARIF_SNIFF_CHARS))) {
+    const text = await readTextFile(file);
     let doc: unknown;
     try {
       doc = parseSarifText(text);
@@ -40,7 +41,15 @@ export async function ingestCommand(args: ParsedArgs): Promise<CommandResult> {
     ];
     return { exitCode: result.rejected.length > 0 ? 2 : 0, json: { file, format: 'sarif', ...result }, text: lines.join('\n') };
   }
-  const result = await withService(args, (service) => ingestText(service, text, progressPrinter('ingested rows')));
+  // Read a megabyte at a time: a JSONL file of any size ingests in the memory of one batch.
+  const printProgress = progressPrinter('ingested rows');
+  const collect = collectEvery(COMMAND_COLLECT_EVERY_ROWS);
+  const result = await withService(args, (service) =>
+    ingestChunks(service, () => fileTextChunks(file), (done, total) => {
+      printProgress(done, total);
+      collect(done);
+    }),
+  );
   const lines = [`${file}: ${result.rows} rows, ${result.accepted} accepted, ${result.duplicate} duplicate, ${result.rejected.length} rejected`];
   for (const r of result.rejected) lines.push(`  line ${r.line}: ${r.field}: ${r.message}`);
   return { exitCode: result.rejected.length > 0 ? 2 : 0, json: { file, ...result }, text: lines.join('\n') };

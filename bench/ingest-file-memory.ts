@@ -1,0 +1,87 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { generateOutcomes } from '../examples/generate-outcomes';
+import { note, round } from './lib';
+
+/**
+ * The memory of `self-improve ingest FILE` by the size of the file: `bun run
+ * bench/ingest-file-memory.ts [rows]` (default 20,000; builds the package when `dist/` is missing) writes the
+ * example generator's rows to JSONL files of that many rows and of ten times as many, and ingests
+ * each into a new database with the package's command (`bin/self-improve.js`, on Node) and with
+ * the source on Bun (`npm run self-improve`); then the larger rows as one JSON array, which is read
+ * whole, with the package's command. It prints each run's peak RSS (the command's process, from
+ * the operating system), rate and file size, and the ratio of the peaks of the larger file to the
+ * smaller, measured in this run: JSONL is read a megabyte at a time with one batch of rows held,
+ * so its peak should not grow with the file.
+ */
+const SMALL = Number(process.argv[2] ?? 20_000);
+const ROOT = path.join(import.meta.dir, '..');
+const COMMANDS = {
+  node: ['node', path.join(ROOT, 'bin', 'self-improve.js')],
+  bun: [process.execPath, 'run', path.join(ROOT, 'src', 'cli', 'main.ts')],
+};
+
+/** A process's peak resident set so far (VmHWM), in kB; null once it has exited. */
+function highWaterKb(pid: number): number | null {
+  try {
+    const kb = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? null : Number(kb);
+  } catch {
+    return null;
+  }
+}
+
+async function ingestPeak(dir: string, file: string, rows: number, on: keyof typeof COMMANDS): Promise<Record<string, unknown>> {
+  note(`ingesting ${path.basename(file)} on ${on}`);
+  const started = performance.now();
+  const proc = Bun.spawn([...COMMANDS[on], 'ingest', file, '--db', path.join(dir, `db-${on}-${path.basename(file)}`), '--json'], { stdout: 'pipe', stderr: 'ignore' });
+  // The command's own high-water mark, read while it runs: the operating system's figure for a
+  // child (its maxRSS) starts from this process's size when it was forked.
+  let peakKb = 0;
+  const watch = setInterval(() => {
+    peakKb = Math.max(peakKb, highWaterKb(proc.pid) ?? 0);
+  }, 20);
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  clearInterval(watch);
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`ingest ${file} on ${on} exited with ${code}`);
+  const doc = JSON.parse(out) as { accepted: number };
+  if (doc.accepted !== rows) throw new Error(`ingest ${file} on ${on}: ${doc.accepted} of ${rows} rows accepted`);
+  if (peakKb === 0) throw new Error(`no high-water mark read for the ingest on ${on} (this bench reads /proc)`);
+  const result = { file: path.basename(file), on, rows, file_mb: round((await stat(file)).size / 1_048_576, 1), peak_rss_mb: Math.round(peakKb / 1024), rows_per_s: Math.round(rows / seconds) };
+  process.stdout.write(`${JSON.stringify({ bench: 'ingest-file-memory-run', ...result })}\n`);
+  return result;
+}
+
+if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) {
+  note('building the package (dist/ is missing)');
+  if ((await Bun.spawn([process.execPath, 'run', path.join(ROOT, 'build.ts')], { cwd: ROOT, stdout: 'ignore', stderr: 'inherit' }).exited) !== 0) throw new Error('the build failed');
+}
+const dir = await mkdtemp(path.join(tmpdir(), 'self-improve-bench-ingest-file-'));
+try {
+  const lines = (n: number) => generateOutcomes(n, 7).map((r) => JSON.stringify(r));
+  const files = { small: path.join(dir, 'small.jsonl'), large: path.join(dir, 'large.jsonl'), array: path.join(dir, 'large.json') };
+  await writeFile(files.small, lines(SMALL).join('\n'));
+  await writeFile(files.large, lines(SMALL * 10).join('\n'));
+  await writeFile(files.array, `[${lines(SMALL * 10).join(',\n')}]`);
+  const peaks = { node_small: 0, node_large: 0, bun_small: 0, bun_large: 0 };
+  for (const on of ['node', 'bun'] as const) {
+    for (const size of ['small', 'large'] as const) peaks[`${on}_${size}` as const] = Number((await ingestPeak(dir, files[size], size === 'small' ? SMALL : SMALL * 10, on)).peak_rss_mb);
+  }
+  const array = Number((await ingestPeak(dir, files.array, SMALL * 10, 'node')).peak_rss_mb);
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'ingest-file-memory',
+      rows: [SMALL, SMALL * 10],
+      peak_rss_mb: peaks,
+      // Ten times the rows: near 1 when the peak does not grow with the file.
+      peak_ratio_10x_rows: { node: round(peaks.node_large / peaks.node_small, 2), bun: round(peaks.bun_large / peaks.bun_small, 2) },
+      array_on_node_peak_rss_mb: array,
+      array_to_jsonl_on_node: round(array / peaks.node_large, 2),
+    })}\n`,
+  );
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
