@@ -7,12 +7,13 @@ import { note, round } from './lib';
 
 /**
  * The memory of `self-improve ingest FILE` by the size of the file: `bun run
- * bench/ingest-file-memory.ts [rows]` (default 20,000; builds the package when `dist/` is missing) writes the
- * example generator's rows to JSONL files of that many rows and of ten times as many, and ingests
- * each into a new database with the package's command (`bin/self-improve.js`, on Node) and with
- * the source on Bun (`npm run self-improve`); then the larger rows as one JSON array, which is read
- * whole, with the package's command. It prints each run's peak RSS (the command's process, from
- * the operating system), rate and file size, and the ratio of the peaks of the larger file to the
+ * bench/ingest-file-memory.ts [rows]` (default 20,000; builds the package when `dist/` is
+ * missing) writes the example generator's rows to JSONL files of that many rows and of ten times
+ * as many, and ingests each into a new database with the package's command
+ * (`bin/self-improve.js`, on Node) and with the source on Bun (`npm run self-improve`); then the
+ * larger rows as one JSON array, which is read whole, with the package's command. It prints each
+ * run's peak RSS (the command's VmHWM, read every 20 ms while it runs: a peak in its last 20 ms
+ * would be missed), rate and file size, and the ratio of the peaks of the larger file to the
  * smaller, measured in this run: JSONL is read a megabyte at a time with one batch of rows held,
  * so its peak should not grow with the file.
  */
