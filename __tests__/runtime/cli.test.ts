@@ -3,14 +3,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { makeRows } from '../helpers/rows';
+import { runCli } from '../helpers/cli';
 
-const CLI = path.join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts');
 let dir: string;
 
 async function run(...args: string[]) {
-  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LOG_LEVEL: 'info' } });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+  return runCli(args, { ...process.env, LOG_LEVEL: 'info' });
 }
 
 beforeAll(async () => {

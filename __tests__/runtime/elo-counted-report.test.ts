@@ -9,7 +9,7 @@ import { metricItems } from '../../src/elo/model/success-metrics';
 import { SEED_INITIAL_TIERS } from '../../src/elo/model/tier-map';
 import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
 import { eloReport } from '../../src/elo/elo-report';
-import { dbOf, queryRows } from '../../src/shared/sql';
+import { dbOf, epochMs, queryRows } from '../../src/shared/sql';
 import { seededRandom } from '../helpers/random';
 import { startAgent, type TestAgent } from '../helpers/runtime';
 
@@ -143,7 +143,7 @@ describe('the ELO report from counted buckets equals eloStats over every item', 
     const spansOfOld = async () => {
       const rows = await queryRows<{ since_ms: number; until_ms: number }>(
         dbOf(agent.runtime),
-        sql`SELECT (extract(epoch from bucket_since) * 1000)::float8 AS since_ms, (extract(epoch from bucket_until) * 1000)::float8 AS until_ms FROM self_improve.elo
+        sql`SELECT ${epochMs('bucket_since')} AS since_ms, ${epochMs('bucket_until')} AS until_ms FROM self_improve.elo
             WHERE agent_id = ${agent.runtime.agentId}::uuid AND item_id IN (${sql.join(old.map((r) => sql`${r.id}`), sql`, `)})`,
       );
       return rows.map((r) => [Number(r.since_ms), Number(r.until_ms)]);

@@ -9,8 +9,8 @@ import { type EloBookService, eloBookOf } from '../../src/elo/elo-book-service';
 import { eloReport, refreshDefaultReport, REPORT_REUSE_MS } from '../../src/elo/elo-report';
 import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';
+import { runCli as spawnCli } from '../helpers/cli';
 
-const CLI = path.join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts');
 /** No disuse drift, so every rating below is exact at any time. */
 const SETTINGS = { SELF_IMPROVE_ELO_DRIFT_PER_DAY: '0' };
 const T = Date.parse('2026-11-22T10:00:00Z');
@@ -23,9 +23,7 @@ const L1 = 1216; // rank 1
 const L2 = 1208 - 16 * expectedScore(1208); // rank 2, then a penalty
 
 async function runCli(...args: string[]) {
-  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ...SETTINGS, LOG_LEVEL: 'info' } });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+  return spawnCli(args, { ...process.env, ...SETTINGS, LOG_LEVEL: 'info' });
 }
 
 const request = (query: Record<string, string>): RouteRequest => ({ query, headers: {}, method: 'GET', path: '/self-improve/elo' });

@@ -4,15 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { hostileOutcomeRows } from '../helpers/hostile-rows';
 import { eventRow, mergeEvent, thrice } from '../helpers/seed-events';
+import { runCli } from '../helpers/cli';
 
-const CLI = path.join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts');
 const STEP_MS = 120_000;
 let dir: string;
 
 async function run(...args: string[]) {
-  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LOG_LEVEL: 'warn' } });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+  return runCli(args, { ...process.env, LOG_LEVEL: 'warn' });
 }
 
 /** A JSONL line as JSON.stringify writes it (NUL as \u0000, a lone surrogate as \ud800: JSON.parse gives them back). */

@@ -7,13 +7,11 @@ import selfImprovePlugin from '../../src/index';
 import { bootRuntime } from '../../src/cli/boot';
 import { makeRows } from '../helpers/rows';
 import { storedOutcomes } from '../helpers/stored-outcomes';
+import { runCli } from '../helpers/cli';
 
-const CLI = path.join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts');
 
 async function run(...args: string[]) {
-  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LOG_LEVEL: 'info' } });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+  return runCli(args, { ...process.env, LOG_LEVEL: 'info' });
 }
 
 // More rows than two ingest batches, each line about 700 bytes of text in two- and four-byte

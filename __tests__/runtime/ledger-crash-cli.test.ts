@@ -5,23 +5,21 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CLI_SOURCE, runCli } from '../helpers/cli';
 import { ledgerCounts } from '../helpers/ledger-counts';
 import { makeRows } from '../helpers/rows';
 import { startAgent } from '../helpers/runtime';
 
-const CLI = path.join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts');
 const ENV = { ...process.env, LOG_LEVEL: 'warn', SELF_IMPROVE_LESSON_MODEL: 'off', SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000' };
 let dir: string;
 
 async function run(...args: string[]) {
-  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], { stdout: 'pipe', stderr: 'pipe', env: ENV });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+  return runCli(args, ENV);
 }
 
 /** Runs the CLI and sends it SIGKILL as soon as its stderr matches `when`; the line that matched. */
 async function runAndKill(when: RegExp, ...args: string[]): Promise<{ matched: string; signal: unknown }> {
-  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], { stdout: 'ignore', stderr: 'pipe', env: ENV });
+  const proc = Bun.spawn([process.execPath, 'run', CLI_SOURCE, ...args], { stdout: 'ignore', stderr: 'pipe', env: ENV });
   const decoder = new TextDecoder();
   let seen = '';
   let matched = '';

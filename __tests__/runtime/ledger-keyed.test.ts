@@ -16,15 +16,13 @@ import { dbOf } from '../../src/shared/sql';
 import { makeRows } from '../helpers/rows';
 import { recordingResponse } from '../helpers/route-response';
 import { startAgent, type TestAgent } from '../helpers/runtime';
+import { runCli } from '../helpers/cli';
 
 const SECRET = 'correct horse battery staple 42';
-const CLI = path.join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts');
 const keyed = { SELF_IMPROVE_LEDGER_SECRET: SECRET, SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '1000000' };
 
 async function cli(env: Record<string, string>, ...args: string[]) {
-  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LOG_LEVEL: 'error', ...env } });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+  return runCli(args, { ...process.env, LOG_LEVEL: 'error', ...env });
 }
 
 /** Rewrites every row as someone with write access and no key would: points doubled, re-hashed with SHA-256, re-linked, head moved. */

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runCli } from '../helpers/cli';
 import selfImprovePlugin from '../../src/index';
 import { bootRuntime } from '../../src/cli/boot';
 import { scanOutcomeServiceOf } from '../../src/scan/scan-outcome-service';
@@ -14,15 +15,12 @@ import { ledgerCounts } from '../helpers/ledger-counts';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres-server';
 import { makeRows } from '../helpers/rows';
 
-const CLI = path.join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts');
 const LABELS = ['fixed', 'rejected_fp', 'ignored', 'accepted', 'reopened'] as const;
 let dir: string;
 
 async function cli(database: TestPostgres, ...args: string[]) {
   const env = { ...process.env, LOG_LEVEL: 'warn', SELF_IMPROVE_LESSON_MODEL: 'off', SELF_IMPROVE_LEDGER_RECONCILE_EVERY: '500', POSTGRES_URL: database.url };
-  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], { stdout: 'pipe', stderr: 'pipe', env });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+  return runCli(args, env);
 }
 
 async function jsonl(name: string, rows: Record<string, unknown>[]): Promise<string> {

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runCli } from '../helpers/cli';
 import { type ExportedRule, manifestHash, type RuleExport, ruleHash } from '../../src/rules/model/export';
 import { eventRow, jsonl, mergeEvent, mustDeploy, neverDeploy, rmEvent, thrice } from '../helpers/seed-events';
 import { testKeyPair } from '../helpers/signing-keys';
 
-const CLI = path.join(import.meta.dir, '..', '..', 'src', 'cli', 'main.ts');
 const STEP_MS = 120_000;
 
 /** The operator's signing key: every command runs with it, so the agent's own exports import as they are. */
@@ -19,9 +19,7 @@ async function run(...args: string[]) {
 /** The CLI with these settings in its environment (and no signing key unless given). */
 async function runWith(settings: Record<string, string>, ...args: string[]) {
   const { SELF_IMPROVE_RULE_SIGNING_KEY: _inherited, ...env } = process.env;
-  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...env, LOG_LEVEL: 'warn', ...settings } });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
+  return runCli(args, { ...env, LOG_LEVEL: 'warn', ...settings });
 }
 
 const lintEvent = (minute: number) =>

@@ -36,10 +36,13 @@ export async function withService<T>(args: ParsedArgs, work: (service: ScanOutco
   }
 }
 
+/** The usage error of a file that could not be read, naming it and why. */
+const unreadable = (file: string, error: unknown) => new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+
 /** A file's text; an unreadable file is a usage error naming it. */
 export async function readTextFile(file: string): Promise<string> {
-  return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot read ${file}: ${error.code ?? error.message}`);
+  return readFile(file, 'utf8').catch((error: unknown) => {
+    throw unreadable(file, error);
   });
 }
 
@@ -57,8 +60,7 @@ export async function* fileTextChunks(file: string, chunkBytes = FILE_CHUNK_BYTE
   try {
     for await (const bytes of stream) yield decoder.decode(bytes as Uint8Array, { stream: true });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${file}: ${code ?? (error as Error).message}`);
+    throw unreadable(file, error);
   } finally {
     stream.destroy();
   }
