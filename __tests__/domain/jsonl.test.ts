@@ -25,10 +25,11 @@ describe('parseJsonLines', () => {
     ]);
     expect(parsed.errors.map((e) => e.line)).toEqual([4]);
     expect(parsed.errors[0]?.message).toStartWith('not valid JSON at column 1: ');
+    expect(parsed.errors[0]?.text).toBe('not json');
   });
 
   test('the column of a bad line counts its leading spaces', () => {
-    expect(parseJsonLines('{"a":1}\n   {"a": NaN}').errors).toEqual([{ line: 2, message: expect.stringMatching(/^not valid JSON at column 10: /) }]);
+    expect(parseJsonLines('{"a":1}\n   {"a": NaN}').errors).toEqual([{ line: 2, message: expect.stringMatching(/^not valid JSON at column 10: /), text: '   {"a": NaN}' }]);
   });
 
   test('empty text is nothing', () => {
@@ -70,8 +71,9 @@ describe('parseRowsText', () => {
   });
 
   test('a broken multi-line JSON array names the line and column of the error', () => {
-    const parsed = parseRowsText('[\n  {"a": 1},\n  {"b": 2,}\n]');
-    expect(parsed.errors).toEqual([{ line: 3, message: expect.stringContaining('syntax error at line 3, column 11') }]);
+    const parsed = parseRowsText('[\n  {"a": 1},\n  {"b": 2,}\n]  ');
+    // The text of the error is the whole array, as the parse-error log keeps it.
+    expect(parsed.errors).toEqual([{ line: 3, message: expect.stringContaining('syntax error at line 3, column 11'), text: '[\n  {"a": 1},\n  {"b": 2,}\n]' }]);
   });
 
   test('JSONL', () => {
@@ -113,6 +115,13 @@ describe('a text that arrives in pieces', () => {
         expect(await collect(jsonLinesOfChunks(cutAt(text, cuts)))).toEqual(expected);
       }),
     );
+  });
+
+  test('a broken line cut between pieces keeps its whole text, without the CR of its break', async () => {
+    expect(await collect(jsonLinesOfChunks(['{"a":', ' x}\r', '\n{"b":1}']))).toEqual([
+      { line: 1, message: expect.stringMatching(/^not valid JSON/), text: '{"a": x}' },
+      { line: 2, value: { b: 1 } },
+    ]);
   });
 
   test('a line cut into many pieces, a break between pieces, and a text ending in a break', async () => {

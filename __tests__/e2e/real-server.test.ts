@@ -5,7 +5,8 @@ import { RULES_PROMPT_HEADER } from '../../src/rules/model/prompt';
 import { SCAN_LESSONS_HEADER } from '../../src/scan/surfaces/scan-lessons-provider';
 import { ensureChromium, renderedDom } from '../helpers/chromium';
 import { CODEQL_LOG } from '../helpers/sarif-logs';
-import { jsonl, mergeEvent, thrice } from '../helpers/seed-events';
+import { eventRow, jsonl, mergeEvent, type SeedEventRow, thrice } from '../helpers/seed-events';
+import { EVENT_BATCH_ROWS } from '../../src/rules/rule-intake';
 import { openSession, say } from './chat';
 import { eventually, post, request } from './http';
 import { type RealServer, type ServerEngine, startRealServer } from './real-server';
@@ -119,6 +120,21 @@ describe.each(['bun', 'node'] as const)('on %s', (engine) => {
       expect(trajectory.json.trajectory).toMatchObject({ id: expect.any(String) });
       expect(trajectory.json.errors).toEqual([]);
     });
+
+    test('a body of more events than one batch is stored a batch at a time; refused rows and broken lines keep their lines', async () => {
+      const rows: (SeedEventRow | string)[] = Array.from({ length: 3 * EVENT_BATCH_ROWS }, (_, i) =>
+        eventRow(i, { type: 'discovery', category: 'bulk', tags: ['bulk'], problem: `bulk import ${i % 2}`, solution: 'read large files a piece at a time' }),
+      );
+      rows.splice(EVENT_BATCH_ROWS + 10, 0, '{"ts": "2026-02-02", "type":');
+      rows[2 * EVENT_BATCH_ROWS + 20] = { ...(rows[2 * EVENT_BATCH_ROWS + 20] as SeedEventRow), category: 'Not A Category!' };
+      const answer = await post(server.agentUrl('/events'), 'text/plain', jsonl(rows));
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({ rows: 3 * EVENT_BATCH_ROWS + 1, accepted: 3 * EVENT_BATCH_ROWS - 1, duplicate: 0, parse_errors: 1 });
+      expect(answer.json.rejected.map((r: { line: number; field: string }) => [r.line, r.field])).toEqual([
+        [EVENT_BATCH_ROWS + 11, '(line)'],
+        [2 * EVENT_BATCH_ROWS + 21, 'category'],
+      ]);
+    }, 120_000);
 
     test('a body over the plugin limit is 413 naming the limit; over the server JSON limit (2 MB), the server answers and JSONL gets through', async () => {
       const huge = syntheticRows('huge', 11_000).map((r) => JSON.stringify(r)).join('\n');

@@ -141,7 +141,7 @@ describe('the rule book on a real runtime (lexical vectors)', () => {
   test('JSONL with a broken line: the line goes to the parse-error log, the good lines are learned from', async () => {
     const text = [JSON.stringify(rmEvent(20)), '{"type": "mistake", bad json', JSON.stringify(rmEvent(21)), '', JSON.stringify(rmEvent(22))].join('\n');
     const result = await book.ingestEventText(text, 'cli', 'events ingest', { nowMs: T0 + 3 * HOUR });
-    expect(result).toMatchObject({ rows: 4, accepted: 3, rulesPromoted: ['R-002'], rejected: [], rejectedLines: [] });
+    expect(result).toMatchObject({ rows: 4, accepted: 3, rulesPromoted: ['R-002'], rejected: [] });
     expect(result.parseErrors.map((e) => e.line)).toEqual([2]);
     const [logged] = await book.parseErrors(10);
     expect(logged).toMatchObject({ tsMs: T0 + 3 * HOUR, line: '{"type": "mistake", bad json', script: 'events ingest' });

@@ -140,6 +140,10 @@ export class RuleBookService extends Service {
     return this.intake.ingestEventText(...args);
   }
 
+  ingestEventChunks(...args: Parameters<RuleIntake['ingestEventChunks']>) {
+    return this.intake.ingestEventChunks(...args);
+  }
+
   recordDraft(...args: Parameters<RuleIntake['recordDraft']>) {
     return this.intake.recordDraft(...args);
   }

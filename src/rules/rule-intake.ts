@@ -4,7 +4,7 @@ import { type ParseErrorEntry, parseErrorEntry } from './model/logs';
 import type { LearningEvent, Teacher } from './model/types';
 import { RULES_LOG_SRC, type RuleBookState } from './rule-book-state';
 import { planLearning } from './rule-learning';
-import { parseRowsText } from '../shared/jsonl';
+import { forEachRowBatch, type IngestProgress, type RowBatch, type TextChunks } from '../shared/ingest-text';
 import { databaseReason } from '../shared/sql';
 
 export interface EventIngestResult {
@@ -20,14 +20,20 @@ export interface EventIngestResult {
   candidates: string[];
 }
 
-/** `ingestEventText`: rows are numbered by line (JSONL) or item (JSON array), 1-based, in `line`. */
-export interface EventTextResult extends EventIngestResult {
+/** A refused event row of a text, by its 1-based line (JSONL) or item (JSON array). */
+export type EventTextRejection = Omit<EventRejection, 'index'> & { line: number };
+
+/** `ingestEventText` / `ingestEventChunks`: rows are numbered by line (JSONL) or item (JSON array), 1-based, in `line`. */
+export interface EventTextResult extends Omit<EventIngestResult, 'events' | 'rejected'> {
   rows: number;
+  /** Rows that failed validation or that the database refused, by line. */
+  rejected: EventTextRejection[];
   /** Lines that were not JSON; each is also in the parse-error log. */
   parseErrors: { line: number; message: string }[];
-  /** The line of each rejected row (same order as `rejected`). */
-  rejectedLines: number[];
 }
+
+/** Event rows per transaction of `ingestEventChunks`; progress is reported between them. */
+export const EVENT_BATCH_ROWS = 500;
 
 type LearningTotals = Pick<EventIngestResult, 'ruleLessonsCreated' | 'ruleLessonsUpdated' | 'rulesPromoted' | 'candidates'>;
 
@@ -52,25 +58,40 @@ export class RuleIntake {
   }
 
   /**
-   * JSONL (or a JSON array) of events. Lines that are not JSON go to the parse-error log (seed
-   * format, `script` names the caller) in the same transaction as the good rows, and are reported.
+   * JSONL (or a JSON array) of events, as `ingestEventChunks` reads it, from one string (an HTTP
+   * body).
    */
-  ingestEventText(text: string, source: string, script: string, options: { nowMs?: number } = {}): Promise<EventTextResult> {
-    return this.state.writes.run(async () => {
-      const nowMs = options.nowMs ?? Date.now();
-      const parsed = parseRowsText(text);
-      const lines = text.split(/\r?\n/);
-      const errors = parsed.errors.map((e) =>
-        parseErrorEntry({ nowMs, error: e.message, line: parsed.values.length === 0 && text.trim().startsWith('[') ? text.trim() : (lines[e.line - 1] ?? ''), script }),
-      );
-      const result = await this.ingestNow(parsed.values.map((v) => v.value), source, nowMs, errors);
-      return {
-        ...result,
-        rows: parsed.values.length + parsed.errors.length,
-        parseErrors: parsed.errors.map((e) => ({ line: e.line, message: e.message })),
-        rejectedLines: result.rejected.map((r) => parsed.values[r.index]?.line ?? r.index + 1),
-      };
-    });
+  ingestEventText(text: string, source: string, script: string, options: { nowMs?: number; onProgress?: IngestProgress } = {}): Promise<EventTextResult> {
+    return this.ingestEventChunks(() => [text], source, script, options);
+  }
+
+  /**
+   * JSONL (or a JSON array) of events given in pieces (a file read a megabyte at a time), read as
+   * `forEachRowBatch` reads outcome rows: EVENT_BATCH_ROWS rows at a time, each batch as
+   * `ingestEvents` stores rows, in a transaction of its own. Lines that are not JSON go to the
+   * parse-error log (seed format, `script` names the caller) in the same transaction as the good
+   * rows of their batch, and are reported. Rows without a `ts` are stamped with one time for the
+   * whole text. A database failure rejects the call with the batches before it kept: reading the
+   * text again stores the rest, the rows already stored being duplicates.
+   */
+  async ingestEventChunks(chunks: TextChunks, source: string, script: string, options: { nowMs?: number; onProgress?: IngestProgress } = {}): Promise<EventTextResult> {
+    const nowMs = options.nowMs ?? Date.now();
+    const result: EventTextResult = { rows: 0, accepted: 0, duplicate: 0, rejected: [], parseErrors: [], ruleLessonsCreated: 0, ruleLessonsUpdated: 0, rulesPromoted: [], candidates: [] };
+    const take = ({ rows, broken }: RowBatch) =>
+      this.state.writes.run(async () => {
+        const errors = broken.map((e) => parseErrorEntry({ nowMs, error: e.message, line: e.text, script }));
+        const batch = await this.ingestNow(rows.map((v) => v.value), source, nowMs, errors);
+        result.accepted += batch.accepted;
+        result.duplicate += batch.duplicate;
+        for (const { index, ...r } of batch.rejected) result.rejected.push({ ...r, line: rows[index]?.line ?? 0 });
+        for (const e of broken) result.parseErrors.push({ line: e.line, message: e.message });
+        result.ruleLessonsCreated += batch.ruleLessonsCreated;
+        result.ruleLessonsUpdated += batch.ruleLessonsUpdated;
+        result.rulesPromoted.push(...batch.rulesPromoted);
+        result.candidates.push(...batch.candidates);
+      });
+    result.rows = await forEachRowBatch(chunks, EVENT_BATCH_ROWS, take, options.onProgress);
+    return result;
   }
 
   /**

@@ -35,10 +35,7 @@ export function isJsonArrayText(text: string): boolean {
 /** `ingestEventText`'s result for the wire; `byIndex` when the input was a JSON array (see `isJsonArrayText`). */
 export function eventIngestReport(result: EventTextResult, byIndex: boolean): EventIngestReport {
   const broken: EventRejectionWire[] = result.parseErrors.map((e) => ({ line: e.line, field: '(line)', message: e.message }));
-  const refused: EventRejectionWire[] = result.rejected.map((r, i) => {
-    const line = result.rejectedLines[i] ?? r.index + 1;
-    return { ...(byIndex ? { index: line - 1 } : { line }), field: r.field, message: r.message };
-  });
+  const refused: EventRejectionWire[] = result.rejected.map((r) => ({ ...(byIndex ? { index: r.line - 1 } : { line: r.line }), field: r.field, message: r.message }));
   return {
     rows: result.rows,
     accepted: result.accepted,

@@ -1,4 +1,4 @@
-import { type JsonLine, jsonLinesOfChunks, lineRejections, linesOfChunks, parseRowsText } from './jsonl';
+import { type BrokenLine, type JsonLine, jsonLinesOfChunks, lineRejections, linesOfChunks, parseRowsText } from './jsonl';
 import type { ScanOutcomeService } from '../scan/scan-outcome-service';
 import { yieldToEventLoop } from './event-loop';
 
@@ -34,15 +34,23 @@ export function ingestText(service: Pick<ScanOutcomeService, 'ingest'>, text: st
   return ingestChunks(service, () => [text], onProgress);
 }
 
+/** One batch of a text's rows: those that are JSON, by line (JSONL) or item (JSON array), and the lines that are not. */
+export interface RowBatch {
+  rows: { line: number; value: unknown }[];
+  broken: BrokenLine[];
+}
+
 /**
- * `ingestText` of a text given in pieces. JSONL (a first non-blank line that is one JSON object)
- * is read a line at a time, and only one batch of rows is held at once, whatever the size of the
- * text: a year of outcomes in one file ingests in the memory of one batch. Anything else (a JSON
- * array, one object written over several lines, a first line that is not an object) is read whole
- * and parsed as `parseRowsText` parses a body. With `onProgress`, the pieces are read once more
- * first, to count the rows.
+ * Reads a text of rows given in pieces and hands them to `take`, at most `batchRows` at a time
+ * (rows and broken lines together), in order; returns how many rows it read (the text's non-blank
+ * lines, or a JSON array's items). JSONL (a first non-blank line that is one JSON object) is read a
+ * line at a time, and only one batch of rows is held at once, whatever the size of the text: a
+ * year of outcomes in one file ingests in the memory of one batch. Anything else (a JSON array, one
+ * object written over several lines, a first line that is not an object) is read whole and parsed
+ * as `parseRowsText` parses a body. With `onProgress`, called after each batch, the pieces are read
+ * once more first, to count the rows.
  */
-export async function ingestChunks(service: Pick<ScanOutcomeService, 'ingest'>, chunks: TextChunks, onProgress?: IngestProgress): Promise<TextIngestResult> {
+export async function forEachRowBatch(chunks: TextChunks, batchRows: number, take: (batch: RowBatch) => Promise<void>, onProgress?: IngestProgress): Promise<number> {
   const lines = jsonLinesOfChunks(chunks());
   const first = await lines.next();
   if (first.done || !isObjectLine(first.value)) {
@@ -50,10 +58,34 @@ export async function ingestChunks(service: Pick<ScanOutcomeService, 'ingest'>, 
     let text = '';
     for await (const chunk of chunks()) text += chunk;
     const parsed = parseRowsText(text);
-    return ingestLines(service, [...parsed.values, ...parsed.errors], parsed.values.length + parsed.errors.length, onProgress);
+    const all = [...parsed.values, ...parsed.errors].sort((a, b) => a.line - b.line);
+    return inBatches(all, all.length, batchRows, take, onProgress);
   }
   const total = onProgress ? await countRows(chunks()) : 0;
-  return ingestLines(service, prepend(first.value, lines), total, onProgress);
+  return inBatches(prepend(first.value, lines), total, batchRows, take, onProgress);
+}
+
+/**
+ * `ingestText` of a text given in pieces, as `forEachRowBatch` reads it, INGEST_BATCH_ROWS rows
+ * to each call of the service (one transaction); a line that is not JSON is refused as a whole.
+ */
+export async function ingestChunks(service: Pick<ScanOutcomeService, 'ingest'>, chunks: TextChunks, onProgress?: IngestProgress): Promise<TextIngestResult> {
+  const result: TextIngestResult = { rows: 0, accepted: 0, duplicate: 0, rejected: [] };
+  result.rows = await forEachRowBatch(
+    chunks,
+    INGEST_BATCH_ROWS,
+    async ({ rows, broken }) => {
+      result.rejected.push(...lineRejections(broken));
+      if (rows.length === 0) return;
+      const answer = await service.ingest(rows.map((v) => v.value));
+      result.accepted += answer.accepted;
+      result.duplicate += answer.duplicate;
+      for (const r of answer.rejected) result.rejected.push({ line: rows[r.index]?.line ?? 0, field: r.field, message: r.message });
+    },
+    onProgress,
+  );
+  result.rejected.sort((a, b) => a.line - b.line);
+  return result;
 }
 
 const isObjectLine = (line: JsonLine): boolean => 'value' in line && typeof line.value === 'object' && line.value !== null && !Array.isArray(line.value);
@@ -69,33 +101,30 @@ async function countRows(chunks: AsyncIterable<string> | Iterable<string>): Prom
   return rows;
 }
 
-/** Ingests `lines` INGEST_BATCH_ROWS values at a time; a line that is not JSON is refused as a whole. */
-async function ingestLines(service: Pick<ScanOutcomeService, 'ingest'>, lines: AsyncIterable<JsonLine> | Iterable<JsonLine>, total: number, onProgress?: IngestProgress): Promise<TextIngestResult> {
-  const result: TextIngestResult = { rows: 0, accepted: 0, duplicate: 0, rejected: [] };
-  let batch: { line: number; value: unknown }[] = [];
+/** Hands `lines` to `take` in batches of `batchRows`, reporting progress and yielding to the event loop after each. */
+async function inBatches(lines: AsyncIterable<JsonLine> | Iterable<JsonLine>, total: number, batchRows: number, take: (batch: RowBatch) => Promise<void>, onProgress?: IngestProgress): Promise<number> {
+  let rows = 0;
   let reported = 0;
+  let batch: RowBatch = { rows: [], broken: [] };
   const report = () => {
     // The count was read before the ingest: a file that grew since has more rows than counted.
-    onProgress?.(result.rows, Math.max(total, result.rows));
-    reported = result.rows;
+    onProgress?.(rows, Math.max(total, rows));
+    reported = rows;
   };
   const flush = async () => {
-    const answer = await service.ingest(batch.map((v) => v.value));
-    result.accepted += answer.accepted;
-    result.duplicate += answer.duplicate;
-    for (const r of answer.rejected) result.rejected.push({ line: batch[r.index]?.line ?? 0, field: r.field, message: r.message });
-    batch = [];
+    const full = batch;
+    batch = { rows: [], broken: [] };
+    await take(full);
     report();
     await yieldToEventLoop();
   };
   for await (const line of lines) {
-    result.rows++;
-    if ('message' in line) result.rejected.push(...lineRejections([line]));
-    else batch.push(line);
-    if (batch.length === INGEST_BATCH_ROWS) await flush();
+    rows++;
+    if ('message' in line) batch.broken.push(line);
+    else batch.rows.push(line);
+    if (batch.rows.length + batch.broken.length === batchRows) await flush();
   }
-  if (batch.length > 0) await flush();
-  if (reported < result.rows) report();
-  result.rejected.sort((a, b) => a.line - b.line);
-  return result;
+  if (batch.rows.length + batch.broken.length > 0) await flush();
+  if (reported < rows) report();
+  return rows;
 }

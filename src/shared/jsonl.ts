@@ -7,14 +7,19 @@ export interface LineError {
   message: string;
 }
 
+/** A line that did not parse, with its text (without its line break), as the parse-error log keeps it. */
+export interface BrokenLine extends LineError {
+  text: string;
+}
+
 export interface ParsedLines {
   /** Parsed values with their 1-based line numbers; blank lines are skipped. */
   values: { line: number; value: unknown }[];
-  errors: LineError[];
+  errors: BrokenLine[];
 }
 
 /** One non-blank line of JSONL: its value, or why it is not JSON. */
-export type JsonLine = { line: number; value: unknown } | LineError;
+export type JsonLine = { line: number; value: unknown } | BrokenLine;
 
 /** Line number `line` of a JSONL text (`raw`, without its line break); undefined when it is blank. */
 function parseLine(raw: string, line: number): JsonLine | undefined {
@@ -24,7 +29,8 @@ function parseLine(raw: string, line: number): JsonLine | undefined {
     return { line, value: JSON.parse(trimmed) };
   } catch (error) {
     const column = jsonErrorPosition(trimmed)?.column;
-    return { line, message: `not valid JSON${column === undefined ? '' : ` at column ${column + raw.indexOf(trimmed)}`}: ${errorText(error)}` };
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    return { line, message: `not valid JSON${column === undefined ? '' : ` at column ${column + raw.indexOf(trimmed)}`}: ${errorText(error)}`, text };
   }
 }
 
@@ -88,7 +94,7 @@ export function parseRowsText(text: string): ParsedLines {
     } catch (error) {
       const at = jsonErrorPosition(text);
       const where = at ? ` at line ${at.line}, column ${at.column}` : '';
-      return { values: [], errors: [{ line: at?.line ?? 1, message: `the body is not one valid JSON array: syntax error${where}: ${errorText(error)}` }] };
+      return { values: [], errors: [{ line: at?.line ?? 1, message: `the body is not one valid JSON array: syntax error${where}: ${errorText(error)}`, text: trimmed }] };
     }
   }
   return parseJsonLines(text);
