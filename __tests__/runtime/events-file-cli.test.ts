@@ -49,7 +49,8 @@ describe('events ingest FILE reads JSONL a piece at a time', () => {
     const { stdout, stderr, code } = await run('events', 'ingest', path.join(dir, 'events.jsonl'), '--db', db, '--json');
     expect(code).toBe(2);
     const doc = JSON.parse(stdout);
-    expect(doc).toMatchObject({ rows: ROWS + 2, accepted: ROWS - 1, duplicate: 0, parse_errors: 2 });
+    // Each lesson counted once, though every batch added to it: created by this file, so not also updated.
+    expect(doc).toMatchObject({ rows: ROWS + 2, accepted: ROWS - 1, duplicate: 0, parse_errors: 2, lessons_created: KINDS.length, lessons_updated: 0 });
     // Row 1,100 is line 1,103: the blank line and the broken line before it.
     expect(doc.rejected.map((r: { line: number; field: string }) => [r.line, r.field])).toEqual([
       [701, '(line)'],

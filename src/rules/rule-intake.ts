@@ -35,7 +35,26 @@ export interface EventTextResult extends Omit<EventIngestResult, 'events' | 'rej
 /** Event rows per transaction of `ingestEventChunks`; progress is reported between them. */
 export const EVENT_BATCH_ROWS = 500;
 
-type LearningTotals = Pick<EventIngestResult, 'ruleLessonsCreated' | 'ruleLessonsUpdated' | 'rulesPromoted' | 'candidates'>;
+/**
+ * What the learning of one call taught, over all its transactions: each lesson counted once,
+ * however many batches touched it, as created (by this call) or updated (it was there before).
+ */
+interface LearningTotals {
+  created: Set<string>;
+  updated: Set<string>;
+  rulesPromoted: string[];
+  candidates: string[];
+}
+
+const noLearning = (): LearningTotals => ({ created: new Set(), updated: new Set(), rulesPromoted: [], candidates: [] });
+
+/** The counts of `totals` as a result reports them. */
+const learned = (totals: LearningTotals) => ({
+  ruleLessonsCreated: totals.created.size,
+  ruleLessonsUpdated: totals.updated.size,
+  rulesPromoted: [...totals.rulesPromoted],
+  candidates: [...totals.candidates],
+});
 
 /**
  * Events in (seed 003): validated, stored once each, clustered into lessons, lessons promoted to
@@ -76,22 +95,19 @@ export class RuleIntake {
    */
   async ingestEventChunks(chunks: TextChunks, source: string, script: string, options: { nowMs?: number; onProgress?: IngestProgress } = {}): Promise<EventTextResult> {
     const nowMs = options.nowMs ?? Date.now();
-    const result: EventTextResult = { rows: 0, accepted: 0, duplicate: 0, rejected: [], parseErrors: [], ruleLessonsCreated: 0, ruleLessonsUpdated: 0, rulesPromoted: [], candidates: [] };
+    const counts = { accepted: 0, duplicate: 0, rejected: [] as EventTextRejection[], parseErrors: [] as EventTextResult['parseErrors'] };
+    const totals = noLearning();
     const take = ({ rows, broken }: RowBatch) =>
       this.state.writes.run(async () => {
         const errors = broken.map((e) => parseErrorEntry({ nowMs, error: e.message, line: e.text, script }));
-        const batch = await this.ingestNow(rows.map((v) => v.value), source, nowMs, errors);
-        result.accepted += batch.accepted;
-        result.duplicate += batch.duplicate;
-        for (const { index, ...r } of batch.rejected) result.rejected.push({ ...r, line: rows[index]?.line ?? 0 });
-        for (const e of broken) result.parseErrors.push({ line: e.line, message: e.message });
-        result.ruleLessonsCreated += batch.ruleLessonsCreated;
-        result.ruleLessonsUpdated += batch.ruleLessonsUpdated;
-        result.rulesPromoted.push(...batch.rulesPromoted);
-        result.candidates.push(...batch.candidates);
+        const batch = await this.ingestNow(rows.map((v) => v.value), source, nowMs, errors, undefined, totals);
+        counts.accepted += batch.accepted;
+        counts.duplicate += batch.duplicate;
+        for (const { index, ...r } of batch.rejected) counts.rejected.push({ ...r, line: rows[index]?.line ?? 0 });
+        for (const e of broken) counts.parseErrors.push({ line: e.line, message: e.message });
       });
-    result.rows = await forEachRowBatch(chunks, EVENT_BATCH_ROWS, take, options.onProgress);
-    return result;
+    const rows = await forEachRowBatch(chunks, EVENT_BATCH_ROWS, take, options.onProgress);
+    return { rows, ...counts, ...learned(totals) };
   }
 
   /**
@@ -105,7 +121,8 @@ export class RuleIntake {
     return this.ingestEvents([eventToWire({ id: '', ...event, tags })], source, { nowMs: draft.tsMs, ...(options.teacher ? { teacher: options.teacher } : {}) });
   }
 
-  private async ingestNow(rows: readonly unknown[], source: string, nowMs: number, parseErrors: ParseErrorEntry[], teacher?: Teacher): Promise<EventIngestResult> {
+  /** The work of `ingestEvents`, run in the write queue by its caller; what it learns is added to `totals` (the call's own unless given). */
+  private async ingestNow(rows: readonly unknown[], source: string, nowMs: number, parseErrors: ParseErrorEntry[], teacher?: Teacher, totals = noLearning()): Promise<EventIngestResult> {
     const { runtime, store } = this.state;
     const checked = checkEventRows(rows, { nowMs, source });
     if (teacher) for (const v of checked.valid) v.event = { ...v.event, teacher };
@@ -118,7 +135,6 @@ export class RuleIntake {
       seen.push({ index, id: event.id, isNew });
       if (isNew) fresh.push({ index, event });
     }
-    const totals: LearningTotals = { ruleLessonsCreated: 0, ruleLessonsUpdated: 0, rulesPromoted: [], candidates: [] };
     const refused: EventRejection[] = [];
     const whole = await this.learn(fresh.map((f) => f.event), nowMs, parseErrors, totals);
     if (!whole.ok && fresh.length <= 1) throw whole.error;
@@ -144,7 +160,7 @@ export class RuleIntake {
       duplicate: events.filter((e) => e.status === 'duplicate').length,
       rejected: [...checked.rejected, ...refused].sort((a, b) => a.index - b.index),
       events,
-      ...totals,
+      ...learned(totals),
     };
   }
 
@@ -170,10 +186,12 @@ export class RuleIntake {
       return { ok: false, error };
     }
     state.eventTotal += events.length;
+    for (const { lesson } of plan.ruleLessons) {
+      if (!state.ruleLessons.has(lesson.id)) totals.created.add(lesson.id);
+      else if (!totals.created.has(lesson.id)) totals.updated.add(lesson.id);
+    }
     state.adoptRuleLessons(plan.ruleLessons);
     state.adoptRules(plan.rules);
-    totals.ruleLessonsCreated += plan.ruleLessonsCreated;
-    totals.ruleLessonsUpdated += plan.ruleLessonsUpdated;
     totals.rulesPromoted.push(...plan.rulesPromoted);
     totals.candidates.push(...plan.candidates);
     return { ok: true };

@@ -24,8 +24,6 @@ export interface LearningPlan {
   ruleLessons: IndexedRuleLesson[];
   /** Rules created or changed (promotions, conflict marks). */
   rules: Rule[];
-  ruleLessonsCreated: number;
-  ruleLessonsUpdated: number;
   /** Ids of the rules promoted, in order. */
   rulesPromoted: string[];
   /** Ids of the candidate rules made from lessons people taught, in order. */
@@ -53,7 +51,6 @@ export async function planLearning(input: LearningInput): Promise<LearningPlan> 
   for (const [id, item] of input.ruleLessons) byCategory.set(item.lesson.category, [...(byCategory.get(item.lesson.category) ?? []), id]);
   const current = (id: string) => (working.get(id) ?? input.ruleLessons.get(id)) as IndexedRuleLesson;
   let nextRuleLessonId = nextId('L', input.ruleLessons.keys());
-  const created = new Set<string>();
   for (const event of input.events) {
     const vector = await input.vectorizer.embed(eventVectorText(event));
     const candidates = (byCategory.get(event.category) ?? []).map(current);
@@ -66,15 +63,12 @@ export async function planLearning(input: LearningInput): Promise<LearningPlan> 
     const lesson = newRuleLesson(event, nextRuleLessonId, input.nowMs);
     working.set(lesson.id, { lesson, vector: await input.vectorizer.embed(ruleLessonVectorText(lesson)) });
     byCategory.set(lesson.category, [...(byCategory.get(lesson.category) ?? []), lesson.id]);
-    created.add(lesson.id);
     nextRuleLessonId = nextId('L', [nextRuleLessonId]);
   }
   const due = promoteDue(working, input.rules, input.criteria, input.nowMs);
   return {
     ruleLessons: [...working.values()],
     rules: due.rules.length === 0 ? [] : withConflicts(input.rules, due.rules),
-    ruleLessonsCreated: created.size,
-    ruleLessonsUpdated: working.size - created.size,
     rulesPromoted: due.promoted,
     candidates: due.candidates,
   };
