@@ -2,6 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { lexicalVector } from '../../src/shared/lexical-vector';
 import { ruleLessonFromWire, ruleLessonToWire } from '../../src/rules/model/rule-lesson-wire';
+import { candidateFromRuleLesson, eventCountOf } from '../../src/rules/model/promotion';
+import { ruleLessonRowSchema } from '../../src/rules/rule-rows';
 import {
   absorbEvent,
   chooseRuleLessonFor,
@@ -15,6 +17,7 @@ import {
   nextId,
   PROVEN_AFTER_EVENTS,
   recordRuleLessonApplied,
+  SOURCE_EVENT_IDS_KEPT,
   TAG_JACCARD_WEIGHT,
   tagJaccard,
 } from '../../src/rules/model/rule-lessons';
@@ -222,6 +225,36 @@ describe('newRuleLesson and absorbEvent', () => {
         expect(lesson.confidence === 'proven').toBe(distinct.size >= PROVEN_AFTER_EVENTS || events.some((e) => e.evidenceLevel === 'proven'));
       }),
     );
+  });
+});
+
+describe('a lesson of many events stays the same size', () => {
+  const events = Array.from({ length: 3 * SOURCE_EVENT_IDS_KEPT }, (_, i) => makeEvent({ tsMs: T0 + i * 60_000, type: i % 3 === 0 ? 'success' : 'mistake' }));
+  const lesson = events.slice(1).reduce((l, e) => absorbEvent(l, e, T0 + DAY), newRuleLesson(events[0] as (typeof events)[0], 'L-001', T0));
+
+  test('it keeps the newest SOURCE_EVENT_IDS_KEPT event ids and counts every event, and every operator event as a confirmation', () => {
+    expect(lesson.sourceEventIds).toEqual(events.slice(-SOURCE_EVENT_IDS_KEPT).map((e) => e.id));
+    expect(eventCountOf(lesson)).toBe(events.length);
+    expect([lesson.eventConfirmations, lesson.trustedConfirmations]).toEqual([events.length, []]);
+    expect(JSON.stringify(lesson).length).toBeLessThan(JSON.stringify(absorbEvent(newRuleLesson(events[0] as (typeof events)[0], 'L-001', T0), events[1] as (typeof events)[0], T0)).length + SOURCE_EVENT_IDS_KEPT * 40);
+  });
+
+  test('a candidate made from it names every event, not only the ids kept', () => {
+    const candidate = candidateFromRuleLesson({ ...lesson, untrustedConfirmations: ['someone@2026-02-02'] }, 'R-001', T0 + DAY);
+    expect(candidate.reason).toContain(`${events.length} events (`);
+    expect(candidate.reason).toContain(`${events.length} trusted confirmations`);
+  });
+
+  const stored = (doc: Record<string, unknown>) => ruleLessonRowSchema.parse({ doc: JSON.stringify(doc), vector: null, vector_source: null }).lesson;
+
+  test('a lesson stored with an event:<id> key per operator event and every id reads as counted, its newest ids kept', () => {
+    const { eventConfirmations: _counted, ...legacy } = lesson;
+    const ids = events.map((e) => e.id);
+    const doc = { ...legacy, sourceEventIds: ids, trustedConfirmations: ['alice@2026-02-02', ...ids.map((id) => `event:${id}`)] };
+    expect(stored(doc)).toEqual({ ...lesson, trustedConfirmations: ['alice@2026-02-02'], eventConfirmations: events.length });
+    // Stored before people were told apart: no lists, each event one confirmation.
+    const { trustedConfirmations: _none, ...older } = doc;
+    expect(stored(older)).toMatchObject({ trustedConfirmations: [], eventConfirmations: events.length, sourceEventIds: lesson.sourceEventIds });
   });
 });
 

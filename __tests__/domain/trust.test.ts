@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { ConfigError, parseConfig } from '../../src/shared/config';
-import { confirmationKey, taughtByPerson } from '../../src/rules/model/confirmations';
+import { personConfirmationKey, taughtByPerson, trustedConfirmationCount } from '../../src/rules/model/confirmations';
 import { isoDay } from '../../src/rules/model/dates';
 import { lexicalVector } from '../../src/shared/lexical-vector';
 import { absorbEvent, chooseRuleLessonFor, eventVectorText, ruleLessonVectorText, newRuleLesson } from '../../src/rules/model/rule-lessons';
@@ -88,11 +88,11 @@ function lessonOf(events: LearningEvent[]): RuleLesson {
 }
 
 describe('confirmations: distinct people or distinct days, trusted only', () => {
-  test('confirmationKey: person@UTC-day for a person, event:<id> for the operator and the agent', () => {
+  test('personConfirmationKey: person@UTC-day for a person; none for the operator and the agent, whose events are counted', () => {
     const e = said(alice, T0 + 5 * 3_600_000, 1);
-    expect(confirmationKey(e)).toBe(`${ALICE}@${isoDay(T0)}`);
+    expect(personConfirmationKey(e)).toBe(`${ALICE}@${isoDay(T0)}`);
     const operator = said(undefined, T0, 2);
-    expect(confirmationKey(operator)).toBe(`event:${operator.id}`);
+    expect(personConfirmationKey(operator)).toBeNull();
   });
 
   test.each([
@@ -104,7 +104,7 @@ describe('confirmations: distinct people or distinct days, trusted only', () => 
     ['two trusted people and an untrusted one', [said(alice, T0, 1), said(bob, T0, 2), said(mallory, T0, 3)], 2, false],
   ] as const)('%s: %d confirmations, promoted: %p', (_name, events, confirmations, promoted) => {
     const lesson = lessonOf([...events]);
-    expect(lesson.trustedConfirmations).toHaveLength(confirmations);
+    expect(trustedConfirmationCount(lesson)).toBe(confirmations);
     expect(promotionDecision(lesson, DEFAULT_PROMOTION_CRITERIA, T0 + 10 * DAY).promote).toBe(promoted);
   });
 
@@ -137,7 +137,7 @@ describe('confirmations: distinct people or distinct days, trusted only', () => 
         const lesson = lessonOf(events);
         const pairs = new Set(events.filter((e) => e.teacher?.trusted).map((e) => `${e.teacher?.entityId}@${isoDay(e.tsMs)}`));
         const operator = events.filter((e) => !e.teacher).length;
-        expect(lesson.trustedConfirmations.length).toBe(pairs.size + operator);
+        expect([lesson.trustedConfirmations.length, lesson.eventConfirmations, trustedConfirmationCount(lesson)]).toEqual([pairs.size, operator, pairs.size + operator]);
       }),
     );
   });

@@ -45,7 +45,8 @@ export function makeEvent(patch: Partial<Omit<LearningEvent, 'id'>> = {}): Learn
 /** A lesson; unless given, its trusted confirmations are its events (as events from the operator count). */
 export function makeRuleLesson(patch: Partial<RuleLesson> & Pick<RuleLesson, 'id'>): RuleLesson {
   return {
-    trustedConfirmations: (patch.sourceEventIds ?? []).map((id) => `event:${id}`),
+    trustedConfirmations: [],
+    eventConfirmations: patch.sourceEventIds?.length ?? 0,
     untrustedConfirmations: [],
     authorTrusted: true,
     createdMs: T0,

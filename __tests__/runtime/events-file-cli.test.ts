@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli } from '../helpers/cli';
 import { eventRow, type SeedEventRow } from '../helpers/seed-events';
+import { sql } from 'drizzle-orm';
+import selfImprovePlugin from '../../src/index';
+import { bootRuntime } from '../../src/cli/boot';
 import { EVENT_BATCH_ROWS } from '../../src/rules/rule-intake';
+import { ruleBookOf } from '../../src/rules/rule-book-service';
+import { eventCountOf } from '../../src/rules/model/promotion';
+import { SOURCE_EVENT_IDS_KEPT } from '../../src/rules/model/rule-lessons';
+import { ruleLessons } from '../../src/rules/tables';
+import { dbOf, queryRows } from '../../src/shared/sql';
 
 async function run(...args: string[]) {
   return runCli(args, { ...process.env, LOG_LEVEL: 'warn' });
@@ -68,6 +76,26 @@ describe('events ingest FILE reads JSONL a piece at a time', () => {
     ]);
     const metrics = await run('rules', 'metrics', '--db', db, '--json');
     expect(JSON.parse(metrics.stdout).totals).toMatchObject({ events: ROWS - 1, lessons: KINDS.length });
+
+    // Each lesson's document keeps its newest event ids; every event names its lesson.
+    const booted = await bootRuntime({ dataDir: db, plugins: [selfImprovePlugin] });
+    try {
+      const book = await ruleBookOf(booted.runtime);
+      const lessons = book.ruleLessons().sort((a, b) => KINDS.indexOf(a.category) - KINDS.indexOf(b.category));
+      // Row 1,100 is of the first kind.
+      const perKind = KINDS.map((_, k): number => ROWS / KINDS.length - (k === BAD_ROW % KINDS.length ? 1 : 0));
+      expect(lessons.map((l) => [l.category, eventCountOf(l), l.sourceEventIds.length, l.eventConfirmations])).toEqual(KINDS.map((kind, k) => [kind, perKind[k] as number, SOURCE_EVENT_IDS_KEPT, perKind[k] as number]));
+      const stored = await queryRows<{ n: number }>(dbOf(booted.runtime), sql`SELECT max(jsonb_array_length(doc->'sourceEventIds'))::int AS n FROM ${ruleLessons}`);
+      expect(stored).toEqual([{ n: SOURCE_EVENT_IDS_KEPT }]);
+      for (const lesson of lessons) {
+        const provenance = await book.ruleLessonEvents(lesson.id);
+        expect(provenance.map((e) => e.category)).toEqual(Array(eventCountOf(lesson)).fill(lesson.category));
+        expect(provenance.slice(-SOURCE_EVENT_IDS_KEPT).map((e) => e.id)).toEqual(lesson.sourceEventIds);
+        expect((await book.ruleLessonEvents(lesson.id, 3)).map((e) => e.id)).toEqual(lesson.sourceEventIds.slice(-3));
+      }
+    } finally {
+      await booted.close();
+    }
 
     // Again: every stored row is known (their ids are their content), the bad one refused again.
     const again = await run('events', 'ingest', path.join(dir, 'events.jsonl'), '--db', db, '--json');

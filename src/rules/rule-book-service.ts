@@ -5,7 +5,7 @@ import type { ParseErrorEntry } from './model/logs';
 import { type RuleMetrics, ruleMetricsOf } from './model/metrics';
 import { tallyStoredEvents } from './rule-event-tally';
 import { type SelectedRule, selectRulesForPrompt } from './model/prompt';
-import { RULE_TYPE_PRIORITY, type Rule, type RuleLesson, type RuleStatus } from './model/types';
+import { type LearningEvent, RULE_TYPE_PRIORITY, type Rule, type RuleLesson, type RuleStatus } from './model/types';
 import { ensureRuleDecayTask } from './surfaces/rule-decay-task';
 import { vectorizerFor, type Vectorizer } from '../scan/scan-lesson-store';
 import { RuleBookState, RULES_LOG_SRC } from './rule-book-state';
@@ -97,6 +97,10 @@ export class RuleBookService extends Service {
     );
     await startTurn();
     state.eventTotal = await this.store.eventCount();
+    await startTurn();
+    // A lesson it cannot read is reported once, by the load below.
+    const adopted = (await this.store.adoptLegacyLessons()).items;
+    if (adopted.length > 0) this.runtime.logger.info({ src: RULES_LOG_SRC, agentId: this.runtime.agentId, lessons: adopted.length }, 'rule lessons of an earlier version: each event now names its lesson, and the lessons keep their newest event ids');
     await startTurn();
     await this.loadRuleLessons();
     await startTurn();
@@ -220,6 +224,14 @@ export class RuleBookService extends Service {
   /** Every rule lesson, by id. */
   ruleLessons(): RuleLesson[] {
     return [...this.state.ruleLessons.values()].map((l) => l.lesson).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /**
+   * The events behind a rule lesson, oldest first (the newest `limit` when given): its whole
+   * provenance, kept with each event (a lesson's own document keeps its newest ids only).
+   */
+  async ruleLessonEvents(lessonId: string, limit?: number): Promise<LearningEvent[]> {
+    return this.state.reported(await this.store.loadEvents({ lessonId, ...(limit === undefined ? {} : { limit }) }));
   }
 
   /** Events stored for this agent. */

@@ -181,7 +181,7 @@ export class RuleIntake {
       nowMs,
     });
     try {
-      await state.store.commitLearning({ events, ruleLessons: state.storedRuleLessons(plan.ruleLessons), rules: plan.rules, parseErrors });
+      await state.store.commitLearning({ events: plan.events, ruleLessons: state.storedRuleLessons(plan.ruleLessons), rules: plan.rules, parseErrors });
     } catch (error) {
       return { ok: false, error };
     }

@@ -20,6 +20,8 @@ export interface IndexedRuleLesson {
 }
 
 export interface LearningPlan {
+  /** The input events, each with the id of the lesson it joined or started (`lessonId`). */
+  events: LearningEvent[];
   /** Lessons created or changed, with their vectors. */
   ruleLessons: IndexedRuleLesson[];
   /** Rules created or changed (promotions, conflict marks). */
@@ -51,6 +53,7 @@ export async function planLearning(input: LearningInput): Promise<LearningPlan> 
   for (const [id, item] of input.ruleLessons) byCategory.set(item.lesson.category, [...(byCategory.get(item.lesson.category) ?? []), id]);
   const current = (id: string) => (working.get(id) ?? input.ruleLessons.get(id)) as IndexedRuleLesson;
   let nextRuleLessonId = nextId('L', input.ruleLessons.keys());
+  const events: LearningEvent[] = [];
   for (const event of input.events) {
     const vector = await input.vectorizer.embed(eventVectorText(event));
     const candidates = (byCategory.get(event.category) ?? []).map(current);
@@ -58,15 +61,18 @@ export async function planLearning(input: LearningInput): Promise<LearningPlan> 
     if (choice) {
       const item = current(choice.lessonId);
       working.set(item.lesson.id, { ...item, lesson: absorbEvent(item.lesson, event, input.nowMs) });
+      events.push({ ...event, lessonId: item.lesson.id });
       continue;
     }
     const lesson = newRuleLesson(event, nextRuleLessonId, input.nowMs);
     working.set(lesson.id, { lesson, vector: await input.vectorizer.embed(ruleLessonVectorText(lesson)) });
     byCategory.set(lesson.category, [...(byCategory.get(lesson.category) ?? []), lesson.id]);
+    events.push({ ...event, lessonId: lesson.id });
     nextRuleLessonId = nextId('L', [nextRuleLessonId]);
   }
   const due = promoteDue(working, input.rules, input.criteria, input.nowMs);
   return {
+    events,
     ruleLessons: [...working.values()],
     rules: due.rules.length === 0 ? [] : withConflicts(input.rules, due.rules),
     rulesPromoted: due.promoted,

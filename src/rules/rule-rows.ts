@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { type GuardEntry, guardEntryFromWire, guardEntryWireSchema, type ParseErrorEntry, parseErrorFromWire, parseErrorWireSchema } from './model/logs';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type LearningEvent, RULE_STATUSES, RULE_TYPES, type Rule, type RuleLesson } from './model/types';
+import { legacyTrustedConfirmations } from './model/confirmations';
+import { SOURCE_EVENT_IDS_KEPT } from './model/rule-lessons';
 
 /**
  * Rows of the rules tables as read back from the database. The database is a boundary (another
@@ -67,11 +69,13 @@ export const eventRowSchema = z
     feedback: z.string().nullable(),
     teacher_id: z.string().nullable().default(null),
     teacher_trusted: z.boolean().nullable().default(null),
+    lesson_id: z.string().nullable().default(null),
   })
   .transform((r): LearningEvent => {
     const event: LearningEvent = { id: r.id, tsMs: r.ts_ms, type: r.type, category: r.category, tags: r.tags, problem: r.problem, solution: r.solution, evidenceLevel: r.confidence, source: r.source };
     if (r.feedback !== null) event.feedback = r.feedback;
     if (r.teacher_id !== null) event.teacher = { entityId: r.teacher_id, trusted: r.teacher_trusted === true };
+    if (r.lesson_id !== null) event.lessonId = r.lesson_id;
     return event;
   });
 
@@ -80,7 +84,9 @@ const eventTypeCounts = z.object(Object.fromEntries(EVENT_TYPES.map((t) => [t, c
 /**
  * A lesson document. Rows written before people were told apart have no confirmation lists and no
  * author: each of their events counts as one trusted confirmation and their words as trusted, as
- * they did when they were written.
+ * they did when they were written. Rows written before events without a teacher were counted
+ * (`eventConfirmations`) keep an `event:<id>` key for each, and every event id: the keys are
+ * counted and the newest `SOURCE_EVENT_IDS_KEPT` ids kept (`legacyTrustedConfirmations`).
  */
 const ruleLessonSchema = z
   .object({
@@ -101,6 +107,7 @@ const ruleLessonSchema = z
   candidateRule: z.string().optional(),
   sourceEventIds: z.array(z.string()),
   trustedConfirmations: z.array(z.string()).optional(),
+  eventConfirmations: count.optional(),
   untrustedConfirmations: z.array(z.string()).default([]),
   authorTrusted: z.boolean().default(true),
   eventTypeCounts,
@@ -108,7 +115,11 @@ const ruleLessonSchema = z
   validationCount: count,
   reviewFlagged: z.boolean(),
   })
-  .transform((l): RuleLesson => ({ ...l, trustedConfirmations: l.trustedConfirmations ?? l.sourceEventIds.map((id) => `event:${id}`) })) satisfies z.ZodType<RuleLesson, z.ZodTypeDef, unknown>;
+  .transform(({ trustedConfirmations, eventConfirmations, ...l }): RuleLesson => ({
+    ...l,
+    ...(eventConfirmations === undefined ? legacyTrustedConfirmations(trustedConfirmations, l.sourceEventIds.length) : { trustedConfirmations: trustedConfirmations ?? [], eventConfirmations }),
+    sourceEventIds: l.sourceEventIds.slice(-SOURCE_EVENT_IDS_KEPT),
+  })) satisfies z.ZodType<RuleLesson, z.ZodTypeDef, unknown>;
 
 export const ruleLessonRowSchema = z
   .object({

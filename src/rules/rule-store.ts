@@ -58,6 +58,7 @@ const EVENT_COLUMNS = {
   feedback: 'text',
   teacher_id: 'text',
   teacher_trusted: 'boolean',
+  lesson_id: 'text',
 };
 const RULE_LESSON_COLUMNS = { id: 'text', category: 'text', created_at: 'timestamptz', promoted_to_rule: 'text', doc: 'jsonb', vector: 'double precision[]', vector_source: 'text' };
 const RULE_COLUMNS = { id: 'text', type: 'text', category: 'text', status: 'text', confidence_score: 'float8', doc: 'jsonb' };
@@ -77,6 +78,7 @@ function eventRow(e: LearningEvent) {
     feedback: e.feedback ?? null,
     teacher_id: e.teacher?.entityId ?? null,
     teacher_trusted: e.teacher?.trusted ?? null,
+    lesson_id: e.lessonId ?? null,
   };
 }
 
@@ -154,12 +156,13 @@ export class RuleStore {
     await this.commitLearning({ parseErrors: entries });
   }
 
-  /** Events at or after `sinceMs`; with `limit`, only the newest `limit`. Oldest first (by time, then id). */
-  async loadEvents(options: { sinceMs?: number; limit?: number } = {}): Promise<Loaded<LearningEvent>> {
+  /** Events at or after `sinceMs` (of lesson `lessonId`); with `limit`, only the newest `limit`. Oldest first (by time, then id). */
+  async loadEvents(options: { sinceMs?: number; limit?: number; lessonId?: string } = {}): Promise<Loaded<LearningEvent>> {
     const rows = await queryRows<Record<string, unknown>>(
       this.db,
-      sql`SELECT id, ${epochMs('ts')} AS ts_ms, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted
+      sql`SELECT id, ${epochMs('ts')} AS ts_ms, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted, lesson_id
           FROM ${ruleEvents} WHERE agent_id = ${this.agentId}::uuid ${this.since('ts', options.sinceMs)}
+          ${options.lessonId === undefined ? sql.empty() : sql`AND lesson_id = ${options.lessonId}`}
           ORDER BY ts DESC, id DESC ${options.limit === undefined ? sql.empty() : sql`LIMIT ${options.limit}`}`,
     );
     return validateRows(qualifiedName(ruleEvents), rows.reverse(), eventRowSchema, (r) => r.id);
@@ -191,6 +194,32 @@ export class RuleStore {
       sql`SELECT id, doc, vector, vector_source FROM ${ruleLessons} WHERE agent_id = ${this.agentId}::uuid ORDER BY id`,
     );
     return validateRows(qualifiedName(ruleLessons), rows, ruleLessonRowSchema, (r) => r.id);
+  }
+
+  /**
+   * Lessons stored before each event kept its lesson (`lesson_id`) list every one of their event
+   * ids in their document, and an `event:<id>` key per operator event. In one transaction, each of
+   * those events is given its lesson and the lessons are written again as they read now
+   * (`ruleLessonRowSchema`: the newest ids, operator events counted), so their provenance survives
+   * the cut. Returns the lessons rewritten: none after the first start that found any.
+   */
+  async adoptLegacyLessons(): Promise<Loaded<StoredRuleLesson>> {
+    return this.db.transaction(async (tx) => {
+      const rows = await queryRows<Record<string, unknown>>(
+        tx,
+        sql`SELECT id, doc, vector, vector_source FROM ${ruleLessons} WHERE agent_id = ${this.agentId}::uuid AND doc->'eventConfirmations' IS NULL ORDER BY id FOR UPDATE`,
+      );
+      const loaded = validateRows(qualifiedName(ruleLessons), rows, ruleLessonRowSchema, (r) => r.id);
+      if (loaded.items.length === 0) return loaded;
+      await tx.execute(
+        sql`UPDATE ${ruleEvents} AS e SET lesson_id = l.id
+            FROM ${ruleLessons} AS l CROSS JOIN LATERAL jsonb_array_elements_text(l.doc->'sourceEventIds') AS s(event_id)
+            WHERE l.agent_id = ${this.agentId}::uuid AND l.doc->'eventConfirmations' IS NULL
+              AND e.agent_id = l.agent_id AND e.id = s.event_id AND e.lesson_id IS NULL`,
+      );
+      await this.writeRuleLessons(tx, loaded.items);
+      return loaded;
+    });
   }
 
   /** Every rule (active and retired), by id. */
@@ -250,8 +279,8 @@ export class RuleStore {
     for (const batch of chunks(events, INSERT_BATCH)) {
       const rows = await queryRows<{ id: string }>(
         tx,
-        sql`INSERT INTO ${ruleEvents} (agent_id, id, ts, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted)
-            SELECT ${this.agentId}::uuid, v.id, v.ts, v.type, v.category, v.tags, v.problem, v.solution, v.confidence, v.source, v.feedback, v.teacher_id, v.teacher_trusted
+        sql`INSERT INTO ${ruleEvents} (agent_id, id, ts, type, category, tags, problem, solution, confidence, source, feedback, teacher_id, teacher_trusted, lesson_id)
+            SELECT ${this.agentId}::uuid, v.id, v.ts, v.type, v.category, v.tags, v.problem, v.solution, v.confidence, v.source, v.feedback, v.teacher_id, v.teacher_trusted, v.lesson_id
             FROM ${jsonRows(batch.map(eventRow), EVENT_COLUMNS)} ON CONFLICT (agent_id, id) DO NOTHING RETURNING id`,
       );
       for (const r of rows) inserted.add(r.id);

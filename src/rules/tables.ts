@@ -26,8 +26,10 @@ export const ruleEvents = pluginSchema.table(
     /** Who taught the event in conversation (null: the operator or the agent's own work). */
     teacherId: text('teacher_id'),
     teacherTrusted: boolean('teacher_trusted'),
+    /** The lesson the event joined or started: a lesson's provenance (its document keeps only its newest event ids). */
+    lessonId: text('lesson_id'),
   },
-  (t) => [primaryKey({ columns: [t.agentId, t.id] }), index('rule_events_ts_idx').on(t.agentId, t.ts)],
+  (t) => [primaryKey({ columns: [t.agentId, t.id] }), index('rule_events_ts_idx').on(t.agentId, t.ts), index('rule_events_lesson_idx').on(t.agentId, t.lessonId, t.ts)],
 );
 
 /** The rules system's lessons (distinct from the scan lessons, which are memories). */

@@ -1,7 +1,7 @@
 import { DAY_MS } from '../../scan/model/grouping';
 import type { ScanLessonCategory } from '../../scan/model/scan-lesson';
 import { clipText } from '../../shared/prompt-text';
-import { peopleOf, taughtByPerson } from './confirmations';
+import { peopleOf, taughtByPerson, trustedConfirmationCount } from './confirmations';
 import { RULE_START_CONFIDENCE } from './rule-confidence';
 import { isoDay } from './dates';
 import { EVENT_CATEGORY_PATTERN } from './events';
@@ -15,7 +15,7 @@ import { typeCue } from './wording';
 
 export interface PromotionCriteria {
   /**
-   * Distinct trusted confirmations behind the lesson (`trustedConfirmations.length`: one per
+   * Distinct trusted confirmations behind the lesson (`trustedConfirmationCount`: one per
    * trusted person per UTC day, one per operator event) needed to promote.
    */
   minConfirmations: number;
@@ -47,7 +47,7 @@ export function promotionDecision(lesson: RuleLesson, criteria: PromotionCriteri
     return { promote: false, reason: 'untrusted_author', message: `${lesson.id} is worded by someone who may not teach: only a trusted person's approval makes it a rule` };
   }
   const needed = lesson.confidence === 'proven' ? criteria.minConfirmationsWhenProven : criteria.minConfirmations;
-  const have = lesson.trustedConfirmations.length;
+  const have = trustedConfirmationCount(lesson);
   if (have < needed) {
     return { promote: false, reason: 'too_few_confirmations', message: `${lesson.id} has ${have} of ${needed} trusted confirmations (${lesson.confidence})` };
   }
@@ -107,6 +107,11 @@ export function ruleTextFor(action: string, trigger: string, type: RuleType): st
   return clip(`${TEMPLATE[type]}: ${action}`);
 }
 
+/** Every event behind a lesson (`eventTypeCounts` counts each one; `sourceEventIds` keeps only the newest). */
+export function eventCountOf(lesson: Pick<RuleLesson, 'eventTypeCounts'>): number {
+  return EVENT_TYPES.reduce((n, t) => n + lesson.eventTypeCounts[t], 0);
+}
+
 function countsText(counts: Record<EventType, number>): string {
   return EVENT_TYPES.filter((t) => counts[t] > 0)
     .map((t) => `${counts[t]} ${t}`)
@@ -123,11 +128,11 @@ const CANDIDATE_WAITS = "Waits for approval by the agent's owner or an admin.";
  * `candidate` (`candidateFromRuleLesson`).
  */
 export function ruleFromRuleLesson(lesson: RuleLesson, type: RuleType, id: string, nowMs: number, status: RuleStatus = 'active'): Rule {
-  const events = `${lesson.sourceEventIds.length} events (${countsText(lesson.eventTypeCounts) || 'none counted'})`;
+  const events = `${eventCountOf(lesson)} events (${countsText(lesson.eventTypeCounts) || 'none counted'})`;
   const people = peopleOf(lesson.untrustedConfirmations);
   const reason =
     status === 'candidate'
-      ? `Candidate from lesson ${lesson.id}: ${events}; ${lesson.trustedConfirmations.length} trusted confirmations, ${lesson.untrustedConfirmations.length} from ${people} ${people === 1 ? 'person' : 'people'} who may not teach. ${CANDIDATE_WAITS} ${lesson.context}`
+      ? `Candidate from lesson ${lesson.id}: ${events}; ${trustedConfirmationCount(lesson)} trusted confirmations, ${lesson.untrustedConfirmations.length} from ${people} ${people === 1 ? 'person' : 'people'} who may not teach. ${CANDIDATE_WAITS} ${lesson.context}`
       : `Promoted from lesson ${lesson.id} after ${events}, ${lesson.validationCount} validations. ${lesson.context}`;
   return newRule({ id, type, category: lesson.category, tags: [...lesson.tags], rule: ruleTextFor(lesson.action, lesson.trigger, type), reason: clip(reason), sourceLesson: lesson.id }, nowMs, status);
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoDay } from './dates';
-import { emptyEventTypeCounts } from './rule-lessons';
+import { emptyEventTypeCounts, SOURCE_EVENT_IDS_KEPT } from './rule-lessons';
+import { legacyTrustedConfirmations } from './confirmations';
 import { firstIssue, wireCount, wireDayMs, wireText } from './wire-fields';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type EventType, type RuleLesson } from './types';
 import { pathText, wireProblems } from '../../shared/wire-text';
@@ -38,6 +39,7 @@ export interface RuleLessonWire {
   source_event_ids: string[];
   candidate_rule?: string;
   trusted_confirmations: string[];
+  event_confirmations: number;
   untrusted_confirmations: string[];
   author_trusted: boolean;
 }
@@ -72,6 +74,7 @@ export function ruleLessonToWire(lesson: RuleLesson, eventTsMs: ReadonlyMap<stri
     source_event_ids: [...lesson.sourceEventIds],
     ...(lesson.candidateRule !== undefined ? { candidate_rule: lesson.candidateRule } : {}),
     trusted_confirmations: [...lesson.trustedConfirmations],
+    event_confirmations: lesson.eventConfirmations,
     untrusted_confirmations: [...lesson.untrustedConfirmations],
     author_trusted: lesson.authorTrusted,
   };
@@ -100,6 +103,7 @@ const ruleLessonWireSchema = z.object({
   source_event_ids: z.array(wireText('each source event id'), { invalid_type_error: 'source_event_ids must be an array of strings' }).optional(),
   candidate_rule: z.string({ invalid_type_error: 'candidate_rule must be a rule id like R-001' }).regex(/^R-\d{3,}$/, 'candidate_rule must be a rule id like R-001').optional(),
   trusted_confirmations: z.array(wireText('each trusted confirmation'), { invalid_type_error: 'trusted_confirmations must be an array of strings' }).optional(),
+  event_confirmations: wireCount('event_confirmations').optional(),
   untrusted_confirmations: z.array(wireText('each untrusted confirmation'), { invalid_type_error: 'untrusted_confirmations must be an array of strings' }).default([]),
   author_trusted: z.boolean({ invalid_type_error: 'author_trusted must be true or false' }).default(true),
 });
@@ -137,8 +141,10 @@ export function ruleLessonFromWire(raw: unknown): RuleLessonFromWire {
       timesSaved: w.times_saved,
       ...(w.promoted_to_rule !== undefined ? { promotedToRule: w.promoted_to_rule } : {}),
       ...(w.candidate_rule !== undefined ? { candidateRule: w.candidate_rule } : {}),
-      sourceEventIds,
-      trustedConfirmations: w.trusted_confirmations ?? sourceEventIds.map((id) => `event:${id}`),
+      sourceEventIds: sourceEventIds.slice(-SOURCE_EVENT_IDS_KEPT),
+      ...(w.event_confirmations === undefined
+        ? legacyTrustedConfirmations(w.trusted_confirmations, sourceEventIds.length)
+        : { trustedConfirmations: w.trusted_confirmations ?? [], eventConfirmations: w.event_confirmations }),
       untrustedConfirmations: w.untrusted_confirmations,
       authorTrusted: w.author_trusted,
       eventTypeCounts: { ...emptyEventTypeCounts(), ...(w.event_type_counts ?? {}) },

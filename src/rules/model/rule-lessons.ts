@@ -1,5 +1,5 @@
 import { clipText } from '../../shared/prompt-text';
-import { confirmationKey, isTrustedEvidence, mayJoin } from './confirmations';
+import { isTrustedEvidence, mayJoin, personConfirmationKey, trustedConfirmationCount } from './confirmations';
 import { feedbackPolarity } from './feedback';
 import { EVENT_TYPES, type EventType, type EvidenceLevel, type LearningEvent, type RuleLesson } from './types';
 import { cosineSimilarity } from '../../shared/similarity';
@@ -18,6 +18,12 @@ export const TAG_JACCARD_WEIGHT = 0.25;
 export const PROVEN_AFTER_EVENTS = 3;
 /** The numeric `confidence_score` of a lesson, by its evidence level. */
 export const RULE_LESSON_SCORE_BY_EVIDENCE: Record<EvidenceLevel, number> = { testing: 0.6, proven: 0.9 };
+/**
+ * A lesson keeps the ids of its newest this many events (`sourceEventIds`): its document, written
+ * with every event it absorbs, stays the same size however many events a year brings. The full
+ * provenance is the events' own `lessonId`.
+ */
+export const SOURCE_EVENT_IDS_KEPT = 100;
 /** At most this many tags per lesson (as per event). */
 export const MAX_RULE_LESSON_TAGS = 20;
 /** Longest lesson text field; longer text is cut with `…`. */
@@ -135,14 +141,17 @@ function mergeTags(kept: readonly string[], added: readonly string[]): string[] 
 }
 
 /**
- * The lesson after one more event of its category (an event already behind it changes nothing,
- * so re-ingesting is idempotent; another category is a programmer error and throws):
- * - `eventTypeCounts[type] + 1`, the event id appended to `sourceEventIds`;
- * - its `confirmationKey` added (once) to `trustedConfirmations` when `isTrustedEvidence(event)`,
- *   else to `untrustedConfirmations`;
+ * The lesson after one more event of its category (an event among its `sourceEventIds` changes
+ * nothing; the rule book gives each stored event once, so re-ingesting is idempotent; another
+ * category is a programmer error and throws):
+ * - `eventTypeCounts[type] + 1`, the event id appended to `sourceEventIds` (the newest
+ *   `SOURCE_EVENT_IDS_KEPT` kept);
+ * - a person's event: its `personConfirmationKey` added (once) to `trustedConfirmations` when
+ *   `isTrustedEvidence(event)`, else to `untrustedConfirmations`; an event without a teacher:
+ *   `eventConfirmations + 1`;
  * - tags: the lesson's, then the event's new ones while fewer than `MAX_RULE_LESSON_TAGS`, sorted;
  * - `confidence` becomes `proven` (and stays) on a trusted `proven` event or once
- *   `trustedConfirmations.length ≥ PROVEN_AFTER_EVENTS`; `confidenceScore = RULE_LESSON_SCORE_BY_EVIDENCE[confidence]`;
+ *   `trustedConfirmationCount ≥ PROVEN_AFTER_EVENTS`; `confidenceScore = RULE_LESSON_SCORE_BY_EVIDENCE[confidence]`;
  * - a success counts as the lesson applied: `timesApplied + 1` (`timesSaved` moves only through
  *   `recordRuleLessonApplied`, when a guard match prevented a mistake);
  * - when trusted and `confirmsRuleLesson(event)`: `validationCount + 1` and
@@ -153,19 +162,22 @@ export function absorbEvent(lesson: RuleLesson, event: LearningEvent, nowMs: num
     throw new RangeError(`absorbEvent: event category ${event.category} is not lesson ${lesson.id}'s category ${lesson.category}`);
   }
   if (lesson.sourceEventIds.includes(event.id)) return lesson;
-  const sourceEventIds = [...lesson.sourceEventIds, event.id];
+  const sourceEventIds = [...lesson.sourceEventIds.slice(-(SOURCE_EVENT_IDS_KEPT - 1)), event.id];
   const trusted = isTrustedEvidence(event);
-  const key = confirmationKey(event);
-  const withKey = (keys: readonly string[]) => (keys.includes(key) ? [...keys] : [...keys, key]);
-  const trustedConfirmations = trusted ? withKey(lesson.trustedConfirmations) : lesson.trustedConfirmations;
+  const key = personConfirmationKey(event);
+  const withKey = (keys: readonly string[]) => (key === null || keys.includes(key) ? [...keys] : [...keys, key]);
+  const confirmations = {
+    trustedConfirmations: trusted ? withKey(lesson.trustedConfirmations) : lesson.trustedConfirmations,
+    eventConfirmations: lesson.eventConfirmations + (key === null ? 1 : 0),
+  };
   const evidenceLevel: EvidenceLevel =
-    lesson.confidence === 'proven' || (trusted && event.evidenceLevel === 'proven') || trustedConfirmations.length >= PROVEN_AFTER_EVENTS ? 'proven' : 'testing';
+    lesson.confidence === 'proven' || (trusted && event.evidenceLevel === 'proven') || trustedConfirmationCount(confirmations) >= PROVEN_AFTER_EVENTS ? 'proven' : 'testing';
   const confirms = trusted && confirmsRuleLesson(event);
   return {
     ...lesson,
     tags: mergeTags(lesson.tags, event.tags),
     sourceEventIds,
-    trustedConfirmations,
+    ...confirmations,
     untrustedConfirmations: trusted ? lesson.untrustedConfirmations : withKey(lesson.untrustedConfirmations),
     eventTypeCounts: { ...lesson.eventTypeCounts, [event.type]: lesson.eventTypeCounts[event.type] + 1 },
     confidence: evidenceLevel,
@@ -190,6 +202,7 @@ export function newRuleLesson(event: LearningEvent, id: string, nowMs: number): 
     timesSaved: 0,
     sourceEventIds: [],
     trustedConfirmations: [],
+    eventConfirmations: 0,
     untrustedConfirmations: [],
     authorTrusted: isTrustedEvidence(event),
     eventTypeCounts: emptyEventTypeCounts(),

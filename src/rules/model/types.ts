@@ -37,6 +37,8 @@ export interface LearningEvent {
    * the agent's own work: those count as trusted, one confirmation each. Not part of the wire format.
    */
   teacher?: Teacher;
+  /** The lesson the event joined or started (`planLearning`), stored with it: a lesson's full provenance. */
+  lessonId?: string;
 }
 
 /** Who taught an event: the person's entity id, and whether they were trusted (`isTrusted`) when they did. */
@@ -68,10 +70,15 @@ export interface RuleLesson {
   /** Id of the candidate rule made from the lesson while it waits for promotion or approval. */
   candidateRule?: string;
   /**
-   * Distinct confirmations from trusted sources (`confirmationKey`): one per (person, UTC day)
-   * for people, one per event for the operator and the agent's own work. Promotion counts these.
+   * Distinct confirmations from trusted people (`personConfirmationKey`): one per (person, UTC
+   * day). Promotion counts these and `eventConfirmations` (`trustedConfirmationCount`).
    */
   trustedConfirmations: string[];
+  /**
+   * Confirmations from events without a teacher (the operator's, the agent's own work): one per
+   * event, counted, since each event is stored once (its id is its content).
+   */
+  eventConfirmations: number;
   /** The same, from people who may not teach: shown with a candidate, never counted toward promotion. */
   untrustedConfirmations: string[];
   /**
@@ -80,9 +87,13 @@ export interface RuleLesson {
    * trusted person approves its candidate: an active rule's words are a trusted source's, or approved.
    */
   authorTrusted: boolean;
-  /** Ids of the events behind the lesson (wire: `source_events`, their timestamps). */
+  /**
+   * Ids of the newest `SOURCE_EVENT_IDS_KEPT` events behind the lesson, oldest first (wire:
+   * `source_events`, their timestamps). Every event is stored with the id of its lesson
+   * (`LearningEvent.lessonId`), so the full provenance is in the events; `eventTypeCounts` counts them all.
+   */
   sourceEventIds: string[];
-  /** Counts of the event types behind the lesson, used to choose a rule type on promotion. */
+  /** Counts of the event types behind the lesson (every event), used to choose a rule type on promotion. */
   eventTypeCounts: Record<EventType, number>;
   lastValidatedMs: number;
   validationCount: number;
