@@ -4,7 +4,7 @@ import { ConfigError, parseConfig } from '../../src/shared/config';
 import { personConfirmationKey, taughtByPerson, trustedConfirmationCount } from '../../src/rules/model/confirmations';
 import { isoDay } from '../../src/rules/model/dates';
 import { lexicalVector } from '../../src/shared/lexical-vector';
-import { absorbEvent, chooseRuleLessonFor, eventVectorText, ruleLessonVectorText, newRuleLesson } from '../../src/rules/model/rule-lessons';
+import { absorbEvent, chooseRuleLessonFor, eventVectorText, ruleLessonVectorText, newRuleLesson, UNTRUSTED_CONFIRMATIONS_KEPT } from '../../src/rules/model/rule-lessons';
 import { approveCandidate, candidateFromRuleLesson, DEFAULT_PROMOTION_CRITERIA, promotionDecision, wantsCandidate } from '../../src/rules/model/promotion';
 import type { LearningEvent, RuleLesson, Teacher } from '../../src/rules/model/types';
 import { decideTrust, parseEntityList, refusalText } from '../../src/shared/trust';
@@ -161,5 +161,12 @@ describe('candidates', () => {
     expect(approved).toMatchObject({ status: 'active', confidenceScore: 0.9, reviewFlagged: false, lastValidatedMs: T0 + 3 * DAY, rule: candidate.rule, type: candidate.type });
     expect(approved.reason).toContain(`Approved on ${isoDay(T0 + 3 * DAY)}.`);
     expect(approved.reason).not.toContain('Waits for approval');
+  });
+
+  test('people who may not teach, under as many names as they like, cannot grow a lesson: it keeps their newest confirmations', () => {
+    const strangers = Array.from({ length: UNTRUSTED_CONFIRMATIONS_KEPT + 50 }, (_, i) => said({ entityId: `stranger-${i}`, trusted: false }, T0 + i, i));
+    const lesson = lessonOf(strangers);
+    expect(lesson.untrustedConfirmations).toEqual(strangers.slice(-UNTRUSTED_CONFIRMATIONS_KEPT).map((e) => `${e.teacher?.entityId}@${isoDay(T0)}`));
+    expect(candidateFromRuleLesson(lesson, 'R-004', T0).reason).toContain(`0 trusted confirmations, at least ${UNTRUSTED_CONFIRMATIONS_KEPT} from at least ${UNTRUSTED_CONFIRMATIONS_KEPT} people who may not teach.`);
   });
 });

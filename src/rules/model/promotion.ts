@@ -3,6 +3,7 @@ import type { ScanLessonCategory } from '../../scan/model/scan-lesson';
 import { clipText } from '../../shared/prompt-text';
 import { peopleOf, taughtByPerson, trustedConfirmationCount } from './confirmations';
 import { RULE_START_CONFIDENCE } from './rule-confidence';
+import { UNTRUSTED_CONFIRMATIONS_KEPT } from './rule-lessons';
 import { isoDay } from './dates';
 import { EVENT_CATEGORY_PATTERN } from './events';
 import { EVENT_TYPES, type EventType, RULE_TYPE_PRIORITY, RULE_TYPES, type Rule, type RuleLesson, type RuleStatus, type RuleType } from './types';
@@ -130,9 +131,10 @@ const CANDIDATE_WAITS = "Waits for approval by the agent's owner or an admin.";
 export function ruleFromRuleLesson(lesson: RuleLesson, type: RuleType, id: string, nowMs: number, status: RuleStatus = 'active'): Rule {
   const events = `${eventCountOf(lesson)} events (${countsText(lesson.eventTypeCounts) || 'none counted'})`;
   const people = peopleOf(lesson.untrustedConfirmations);
+  const untrusted = lesson.untrustedConfirmations.length;
   const reason =
     status === 'candidate'
-      ? `Candidate from lesson ${lesson.id}: ${events}; ${trustedConfirmationCount(lesson)} trusted confirmations, ${lesson.untrustedConfirmations.length} from ${people} ${people === 1 ? 'person' : 'people'} who may not teach. ${CANDIDATE_WAITS} ${lesson.context}`
+      ? `Candidate from lesson ${lesson.id}: ${events}; ${trustedConfirmationCount(lesson)} trusted confirmations, ${untrusted < UNTRUSTED_CONFIRMATIONS_KEPT ? untrusted : `at least ${untrusted}`} from ${untrusted < UNTRUSTED_CONFIRMATIONS_KEPT ? '' : 'at least '}${people} ${people === 1 ? 'person' : 'people'} who may not teach. ${CANDIDATE_WAITS} ${lesson.context}`
       : `Promoted from lesson ${lesson.id} after ${events}, ${lesson.validationCount} validations. ${lesson.context}`;
   return newRule({ id, type, category: lesson.category, tags: [...lesson.tags], rule: ruleTextFor(lesson.action, lesson.trigger, type), reason: clip(reason), sourceLesson: lesson.id }, nowMs, status);
 }

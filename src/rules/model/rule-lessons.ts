@@ -24,6 +24,12 @@ export const RULE_LESSON_SCORE_BY_EVIDENCE: Record<EvidenceLevel, number> = { te
  * provenance is the events' own `lessonId`.
  */
 export const SOURCE_EVENT_IDS_KEPT = 100;
+/**
+ * A lesson keeps this many of the newest confirmations from people who may not teach: they never
+ * count toward promotion, and anyone who can reach the agent, under as many names as they like, can
+ * add them.
+ */
+export const UNTRUSTED_CONFIRMATIONS_KEPT = 100;
 /** At most this many tags per lesson (as per event). */
 export const MAX_RULE_LESSON_TAGS = 20;
 /** Longest lesson text field; longer text is cut with `…`. */
@@ -147,7 +153,8 @@ function mergeTags(kept: readonly string[], added: readonly string[]): string[] 
  * - `eventTypeCounts[type] + 1`, the event id appended to `sourceEventIds` (the newest
  *   `SOURCE_EVENT_IDS_KEPT` kept);
  * - a person's event: its `personConfirmationKey` added (once) to `trustedConfirmations` when
- *   `isTrustedEvidence(event)`, else to `untrustedConfirmations`; an event without a teacher:
+ *   `isTrustedEvidence(event)`, else to `untrustedConfirmations` (the newest
+ *   `UNTRUSTED_CONFIRMATIONS_KEPT` kept); an event without a teacher:
  *   `eventConfirmations + 1`;
  * - tags: the lesson's, then the event's new ones while fewer than `MAX_RULE_LESSON_TAGS`, sorted;
  * - `confidence` becomes `proven` (and stays) on a trusted `proven` event or once
@@ -178,7 +185,7 @@ export function absorbEvent(lesson: RuleLesson, event: LearningEvent, nowMs: num
     tags: mergeTags(lesson.tags, event.tags),
     sourceEventIds,
     ...confirmations,
-    untrustedConfirmations: trusted ? lesson.untrustedConfirmations : withKey(lesson.untrustedConfirmations),
+    untrustedConfirmations: trusted ? lesson.untrustedConfirmations : withKey(lesson.untrustedConfirmations).slice(-UNTRUSTED_CONFIRMATIONS_KEPT),
     eventTypeCounts: { ...lesson.eventTypeCounts, [event.type]: lesson.eventTypeCounts[event.type] + 1 },
     confidence: evidenceLevel,
     confidenceScore: RULE_LESSON_SCORE_BY_EVIDENCE[evidenceLevel],
