@@ -7,11 +7,13 @@ import { type SQL, sql } from 'drizzle-orm';
 import { SCAN_LESSONS_GROUP_INDEX, scanLessonIdsOfGroup, scanLessonIdsOfGroupQuery, scanLessonIdsPageQuery } from '../../src/scan/scan-lesson-sql';
 import { type TrajectoryService, trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
 import { trajectoryPageQuery } from '../../src/trajectories/trajectory-store';
-import { inRefRange } from '../../src/ledger/ledger-store';
+import { inRefRange, newestQuery } from '../../src/ledger/ledger-store';
+import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
+import { ledgerTable } from '../../src/ledger/tables';
 import { refRanges } from '../../src/ledger/model/ref-ranges';
 import { outcomesTable } from '../../src/scan/tables';
 import { makeRows } from '../helpers/rows';
-import { dbOf, queryRows } from '../../src/shared/sql';
+import { dbOf, queryRows, queryRowsInIndexOrder } from '../../src/shared/sql';
 import { lexicalVector } from '../../src/shared/lexical-vector';
 import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
 import { startAgent, type TestAgent } from '../helpers/runtime';
@@ -78,6 +80,18 @@ describe('page plans', () => {
     expect(text).toContain('self_improve_trajectories_newest');
     expect(text).not.toContain('Sort');
     expect(mostRows(text)).toBe(10);
+  });
+
+  test('the newest 10 transactions of one category are read 10 index entries backwards, unsorted, with sorts and bitmap scans a last resort as the ledger reads them', async () => {
+    const category = 'false_positive';
+    const query = newestQuery(agent.runtime.agentId, 10, category);
+    const text = (await queryRowsInIndexOrder<{ 'QUERY PLAN': string }>(dbOf(agent.runtime), sql`EXPLAIN ANALYZE ${query}`)).map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('Index Scan Backward using ledger_category_idx');
+    expect(text).not.toContain('Sort');
+    expect(mostRows(text)).toBe(10);
+    const all = await queryRows<{ sequence: number }>(dbOf(agent.runtime), sql`SELECT sequence::int AS sequence FROM ${ledgerTable} WHERE category = ${category} ORDER BY sequence DESC`);
+    const history = await (await rewardLedgerOf(agent.runtime)).history({ limit: 10, category });
+    expect(history.map((tx) => tx.sequence)).toEqual(all.slice(0, 10).map((r) => r.sequence));
   });
 
   test(`every one of 16 ranges of outcome ids, the open-ended first and last too, reads only its own rows through (agent, id); together they count all ${OUTCOMES}`, async () => {
