@@ -169,7 +169,7 @@ export function absorbEvent(lesson: RuleLesson, event: LearningEvent, nowMs: num
     throw new RangeError(`absorbEvent: event category ${event.category} is not lesson ${lesson.id}'s category ${lesson.category}`);
   }
   if (lesson.sourceEventIds.includes(event.id)) return lesson;
-  const sourceEventIds = [...lesson.sourceEventIds.slice(-(SOURCE_EVENT_IDS_KEPT - 1)), event.id];
+  const sourceEventIds = [...lesson.sourceEventIds, event.id].slice(-SOURCE_EVENT_IDS_KEPT);
   const trusted = isTrustedEvidence(event);
   const key = personConfirmationKey(event);
   const withKey = (keys: readonly string[]) => (key === null || keys.includes(key) ? [...keys] : [...keys, key]);
