@@ -19,6 +19,7 @@ import {
   recordRuleLessonApplied,
   SOURCE_EVENT_IDS_KEPT,
   TAG_JACCARD_WEIGHT,
+  UNTRUSTED_CONFIRMATIONS_KEPT,
   tagJaccard,
 } from '../../src/rules/model/rule-lessons';
 import { EVENT_TYPES } from '../../src/rules/model/types';
@@ -250,8 +251,9 @@ describe('a lesson of many events stays the same size', () => {
   test('a lesson stored with an event:<id> key per operator event and every id reads as counted, its newest ids kept', () => {
     const { eventConfirmations: _counted, ...legacy } = lesson;
     const ids = events.map((e) => e.id);
-    const doc = { ...legacy, sourceEventIds: ids, trustedConfirmations: ['alice@2026-02-02', ...ids.map((id) => `event:${id}`)] };
-    expect(stored(doc)).toEqual({ ...lesson, trustedConfirmations: ['alice@2026-02-02'], eventConfirmations: events.length });
+    const strangers = Array.from({ length: 2 * UNTRUSTED_CONFIRMATIONS_KEPT }, (_, i) => `stranger-${i}@2026-02-02`);
+    const doc = { ...legacy, sourceEventIds: ids, trustedConfirmations: ['alice@2026-02-02', ...ids.map((id) => `event:${id}`)], untrustedConfirmations: strangers };
+    expect(stored(doc)).toEqual({ ...lesson, trustedConfirmations: ['alice@2026-02-02'], eventConfirmations: events.length, untrustedConfirmations: strangers.slice(-UNTRUSTED_CONFIRMATIONS_KEPT) });
     // Stored before people were told apart: no lists, each event one confirmation.
     const { trustedConfirmations: _none, ...older } = doc;
     expect(stored(older)).toMatchObject({ trustedConfirmations: [], eventConfirmations: events.length, sourceEventIds: lesson.sourceEventIds });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoDay } from './dates';
-import { emptyEventTypeCounts, SOURCE_EVENT_IDS_KEPT } from './rule-lessons';
+import { emptyEventTypeCounts, SOURCE_EVENT_IDS_KEPT, UNTRUSTED_CONFIRMATIONS_KEPT } from './rule-lessons';
 import { legacyTrustedConfirmations } from './confirmations';
 import { firstIssue, wireCount, wireDayMs, wireText } from './wire-fields';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type EventType, type RuleLesson } from './types';
@@ -145,7 +145,7 @@ export function ruleLessonFromWire(raw: unknown): RuleLessonFromWire {
       ...(w.event_confirmations === undefined
         ? legacyTrustedConfirmations(w.trusted_confirmations, sourceEventIds.length)
         : { trustedConfirmations: w.trusted_confirmations ?? [], eventConfirmations: w.event_confirmations }),
-      untrustedConfirmations: w.untrusted_confirmations,
+      untrustedConfirmations: w.untrusted_confirmations.slice(-UNTRUSTED_CONFIRMATIONS_KEPT),
       authorTrusted: w.author_trusted,
       eventTypeCounts: { ...emptyEventTypeCounts(), ...(w.event_type_counts ?? {}) },
       lastValidatedMs: w.last_validated,
