@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -101,6 +102,14 @@ describe('events ingest FILE reads JSONL a piece at a time', () => {
     const again = await run('events', 'ingest', path.join(dir, 'events.jsonl'), '--db', db, '--json');
     expect(JSON.parse(again.stdout)).toMatchObject({ rows: ROWS + 2, accepted: 0, duplicate: ROWS - 1 });
   }, 300_000);
+
+  test('a file that cannot be read is a usage error naming it, before any database is made', async () => {
+    const missing = path.join(dir, 'missing.jsonl');
+    const { stderr, code } = await run('events', 'ingest', missing, '--db', path.join(dir, 'never'));
+    expect(code).toBe(1);
+    expect(stderr).toContain(`cannot read ${missing}: ENOENT`);
+    expect(existsSync(path.join(dir, 'never'))).toBe(false);
+  });
 
   test('a JSON array is read whole, its rows named by 0-based item', async () => {
     const { stdout, code } = await run('events', 'ingest', path.join(dir, 'events.json'), '--db', db, '--json');
