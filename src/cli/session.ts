@@ -4,6 +4,7 @@ import path from 'node:path';
 import selfImprovePlugin from '../index';
 import { bootRuntime, type BootedRuntime } from './boot';
 import { loadModelPlugins } from './model-plugins';
+import { progressPrinter } from './output';
 import { type ScanOutcomeService, scanOutcomeServiceOf } from '../scan/scan-outcome-service';
 import { type ParsedArgs, UsageError } from './args';
 
@@ -93,6 +94,20 @@ export function collectEvery(everyRows: number, gc = (globalThis as { Bun?: { gc
     if (rowsDone < next) return;
     next = rowsDone + everyRows;
     gc?.(true);
+  };
+}
+
+/**
+ * The progress of a command that ingests a file batch by batch: a line on stderr at most every
+ * half second (`progressPrinter`, labelled `label`) and, under Bun, a full collection every
+ * COMMAND_COLLECT_EVERY_ROWS rows (`collectEvery`).
+ */
+export function fileIngestProgress(label: string): (rowsDone: number, rowsTotal: number) => void {
+  const print = progressPrinter(label);
+  const collect = collectEvery(COMMAND_COLLECT_EVERY_ROWS);
+  return (rowsDone, rowsTotal) => {
+    print(rowsDone, rowsTotal);
+    collect(rowsDone);
   };
 }
 

@@ -7,8 +7,7 @@ import { type RuleBookService, ruleBookOf } from '../rule-book-service';
 import { eventIngestReport, exportOrigin, importMapping, isJsonArrayText, ruleListItem, rulesListing } from '../rule-reports';
 import { type ParsedArgs, UsageError } from '../../cli/args';
 import { eventIngestText, exportSignatureText, guardLogText, importMappingText, importRefusalText, ruleLine, ruleMetricsText, rulesListText } from './rule-text';
-import { COMMAND_COLLECT_EVERY_ROWS, type CommandResult, collectEvery, fileTextChunks, inputFileOf, nowFlag, positiveIntFlag, readFileHead, readTextFile, withService } from '../../cli/session';
-import { progressPrinter } from '../../cli/output';
+import { type CommandResult, fileIngestProgress, fileTextChunks, inputFileOf, nowFlag, positiveIntFlag, readFileHead, readTextFile, withService } from '../../cli/session';
 
 const RULE_SUBCOMMANDS = ['list', 'validate', 'retire', 'approve', 'reject', 'export', 'import', 'metrics', 'guard-log'] as const;
 /** `rules list --status S`. */
@@ -63,16 +62,7 @@ export async function eventsCommand(args: ParsedArgs): Promise<CommandResult> {
   const file = inputFileOf({ ...args, positionals: args.positionals.slice(1) }, 'events ingest', 'JSONL or a JSON array of seed 003 events');
   const byIndex = isJsonArrayText(await readFileHead(file, 1));
   // Read a megabyte at a time: a JSONL file of any size ingests in the memory of one batch.
-  const printProgress = progressPrinter('ingested events');
-  const collect = collectEvery(COMMAND_COLLECT_EVERY_ROWS);
-  const result = await withRuleBook(args, (book) =>
-    book.ingestEventChunks(() => fileTextChunks(file), 'cli', EVENTS_CLI_SCRIPT, {
-      onProgress: (done, total) => {
-        printProgress(done, total);
-        collect(done);
-      },
-    }),
-  );
+  const result = await withRuleBook(args, (book) => book.ingestEventChunks(() => fileTextChunks(file), 'cli', EVENTS_CLI_SCRIPT, { onProgress: fileIngestProgress('ingested events') }));
   const report = eventIngestReport(result, byIndex);
   return { exitCode: report.rejected.length > 0 ? 2 : 0, json: { file, ...report }, text: eventIngestText(file, report) };
 }

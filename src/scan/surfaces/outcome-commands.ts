@@ -4,7 +4,7 @@ import type { StoredScanLesson } from '../scan-lesson-metadata';
 import { ingestSarif, looksLikeSarif, parseSarifText, SARIF_SNIFF_CHARS } from '../sarif-ingest';
 import { type ParsedArgs, UsageError } from '../../cli/args';
 import { progressPrinter } from '../../cli/output';
-import { COMMAND_COLLECT_EVERY_ROWS, type CommandResult, collectEvery, fileTextChunks, inputFileOf, nowFlag, readFileHead, readTextFile, withService } from '../../cli/session';
+import { type CommandResult, fileIngestProgress, fileTextChunks, inputFileOf, nowFlag, readFileHead, readTextFile, withService } from '../../cli/session';
 
 /** SARIF defaults from `--project`, `--model-provider`, `--model-name` and `--now`. */
 function sarifDefaults(args: ParsedArgs): SarifDefaults {
@@ -42,14 +42,7 @@ export async function ingestCommand(args: ParsedArgs): Promise<CommandResult> {
     return { exitCode: result.rejected.length > 0 ? 2 : 0, json: { file, format: 'sarif', ...result }, text: lines.join('\n') };
   }
   // Read a megabyte at a time: a JSONL file of any size ingests in the memory of one batch.
-  const printProgress = progressPrinter('ingested rows');
-  const collect = collectEvery(COMMAND_COLLECT_EVERY_ROWS);
-  const result = await withService(args, (service) =>
-    ingestChunks(service, () => fileTextChunks(file), (done, total) => {
-      printProgress(done, total);
-      collect(done);
-    }),
-  );
+  const result = await withService(args, (service) => ingestChunks(service, () => fileTextChunks(file), fileIngestProgress('ingested rows')));
   const lines = [`${file}: ${result.rows} rows, ${result.accepted} accepted, ${result.duplicate} duplicate, ${result.rejected.length} rejected`];
   for (const r of result.rejected) lines.push(`  line ${r.line}: ${r.field}: ${r.message}`);
   return { exitCode: result.rejected.length > 0 ? 2 : 0, json: { file, ...result }, text: lines.join('\n') };
