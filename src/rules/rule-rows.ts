@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { type GuardEntry, guardEntryFromWire, guardEntryWireSchema, type ParseErrorEntry, parseErrorFromWire, parseErrorWireSchema } from './model/logs';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type LearningEvent, RULE_STATUSES, RULE_TYPES, type Rule, type RuleLesson } from './model/types';
-import { legacyTrustedConfirmations } from './model/confirmations';
-import { SOURCE_EVENT_IDS_KEPT, UNTRUSTED_CONFIRMATIONS_KEPT } from './model/rule-lessons';
+import { evidenceAsKeptNow } from './model/rule-lessons';
 
 /**
  * Rows of the rules tables as read back from the database. The database is a boundary (another
@@ -86,8 +85,7 @@ const eventTypeCounts = z.object(Object.fromEntries(EVENT_TYPES.map((t) => [t, c
  * author: each of their events counts as one trusted confirmation and their words as trusted, as
  * they did when they were written. Rows written before events without a teacher were counted
  * (`eventConfirmations`) keep an `event:<id>` key for each, and every event id: the keys are
- * counted and the newest `SOURCE_EVENT_IDS_KEPT` ids kept (`legacyTrustedConfirmations`), and
- * the newest `UNTRUSTED_CONFIRMATIONS_KEPT` confirmations of people who may not teach.
+ * counted and the lists cut to what a lesson keeps now (`evidenceAsKeptNow`).
  */
 const ruleLessonSchema = z
   .object({
@@ -116,12 +114,7 @@ const ruleLessonSchema = z
   validationCount: count,
   reviewFlagged: z.boolean(),
   })
-  .transform(({ trustedConfirmations, eventConfirmations, ...l }): RuleLesson => ({
-    ...l,
-    ...(eventConfirmations === undefined ? legacyTrustedConfirmations(trustedConfirmations, l.sourceEventIds.length) : { trustedConfirmations: trustedConfirmations ?? [], eventConfirmations }),
-    sourceEventIds: l.sourceEventIds.slice(-SOURCE_EVENT_IDS_KEPT),
-    untrustedConfirmations: l.untrustedConfirmations.slice(-UNTRUSTED_CONFIRMATIONS_KEPT),
-  })) satisfies z.ZodType<RuleLesson, z.ZodTypeDef, unknown>;
+  .transform(({ trustedConfirmations, eventConfirmations, ...l }): RuleLesson => ({ ...l, ...evidenceAsKeptNow({ ...l, trustedConfirmations, eventConfirmations }) })) satisfies z.ZodType<RuleLesson, z.ZodTypeDef, unknown>;
 
 export const ruleLessonRowSchema = z
   .object({

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { isoDay } from './dates';
-import { emptyEventTypeCounts, SOURCE_EVENT_IDS_KEPT, UNTRUSTED_CONFIRMATIONS_KEPT } from './rule-lessons';
-import { legacyTrustedConfirmations } from './confirmations';
+import { emptyEventTypeCounts, evidenceAsKeptNow } from './rule-lessons';
 import { firstIssue, wireCount, wireDayMs, wireText } from './wire-fields';
 import { EVENT_TYPES, EVIDENCE_LEVELS, type EventType, type RuleLesson } from './types';
 import { pathText, wireProblems } from '../../shared/wire-text';
@@ -141,11 +140,7 @@ export function ruleLessonFromWire(raw: unknown): RuleLessonFromWire {
       timesSaved: w.times_saved,
       ...(w.promoted_to_rule !== undefined ? { promotedToRule: w.promoted_to_rule } : {}),
       ...(w.candidate_rule !== undefined ? { candidateRule: w.candidate_rule } : {}),
-      sourceEventIds: sourceEventIds.slice(-SOURCE_EVENT_IDS_KEPT),
-      ...(w.event_confirmations === undefined
-        ? legacyTrustedConfirmations(w.trusted_confirmations, sourceEventIds.length)
-        : { trustedConfirmations: w.trusted_confirmations ?? [], eventConfirmations: w.event_confirmations }),
-      untrustedConfirmations: w.untrusted_confirmations.slice(-UNTRUSTED_CONFIRMATIONS_KEPT),
+      ...evidenceAsKeptNow({ sourceEventIds, trustedConfirmations: w.trusted_confirmations, eventConfirmations: w.event_confirmations, untrustedConfirmations: w.untrusted_confirmations }),
       authorTrusted: w.author_trusted,
       eventTypeCounts: { ...emptyEventTypeCounts(), ...(w.event_type_counts ?? {}) },
       lastValidatedMs: w.last_validated,

@@ -1,5 +1,5 @@
 import { clipText } from '../../shared/prompt-text';
-import { isTrustedEvidence, mayJoin, personConfirmationKey, trustedConfirmationCount } from './confirmations';
+import { isTrustedEvidence, legacyTrustedConfirmations, mayJoin, personConfirmationKey, trustedConfirmationCount } from './confirmations';
 import { feedbackPolarity } from './feedback';
 import { EVENT_TYPES, type EventType, type EvidenceLevel, type LearningEvent, type RuleLesson } from './types';
 import { cosineSimilarity } from '../../shared/similarity';
@@ -30,6 +30,30 @@ export const SOURCE_EVENT_IDS_KEPT = 100;
  * add them.
  */
 export const UNTRUSTED_CONFIRMATIONS_KEPT = 100;
+/** The lists and counts of a lesson read back (stored, or in the seed's format), as an earlier version may have written them. */
+export interface ReadLessonEvidence {
+  sourceEventIds: readonly string[];
+  trustedConfirmations?: readonly string[];
+  eventConfirmations?: number;
+  untrustedConfirmations: readonly string[];
+}
+
+/**
+ * A lesson's evidence as a lesson keeps it now: written before operator events were counted (no
+ * `eventConfirmations`), its `event:<id>` keys are counted (`legacyTrustedConfirmations`); every
+ * list is cut to its newest SOURCE_EVENT_IDS_KEPT ids and UNTRUSTED_CONFIRMATIONS_KEPT
+ * confirmations of people who may not teach.
+ */
+export function evidenceAsKeptNow(read: ReadLessonEvidence): Pick<RuleLesson, 'sourceEventIds' | 'trustedConfirmations' | 'eventConfirmations' | 'untrustedConfirmations'> {
+  return {
+    ...(read.eventConfirmations === undefined
+      ? legacyTrustedConfirmations(read.trustedConfirmations, read.sourceEventIds.length)
+      : { trustedConfirmations: [...(read.trustedConfirmations ?? [])], eventConfirmations: read.eventConfirmations }),
+    sourceEventIds: read.sourceEventIds.slice(-SOURCE_EVENT_IDS_KEPT),
+    untrustedConfirmations: read.untrustedConfirmations.slice(-UNTRUSTED_CONFIRMATIONS_KEPT),
+  };
+}
+
 /** At most this many tags per lesson (as per event). */
 export const MAX_RULE_LESSON_TAGS = 20;
 /** Longest lesson text field; longer text is cut with `…`. */
