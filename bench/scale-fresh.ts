@@ -9,7 +9,8 @@ import { pgliteMemoryMb, report, withStallMeter } from './lib';
 import { measureProviders } from './scale-calls';
 
 /**
- * An agent's own process on a database `bench/scale.ts` grew: boots a runtime on `dataDir` (argv 2)
+ * An agent's own process on a database `bench/scale.ts` grew: boots a runtime on the PGlite
+ * directory or the PostgreSQL URL (`postgres://…`, `postgresql://…`) given as argv 2
  * with the settings given as JSON (argv 3), waits until every service has started and the
  * background work after start is done (the lessons, the ELO book's items and log samples, the
  * ratings of the lessons held, the prompt context's warm-up, the metrics rollup and its report),
@@ -22,7 +23,9 @@ import { measureProviders } from './scale-calls';
  */
 routeConsoleToStderr();
 const started = performance.now();
-const booted = await bootRuntime({ dataDir: process.argv[2] as string, plugins: [selfImprovePlugin], settings: JSON.parse(process.argv[3] ?? '{}') });
+const target = process.argv[2] as string;
+const database = /^postgres(ql)?:\/\//.test(target) ? { postgresUrl: target } : { dataDir: target };
+const booted = await bootRuntime({ ...database, plugins: [selfImprovePlugin], settings: JSON.parse(process.argv[3] ?? '{}') });
 try {
   const { runtime } = booted;
   await Promise.all((selfImprovePlugin.services ?? []).map((s) => runtime.getServiceLoadPromise(s.serviceType as never)));

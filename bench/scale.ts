@@ -39,6 +39,10 @@ import { textOf } from './synthetic-text';
  *
  * With SCALE_DATA_DIR set, the database is grown in that (new or empty) directory and kept, so the
  * largest step's database can be examined afterwards (start-up, a single slow statement). With
+ * POSTGRES_URL set (as for the CLI and the demo), it is grown in that PostgreSQL database instead
+ * (with pgvector; one that holds no ledger entry of the agent, or the run stops before adding any),
+ * whose server is a process of its own:
+ * PGlite runs in the agent's process and reads and writes its files there. With
  * SCALE_HEAP_SNAPSHOT_DIR set, a heap snapshot of the bench's process is written there after each
  * step's ledger phase (`scale-<outcomes>.heapsnapshot`, V8 format), for `bench/heap-retainers.ts`.
  */
@@ -96,6 +100,11 @@ const LOG_ROWS_PER_OUTCOME = 1;
 const SETTINGS = { SELF_IMPROVE_LEDGER_SECRET: 'scale-benchmark-ledger-secret-0123456789', SELF_IMPROVE_LOG_MAX_ROWS: '1000000' };
 const ELO_PATHS = ['src/lib', 'src/api', 'docs/adr', 'CAPABILITY/SKILLS', 'MEMORY/ARCHIVE'];
 const ELO_T0 = Date.parse('2026-10-01T00:00:00Z');
+/** The database the run grows: a PGlite directory, or the PostgreSQL database POSTGRES_URL names. */
+type Database = { dataDir: string } | { postgresUrl: string };
+const POSTGRES_URL = process.env.POSTGRES_URL || undefined;
+const databaseKind = (database: Database) => ('postgresUrl' in database ? 'postgresql' : 'pglite');
+const boot = (database: Database) => bootRuntime({ ...database, plugins: [selfImprovePlugin], settings: SETTINGS });
 
 function chunkRows(chunk: number) {
   return generateOutcomes(CHUNK, 1_000 + chunk).map((r, i) => ({
@@ -251,10 +260,11 @@ async function growEloBook(runtime: AgentRuntime, uses: number, items: number, l
  * lines, and Bun's collection log when that is on) follows this process's, after a line naming
  * the step, so its slow calls are broken down like the bench's own.
  */
-async function freshProcess(dataDir: string, size: number): Promise<Record<string, unknown>> {
+async function freshProcess(database: Database, size: number): Promise<Record<string, unknown>> {
   const logged = Number.isFinite(CALL_LOG_MS);
   if (logged) note(`agent process at ${size}`);
-  const child = Bun.spawn([process.execPath, 'run', `${import.meta.dir}/scale-fresh.ts`, dataDir, JSON.stringify(SETTINGS)], { stdout: 'pipe', stderr: logged ? 'inherit' : 'ignore' });
+  const target = 'postgresUrl' in database ? database.postgresUrl : database.dataDir;
+  const child = Bun.spawn([process.execPath, 'run', `${import.meta.dir}/scale-fresh.ts`, target, JSON.stringify(SETTINGS)], { stdout: 'pipe', stderr: logged ? 'inherit' : 'ignore' });
   const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
   if (code !== 0) throw new Error(`bench/scale-fresh.ts exited with ${code}`);
   const { bench: _bench, ...figures } = JSON.parse(out.trim().split('\n').pop() as string) as Record<string, unknown>;
@@ -276,7 +286,11 @@ async function tableRows(runtime: AgentRuntime): Promise<{ lessons: number; ledg
 
 routeConsoleToStderr();
 const steps: Record<string, unknown>[] = [];
-const inDataDir = <T>(work: (dir: string) => Promise<T>) => (process.env.SCALE_DATA_DIR ? work(process.env.SCALE_DATA_DIR) : withTempDir('self-improve-bench-scale-', work));
+function onDatabase<T>(work: (database: Database) => Promise<T>): Promise<T> {
+  if (POSTGRES_URL) return work({ postgresUrl: POSTGRES_URL });
+  if (process.env.SCALE_DATA_DIR) return work({ dataDir: process.env.SCALE_DATA_DIR });
+  return withTempDir('self-improve-bench-scale-', (dataDir) => work({ dataDir }));
+}
 /** Where the run has got: the runtime booted on the database, the chunks ingested, the next lesson group, the ELO uses made. */
 interface RunProgress {
   booted: Awaited<ReturnType<typeof bootRuntime>>;
@@ -294,7 +308,7 @@ interface RunProgress {
  * the whole next step (the twenty-first and twenty-second runs: two PGlite instances, a heap of
  * about 1 GB, the bench's RSS over 1 GiB).
  */
-async function measureStep(dataDir: string, size: number, progress: RunProgress): Promise<Record<string, unknown>> {
+async function measureStep(database: Database, size: number, progress: RunProgress): Promise<Record<string, unknown>> {
   let booted = progress.booted;
   const service = await scanOutcomeServiceOf(booted.runtime);
   const target = size / CHUNK;
@@ -353,9 +367,9 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
   const rssSettledMb = Math.round(process.memoryUsage().rss / 1_048_576);
   await booted.close();
   // With this process's runtime closed (one PGlite process per database), an agent's own process on it.
-  const fresh = await freshProcess(dataDir, size);
+  const fresh = await freshProcess(database, size);
   Bun.gc(true);
-  const startup = await timeMs(() => bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS }));
+  const startup = await timeMs(() => boot(database));
   booted = startup.value;
   progress.booted = booted;
   // Services start in the background after initialize: the time until every one of the plugin's has started, counted from the boot.
@@ -368,6 +382,7 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
     Object.fromEntries(Object.entries(phases).map(([name, phase]) => [name, phase[figure]])) as Record<keyof typeof phases, (typeof ingest)[K]>;
   const step = {
     bench: 'scale-step',
+    database: databaseKind(database),
     outcomes: size,
     ...rows,
     ingest_rows_per_s: Math.round((size - rowsBefore) / (ingest.ms / 1000)),
@@ -424,10 +439,12 @@ async function measureStep(dataDir: string, size: number, progress: RunProgress)
   return step;
 }
 
-await inDataDir(async (dataDir) => {
-  const progress: RunProgress = { booted: await bootRuntime({ dataDir, plugins: [selfImprovePlugin], settings: SETTINGS }), chunk: 0, nextLessonGroup: 0, eloUses: 0, trajectories: 0 };
+await onDatabase(async (database) => {
+  const progress: RunProgress = { booted: await boot(database), chunk: 0, nextLessonGroup: 0, eloUses: 0, trajectories: 0 };
   try {
-    for (let size = FIRST; size <= MAX; size *= 10) steps.push(await measureStep(dataDir, size, progress));
+    const { ledger } = await tableRows(progress.booted.runtime);
+    if (ledger > 0) throw new Error(`the ${databaseKind(database)} database already holds ${ledger} ledger entries of this agent: give bench/scale.ts an empty one`);
+    for (let size = FIRST; size <= MAX; size *= 10) steps.push(await measureStep(database, size, progress));
   } finally {
     await progress.booted.close();
   }
@@ -454,6 +471,7 @@ const worstProvider = Math.max(...Object.values(last.providers as Record<string,
 const worstFreshProvider = Math.max(...Object.values(last.fresh_process.providers as Record<string, { p99_ms: number }>).map((f) => f.p99_ms));
 report({
   bench: 'scale',
+  database: first.database,
   from_outcomes: first.outcomes,
   to_outcomes: last.outcomes,
   p99_ratio_largest_to_smallest: p99Ratios,
