@@ -3,25 +3,45 @@ import { ChannelType, stringToUuid } from '@elizaos/core';
 import selfImprovePlugin from '../../src/index';
 import { bootRuntime, type BootedRuntime } from '../../src/cli/boot';
 import { type ScanOutcomeService, scanOutcomeServiceOf } from '../../src/scan/scan-outcome-service';
+import { startTestPostgres } from './postgres-server';
 
 export interface TestAgent extends BootedRuntime {
   service: ScanOutcomeService;
 }
 
-/** Boots a real AgentRuntime (plugin-sql on PGlite) with this plugin and the given model plugins. */
+/**
+ * Boots a real AgentRuntime (plugin-sql on PGlite) with this plugin and the given model plugins.
+ * Without a `dataDir`, on a throw-away database: an in-memory PGlite, or, with
+ * SELF_IMPROVE_TEST_POSTGRES_URL set, a database of its own created on that PostgreSQL server and
+ * dropped when the agent closes (so the runtime suite runs on PostgreSQL as it does on PGlite).
+ */
 export async function startAgent(options: { plugins?: Plugin[]; settings?: Record<string, string>; dataDir?: string } = {}): Promise<TestAgent> {
-  const booted = await bootRuntime({
-    dataDir: options.dataDir ?? 'memory://',
-    plugins: [selfImprovePlugin, ...(options.plugins ?? [])],
-    settings: { EMBEDDING_DIMENSION: '384', ...(options.settings ?? {}) },
-  });
+  const postgres = options.dataDir === undefined && process.env.SELF_IMPROVE_TEST_POSTGRES_URL ? await startTestPostgres() : undefined;
+  let booted: BootedRuntime;
+  try {
+    booted = await bootRuntime({
+      ...(postgres ? { postgresUrl: postgres.url } : { dataDir: options.dataDir ?? 'memory://' }),
+      plugins: [selfImprovePlugin, ...(options.plugins ?? [])],
+      settings: { EMBEDDING_DIMENSION: '384', ...(options.settings ?? {}) },
+    });
+  } catch (error) {
+    await postgres?.stop();
+    throw error;
+  }
+  const close = async () => {
+    try {
+      await booted.close();
+    } finally {
+      await postgres?.stop();
+    }
+  };
   // Tests start from a settled agent: every service of the plugin started (a message handled before
   // the ELO book has started records no retrieval) and every stored lesson read (an agent's start
   // waits for neither).
   await Promise.all((selfImprovePlugin.services ?? []).map((s) => booted.runtime.getServiceLoadPromise(s.serviceType as never)));
   const service = await scanOutcomeServiceOf(booted.runtime);
   await service.scanLessonsReady();
-  return { ...booted, service };
+  return { ...booted, close, service };
 }
 
 let counter = 0;

@@ -10,6 +10,7 @@ import { type Db, dbOf, queryRows } from '../../src/shared/sql';
 import { ledgerCounts } from '../helpers/ledger-counts';
 import { makeRows } from '../helpers/rows';
 import { startAgent, type TestAgent } from '../helpers/runtime';
+import { errorText } from '../../src/shared/error-text';
 
 const LABELS = ['fixed', 'rejected_fp', 'ignored', 'accepted', 'reopened'] as const;
 
@@ -64,7 +65,8 @@ describe('ledger entries through the outcomesRecorded event', () => {
     const rows = makeRows({ n: 5, labels: [...LABELS], keyPrefix: 'doomed' });
     const error = await agent.service.ingest(rows).then(
       () => null,
-      (e: unknown) => (e instanceof Error ? e.message : String(e)),
+      // As a log line shows it: PostgreSQL's driver wraps an error at COMMIT ("Failed query: commit"), PGlite's does not.
+      (e: unknown) => errorText(e),
     );
     expect(error).toContain('doomed finding');
     expect(seenInside[seenInside.length - 1]).toEqual({ outcomes: 5, entries: 4 });

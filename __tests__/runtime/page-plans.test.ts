@@ -82,6 +82,21 @@ describe('page plans', () => {
     expect(mostRows(text)).toBe(10);
   });
 
+  test('a read in index order runs with sorts, bitmap scans and JIT compilation off, for its own transaction only', async () => {
+    const settings = sql`SELECT current_setting('enable_sort') AS sort, current_setting('enable_bitmapscan') AS bitmap, current_setting('jit') AS jit`;
+    const db = dbOf(agent.runtime);
+    expect(await queryRowsInIndexOrder(db, settings)).toEqual([{ sort: 'off', bitmap: 'off', jit: 'off' }]);
+    const [after] = await queryRows<{ sort: string; bitmap: string }>(db, settings);
+    expect([after?.sort, after?.bitmap]).toEqual(['on', 'on']);
+    // A sort that cannot be avoided (the last of a page, as the lesson count reads it) carries the
+    // penalty cost of a disabled sort, over every JIT threshold: a PostgreSQL built with LLVM
+    // compiled the statement unless JIT is off (PGlite has no JIT).
+    const last = sql`WITH page AS MATERIALIZED (${scanLessonIdsPageQuery(agent.runtime.agentId, { limit: 20, after: null })}) SELECT id FROM page ORDER BY last_seen ASC, id::uuid DESC LIMIT 1`;
+    const text = (await queryRowsInIndexOrder<{ 'QUERY PLAN': string }>(db, sql`EXPLAIN ANALYZE ${last}`)).map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toContain('Sort');
+    expect(text).not.toContain('JIT');
+  });
+
   test('the newest 10 transactions of one category are read 10 index entries backwards, unsorted, with sorts and bitmap scans a last resort as the ledger reads them', async () => {
     const category = 'false_positive';
     const query = newestQuery(agent.runtime.agentId, 10, category);

@@ -2,7 +2,12 @@ import { AgentRuntime, type Character, type Plugin, type UUID, stringToUuid } fr
 import sqlPlugin from '@elizaos/plugin-sql';
 import { serviceSettled } from '../shared/service-of';
 
-/** Where plugin-sql keeps its one-per-process PGlite client (a global, so a second boot in one process must drop it). */
+/**
+ * Where plugin-sql keeps its one-per-process PGlite client and its PostgreSQL pools (globals).
+ * A second boot in one process must drop them: the PGlite client is of the first data directory,
+ * and the pool is keyed by server, not by URL, so a runtime booted on another database would use
+ * the first one's pool (its database), and closing either would end the other's.
+ */
 const SQL_SINGLETONS = Symbol.for('@elizaos/plugin-sql/global-singletons');
 
 export interface BootOptions {
@@ -22,9 +27,12 @@ export interface BootedRuntime {
   close(): Promise<void>;
 }
 
-function forgetPgliteSingleton(): void {
+/** Drops plugin-sql's PGlite client and PostgreSQL pools from its globals; each runtime already booted keeps its own. */
+function forgetSqlSingletons(): void {
   const singletons = (globalThis as Record<symbol, Record<string, unknown> | undefined>)[SQL_SINGLETONS];
-  if (singletons) delete singletons.pgLiteClientManager;
+  if (!singletons) return;
+  delete singletons.pgLiteClientManager;
+  delete singletons.postgresConnectionManagers;
 }
 
 /**
@@ -36,7 +44,7 @@ function forgetPgliteSingleton(): void {
  * connections, which a proxy that serialises transactions (pglite-socket) never lets finish.
  */
 export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> {
-  forgetPgliteSingleton();
+  forgetSqlSingletons();
   const name = options.agentName ?? 'self-improve-agent';
   const settings: Record<string, string> = { ...(options.settings ?? {}) };
   if (options.postgresUrl) settings.POSTGRES_URL = options.postgresUrl;
@@ -56,7 +64,7 @@ export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> 
     await runtime.initialize({ skipMigrations: true });
   } catch (error) {
     await runtime.close().catch(() => undefined);
-    forgetPgliteSingleton();
+    forgetSqlSingletons();
     throw error;
   }
   let closed = false;
@@ -76,7 +84,7 @@ export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> 
       const { sql } = await import('drizzle-orm');
       if (db?.execute) await db.execute(sql`select 1`);
       await runtime.close();
-      forgetPgliteSingleton();
+      forgetSqlSingletons();
     },
   };
 }

@@ -99,9 +99,10 @@ function asParameters(row: object, names: readonly string[]): object {
 
 /**
  * `queryRows` for a query whose LIMIT or OFFSET follows an index's order: run with sorts and
- * bitmap scans made a last resort (SET LOCAL, in a transaction of its own), so the index is
- * walked in order and stops after the rows asked for. PGlite never analyses a table, and without
- * statistics the planner reads every matching row and sorts them, which costs the whole slice.
+ * bitmap scans made a last resort (set for its transaction only, in a transaction of its own), so
+ * the index is walked in order and stops after the rows asked for. PGlite never analyses a table,
+ * and without statistics the planner reads every matching row and sorts them, which costs the
+ * whole slice. JIT compilation is off too (`inIndexOrder`).
  */
 export async function queryRowsInIndexOrder<T>(db: Db, query: SQL): Promise<T[]> {
   return inIndexOrder(db, (tx) => queryRows<T>(tx, query));
@@ -112,10 +113,18 @@ export async function queryJsonRowsInIndexOrder<T>(db: Db, query: SQL): Promise<
   return inIndexOrder(db, (tx) => queryJsonRows<T>(tx, query));
 }
 
+/**
+ * Runs `read` in a transaction whose planner walks indexes in order (`queryRowsInIndexOrder`), the
+ * settings made in one statement. JIT is off as well: a plan that must still sort (a few rows, as
+ * the lesson count's last row or the top-k walk's aggregates) carries the penalty cost of a
+ * disabled sort (10^10), above every JIT threshold, so a PostgreSQL built with LLVM (Debian's is)
+ * compiled each such statement: 160-200 ms for a 2 ms lesson count on the 1M bench database (an
+ * agent's start-up read of its 100,000 lessons took 63 s; 7.4 s with JIT off), several ms for
+ * each top-k walk of the weekly metrics.
+ */
 async function inIndexOrder<T>(db: Db, read: (tx: Db) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`SET LOCAL enable_sort = off`);
-    await tx.execute(sql`SET LOCAL enable_bitmapscan = off`);
+    await tx.execute(sql`SELECT set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)`);
     return read(tx);
   });
 }
