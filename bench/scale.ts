@@ -40,9 +40,8 @@ import { textOf } from './synthetic-text';
  * With SCALE_DATA_DIR set, the database is grown in that (new or empty) directory and kept, so the
  * largest step's database can be examined afterwards (start-up, a single slow statement). With
  * POSTGRES_URL set (as for the CLI and the demo), it is grown in that PostgreSQL database instead
- * (with pgvector; one that holds no ledger entry of the agent, or the run stops before adding any),
- * whose server is a process of its own:
- * PGlite runs in the agent's process and reads and writes its files there. With
+ * (with pgvector; one that holds no ledger entry of the agent, or the run stops before adding any).
+ * Its server is a process of its own, where PGlite reads and writes its files in the agent's. With
  * SCALE_HEAP_SNAPSHOT_DIR set, a heap snapshot of the bench's process is written there after each
  * step's ledger phase (`scale-<outcomes>.heapsnapshot`, V8 format), for `bench/heap-retainers.ts`.
  */
