@@ -4,7 +4,7 @@
 // outcome ids reads only its own rows, the first and the last range too.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type SQL, sql } from 'drizzle-orm';
-import { SCAN_LESSONS_GROUP_INDEX, scanLessonIdsOfGroup, scanLessonIdsOfGroupQuery, scanLessonIdsPageQuery } from '../../src/scan/scan-lesson-sql';
+import { countScanLessonsPageQuery, SCAN_LESSONS_GROUP_INDEX, scanLessonIdsOfGroup, scanLessonIdsOfGroupQuery, scanLessonIdsPageQuery } from '../../src/scan/scan-lesson-sql';
 import { type TrajectoryService, trajectoryServiceOf } from '../../src/trajectories/trajectory-service';
 import { trajectoryPageQuery } from '../../src/trajectories/trajectory-store';
 import { inRefRange, newestQuery } from '../../src/ledger/ledger-store';
@@ -23,9 +23,9 @@ const TRAJECTORIES = 120;
 const SAME_TIME = '2026-11-01T00:00:00.000Z';
 const OUTCOMES = 3_000;
 
-/** The plan of `query`, with how many rows each node returned. */
-async function plan(agent: TestAgent, query: SQL): Promise<string> {
-  const rows = await queryRows<{ 'QUERY PLAN': string }>(dbOf(agent.runtime), sql`EXPLAIN ANALYZE ${query}`);
+/** The plan of `query`, with how many rows each node returned, read by `read` (`queryRowsInIndexOrder` for a read made in index order). */
+async function plan(agent: TestAgent, query: SQL, read: typeof queryRows = queryRows): Promise<string> {
+  const rows = await read<{ 'QUERY PLAN': string }>(dbOf(agent.runtime), sql`EXPLAIN ANALYZE ${query}`);
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
@@ -88,11 +88,10 @@ describe('page plans', () => {
     expect(await queryRowsInIndexOrder(db, settings)).toEqual([{ sort: 'off', bitmap: 'off', jit: 'off' }]);
     const [after] = await queryRows<{ sort: string; bitmap: string }>(db, settings);
     expect([after?.sort, after?.bitmap]).toEqual(['on', 'on']);
-    // A sort that cannot be avoided (the last of a page, as the lesson count reads it) carries the
-    // penalty cost of a disabled sort, over every JIT threshold: a PostgreSQL built with LLVM
-    // compiled the statement unless JIT is off (PGlite has no JIT).
-    const last = sql`WITH page AS MATERIALIZED (${scanLessonIdsPageQuery(agent.runtime.agentId, { limit: 20, after: null })}) SELECT id FROM page ORDER BY last_seen ASC, id::uuid DESC LIMIT 1`;
-    const text = (await queryRowsInIndexOrder<{ 'QUERY PLAN': string }>(db, sql`EXPLAIN ANALYZE ${last}`)).map((r) => r['QUERY PLAN']).join('\n');
+    // The lesson count sorts its page to find the last lesson: a sort that cannot be avoided
+    // carries the penalty cost of a disabled sort, over every JIT threshold, so a PostgreSQL built
+    // with LLVM compiled the statement unless JIT is off (PGlite has no JIT).
+    const text = await plan(agent, countScanLessonsPageQuery(agent.runtime.agentId, { limit: 20, after: null }), queryRowsInIndexOrder);
     expect(text).toContain('Sort');
     expect(text).not.toContain('JIT');
   });
@@ -100,7 +99,7 @@ describe('page plans', () => {
   test('the newest 10 transactions of one category are read 10 index entries backwards, unsorted, with sorts and bitmap scans a last resort as the ledger reads them', async () => {
     const category = 'false_positive';
     const query = newestQuery(agent.runtime.agentId, 10, category);
-    const text = (await queryRowsInIndexOrder<{ 'QUERY PLAN': string }>(dbOf(agent.runtime), sql`EXPLAIN ANALYZE ${query}`)).map((r) => r['QUERY PLAN']).join('\n');
+    const text = await plan(agent, query, queryRowsInIndexOrder);
     expect(text).toContain('Index Scan Backward using ledger_category_idx');
     expect(text).not.toContain('Sort');
     expect(mostRows(text)).toBe(10);

@@ -69,14 +69,16 @@ export function scanLessonIdsPageQuery(agentId: string, options: { limit: number
  * count of the 100,000 lessons of the 1M bench database took 100–230 ms).
  */
 export async function countScanLessonsPage(db: Db, agentId: string, options: { limit: number; after: ScanLessonCursor | null }): Promise<{ n: number; last: ScanLessonCursor | null }> {
-  const [row] = await queryRowsInIndexOrder<{ n: number | string; id: string | null; last_seen: string | null }>(
-    db,
-    sql`WITH page AS MATERIALIZED (${scanLessonIdsPageQuery(agentId, options)})
-        SELECT (SELECT count(*) FROM page) AS n, l.id, l.last_seen
-        FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT id, last_seen FROM page ORDER BY last_seen ASC, id::uuid DESC LIMIT 1) l ON true`,
-  );
+  const [row] = await queryRowsInIndexOrder<{ n: number | string; id: string | null; last_seen: string | null }>(db, countScanLessonsPageQuery(agentId, options));
   const n = Number(row?.n ?? 0);
   return { n, last: n > 0 && row?.id != null && row.last_seen != null ? { id: row.id, lastSeen: row.last_seen } : null };
+}
+
+/** The statement of `countScanLessonsPage`: the page's size, and its last lesson (a sort of the page's rows). */
+export function countScanLessonsPageQuery(agentId: string, options: { limit: number; after: ScanLessonCursor | null }): SQL {
+  return sql`WITH page AS MATERIALIZED (${scanLessonIdsPageQuery(agentId, options)})
+      SELECT (SELECT count(*) FROM page) AS n, l.id, l.last_seen
+      FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT id, last_seen FROM page ORDER BY last_seen ASC, id::uuid DESC LIMIT 1) l ON true`;
 }
 
 /** Ids of the lessons of one group (through the group index). */
