@@ -172,6 +172,7 @@ export async function withStallMeter<T>(
  * With BENCH_COLLECTOR_HINTS=off, the plugin's collector hints (`collectorHints`) are not given in
  * the bench's processes (the agent process `bench/scale.ts` starts inherits the setting): Bun's
  * collector left to its own triggers, to compare the pauses and the memory with and without them.
+ * It matters on PGlite only: on PostgreSQL the plugin gives no hints.
  */
 if (process.env.BENCH_COLLECTOR_HINTS === 'off') collectorHints.hint = () => false;
 /**

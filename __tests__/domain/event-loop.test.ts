@@ -53,10 +53,27 @@ describe('CollectorHints', () => {
     }
   });
 
+  test('no hint while hints are not wanted (no PGlite in the process); the first once they are', () => {
+    const gc = spyOn(Bun, 'gc').mockImplementation(() => 0);
+    try {
+      let wanted = false;
+      const hints = new CollectorHints(() => wanted);
+      const t = performance.now();
+      expect(hints.hint(t, () => 0)).toBe(false);
+      expect(hints.hint(t + COLLECTOR_HINT_EVERY_MS, () => 0)).toBe(false);
+      expect(gc.mock.calls).toEqual([]);
+      wanted = true;
+      expect(hints.hint(t + COLLECTOR_HINT_EVERY_MS + 1, () => 0)).toBe(true);
+      expect(gc.mock.calls).toEqual([[false]]);
+    } finally {
+      gc.mockRestore();
+    }
+  });
+
   test('the first hint asks the collector, the next right after it does not', () => {
     const gc = spyOn(Bun, 'gc').mockImplementation(() => 0);
     try {
-      const hints = new CollectorHints();
+      const hints = new CollectorHints(() => true);
       expect(hints.hint()).toBe(true);
       expect(hints.hint()).toBe(false);
       expect(gc.mock.calls).toEqual([[false]]);
@@ -68,7 +85,7 @@ describe('CollectorHints', () => {
   test(`asks Bun's collector to run concurrently, at most once every ${COLLECTOR_HINT_EVERY_MS} ms`, () => {
     const gc = spyOn(Bun, 'gc').mockImplementation(() => 0);
     try {
-      const hints = new CollectorHints();
+      const hints = new CollectorHints(() => true);
       const t = performance.now();
       expect(hints.hint(t, () => 0)).toBe(true);
       expect(hints.hint(t + 1, () => 0)).toBe(false);
@@ -87,7 +104,7 @@ describe('CollectorHints', () => {
       return 0;
     });
     try {
-      const hints = new CollectorHints();
+      const hints = new CollectorHints(() => true);
       const t = performance.now();
       expect(hints.hint(t, () => fakeNow)).toBe(true);
       expect(hints.hint(t + COLLECTOR_HINT_EVERY_MS, () => fakeNow)).toBe(false);
@@ -106,7 +123,7 @@ describe('CollectorHints', () => {
       return 0;
     });
     try {
-      const hints = new CollectorHints();
+      const hints = new CollectorHints(() => true);
       const t = performance.now();
       expect(hints.hint(t, () => fakeNow)).toBe(true);
       expect(hints.hint(t + (COLLECTOR_HINT_MAX_MS + 1) * COLLECTOR_HINT_COST_SHARE, () => fakeNow)).toBe(false);
@@ -126,7 +143,7 @@ describe('CollectorHints', () => {
       return 0;
     });
     try {
-      const hints = new CollectorHints();
+      const hints = new CollectorHints(() => true);
       let t = 0;
       expect(hints.hint(t, () => fakeNow)).toBe(true);
       const pauses: number[] = [];

@@ -37,11 +37,17 @@ export async function startAgent(options: { plugins?: Plugin[]; settings?: Recor
   };
   // Tests start from a settled agent: every service of the plugin started (a message handled before
   // the ELO book has started records no retrieval) and every stored lesson read (an agent's start
-  // waits for neither).
-  await Promise.all((selfImprovePlugin.services ?? []).map((s) => booted.runtime.getServiceLoadPromise(s.serviceType as never)));
-  const service = await scanOutcomeServiceOf(booted.runtime);
-  await service.scanLessonsReady();
-  return { ...booted, close, service };
+  // waits for neither). An agent that does not settle is closed (its database dropped) before the
+  // error goes on.
+  try {
+    await Promise.all((selfImprovePlugin.services ?? []).map((s) => booted.runtime.getServiceLoadPromise(s.serviceType as never)));
+    const service = await scanOutcomeServiceOf(booted.runtime);
+    await service.scanLessonsReady();
+    return { ...booted, close, service };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
 }
 
 let counter = 0;

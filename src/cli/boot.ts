@@ -1,14 +1,7 @@
 import { AgentRuntime, type Character, type Plugin, type UUID, stringToUuid } from '@elizaos/core';
 import sqlPlugin from '@elizaos/plugin-sql';
+import { sqlSingletons } from '../shared/plugin-sql-globals';
 import { serviceSettled } from '../shared/service-of';
-
-/**
- * Where plugin-sql keeps its one-per-process PGlite client and its PostgreSQL pools (globals).
- * A second boot in one process must drop them: the PGlite client is of the first data directory,
- * and the pool is keyed by server, not by URL, so a runtime booted on another database would use
- * the first one's pool (its database), and closing either would end the other's.
- */
-const SQL_SINGLETONS = Symbol.for('@elizaos/plugin-sql/global-singletons');
 
 export interface BootOptions {
   /** PGlite directory, or `memory://` for a throw-away database. Ignored when `postgresUrl` is set. */
@@ -27,9 +20,14 @@ export interface BootedRuntime {
   close(): Promise<void>;
 }
 
-/** Drops plugin-sql's PGlite client and PostgreSQL pools from its globals; each runtime already booted keeps its own. */
+/**
+ * Drops plugin-sql's PGlite client and PostgreSQL pools from its globals; each runtime already
+ * booted keeps its own. A second boot in one process must: the PGlite client is of the first data
+ * directory, and the pool is keyed by server, not by URL, so a runtime booted on another database
+ * would use the first one's pool (its database), and closing either would end the other's.
+ */
 function forgetSqlSingletons(): void {
-  const singletons = (globalThis as Record<symbol, Record<string, unknown> | undefined>)[SQL_SINGLETONS];
+  const singletons = sqlSingletons();
   if (!singletons) return;
   delete singletons.pgLiteClientManager;
   delete singletons.postgresConnectionManagers;

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { pgliteInProcess } from './plugin-sql-globals';
 
 /**
  * Gives the event loop a turn (timers, I/O, other requests) before going on. Long work on PGlite
@@ -117,16 +118,27 @@ export const COLLECTOR_HINT_RETRY_MAX_MS = 64 * COLLECTOR_HINT_RETRY_MS;
  * turn every 10 writes, 450 MB with this hint as well. Nothing under Node (V8 bounds its own heap).
  * The process has one (`collectorHints`); a test makes its own, so hints the rest of the process
  * gave (some slow, on a big heap) never decide what it sees.
+ *
+ * Hints are given only while plugin-sql runs PGlite in this process (`pgliteInProcess`), whose
+ * garbage they are for. An agent on PostgreSQL waits on a socket for each statement, and Bun's
+ * collector runs from those turns: on the 1M bench database on PostgreSQL, without hints, the
+ * bench's process and an agent process held no more (576 and 465 MB against 645 and 540 MB with
+ * them), twelve agent processes started on it alternately with and without hints had the same
+ * RSS and provider times, and the one stall over 100 ms of the run with hints (a 145.8 ms hint)
+ * was gone (docs/scale-runs.md, the forty-fifth run).
  */
 export class CollectorHints {
   private nextHintMs = Number.NEGATIVE_INFINITY;
   /** How long the hints stop after the next slow one. */
   private retryMs = COLLECTOR_HINT_RETRY_MS;
 
+  /** `wanted`: whether hints are given now (by default, while plugin-sql runs PGlite in this process). */
+  constructor(private readonly wanted: () => boolean = pgliteInProcess) {}
+
   /** `clock` times the hint itself (a test's may be fake). True when the collector was asked. */
   hint(nowMs = performance.now(), clock: () => number = () => performance.now()): boolean {
     const gc = (globalThis as { Bun?: { gc?: (force: boolean) => void } }).Bun?.gc;
-    if (gc === undefined || nowMs < this.nextHintMs) return false;
+    if (gc === undefined || nowMs < this.nextHintMs || !this.wanted()) return false;
     const startedMs = clock();
     gc(false);
     const costMs = clock() - startedMs;
