@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { collectorHints } from '../src/shared/event-loop';
+import { sqlSingletons } from '../src/shared/plugin-sql-globals';
 import { describeSpan, procSample } from './proc-sample';
 
 /** Percentile of a list of numbers (nearest rank). */
@@ -281,8 +282,8 @@ export function watchPgliteStatementEnds(ended: (ms: number, sql: string, parts:
 
 /** plugin-sql's PGlite client of this process, or undefined. */
 function pgliteClient(): Record<string, unknown> | undefined {
-  const singletons = (globalThis as Record<symbol, { pgLiteClientManager?: { client: Record<string, unknown> } } | undefined>)[Symbol.for('@elizaos/plugin-sql/global-singletons')];
-  return singletons?.pgLiteClientManager?.client;
+  const manager = sqlSingletons()?.pgLiteClientManager as { client: Record<string, unknown> } | undefined;
+  return manager?.client;
 }
 
 /**
