@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
-import { ContextVocabulary, wordsOf } from '../../src/scan/model/context-vocabulary';
+import { ContextVocabulary, wordListOf, wordsOf } from '../../src/scan/model/context-vocabulary';
 
 /** The scan the vocabulary replaces: every known value in the order it became known, the first whose words the padded text contains. */
 class Reference {
@@ -35,7 +35,7 @@ describe('ContextVocabulary', () => {
           vocabulary.count(o.value, o.delta);
           reference.count(o.value, o.delta);
         }
-        for (const m of messages) expect(vocabulary.findIn(wordsOf(m))).toBe(reference.findIn(m));
+        for (const m of messages) expect(vocabulary.findIn(wordListOf(m))).toBe(reference.findIn(m));
       }),
       { numRuns: 500 },
     );
@@ -44,9 +44,9 @@ describe('ContextVocabulary', () => {
   test('whole words only, in any spelling; the value known first wins', () => {
     const vocabulary = new ContextVocabulary();
     for (const v of ['go', 'payments-api-5', 'payments-api']) vocabulary.count(v, 1);
-    expect(vocabulary.findIn(wordsOf('a good day'))).toBeNull();
-    expect(vocabulary.findIn(wordsOf('Payments_API 5 is down'))).toBe('payments-api-5');
+    expect(vocabulary.findIn(wordListOf('a good day'))).toBeNull();
+    expect(vocabulary.findIn(wordListOf('Payments_API 5 is down'))).toBe('payments-api-5');
     vocabulary.count('payments-api-5', -1);
-    expect(vocabulary.findIn(wordsOf('Payments_API 5 is down'))).toBe('payments-api');
+    expect(vocabulary.findIn(wordListOf('Payments_API 5 is down'))).toBe('payments-api');
   });
 });

@@ -138,15 +138,19 @@ export class EloHotSet {
   async lookup(refs: readonly ItemRef[], nowMs = Date.now()): Promise<(kind: string, id: string) => EloItemState | undefined> {
     await this.settled();
     const known = new Map<string, EloItemState>();
-    const cold: ItemRef[] = [];
-    for (const r of unique(refs)) {
+    // Keyed, so a ref named twice is read once; the last of them is the one read (as `unique`).
+    const cold = new Map<string, ItemRef>();
+    for (const r of refs) {
       const key = ratingKey(r.kind, r.id);
       const item = this.items.get(key)?.item;
       if (item) known.set(key, item);
-      else if (!this.complete && !((this.absent.get(key)?.until ?? 0) > nowMs)) cold.push(r);
+      else if (!this.complete && !((this.absent.get(key)?.until ?? 0) > nowMs)) cold.set(key, r);
     }
-    for (const [key, item] of await this.readCold(cold, nowMs)) known.set(key, item);
-    return (kind, id) => this.items.get(ratingKey(kind, id))?.item ?? known.get(ratingKey(kind, id));
+    if (cold.size > 0) for (const [key, item] of await this.readCold([...cold.values()], nowMs)) known.set(key, item);
+    return (kind, id) => {
+      const key = ratingKey(kind, id);
+      return this.items.get(key)?.item ?? known.get(key);
+    };
   }
 
   /** The items taken as never stored whose answer expires by `byMs`, oldest answer first: what `readAgain` keeps answering from memory. */

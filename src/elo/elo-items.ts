@@ -191,7 +191,7 @@ export class EloItems {
     const stateOf = await this.hot.lookup(refs);
     return (kind, id) => {
       const item = stateOf(kind, id);
-      return item ? this.rated.at(item, nowMs).elo : this.rated.current(kind, id, nowMs);
+      return item ? this.rated.eloAt(item, nowMs) : this.rated.current(kind, id, nowMs);
     };
   }
 

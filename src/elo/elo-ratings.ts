@@ -28,12 +28,17 @@ export class EloRatings {
   /** An item's rating at `nowMs`: its stored rating drifted for the days since last use, or its starting rating when unseen (or not in memory). */
   current(kind: string, id: string, nowMs: number): number {
     const item = this.items.peek(ratingKey(kind, id));
-    return item ? this.drifted(item, nowMs) : this.startEloFor(kind, id);
+    return item ? this.eloAt(item, nowMs) : this.startEloFor(kind, id);
   }
 
   /** The item with its rating at `nowMs` (drift applied, not stored). */
   at(item: EloItemState, nowMs: number): EloItemState {
-    return { ...item, elo: this.drifted(item, nowMs) };
+    return { ...item, elo: this.eloAt(item, nowMs) };
+  }
+
+  /** The item's rating at `nowMs` (drift applied, not stored): `at`'s rating without copying the item. */
+  eloAt(item: EloItemState, nowMs: number): number {
+    return ratingAt(item, nowMs, this.settings.driftPerDay);
   }
 
   /** The item, created at its starting rating or with the drift since its last use applied (and logged), now marked used. */
@@ -45,7 +50,7 @@ export class EloRatings {
       item = { kind, id, elo: start, startElo: start, updates: 0, lastUsedMs: atMs };
       this.items.set(key, item);
     } else {
-      const drifted = this.drifted(item, atMs);
+      const drifted = this.eloAt(item, atMs);
       if (Math.abs(drifted - item.elo) >= 0.01) this.change(item, drifted, item.updates, DRIFT_REASON, timestamp);
     }
     item.lastUsedMs = Math.max(item.lastUsedMs, atMs);
@@ -68,9 +73,5 @@ export class EloRatings {
 
   private startEloFor(kind: string, path: string): number {
     return INITIAL_ELO_BY_TIER[initialTierFor(this.settings.tierRules, kind, path)];
-  }
-
-  private drifted(item: EloItemState, nowMs: number): number {
-    return ratingAt(item, nowMs, this.settings.driftPerDay);
   }
 }

@@ -199,8 +199,8 @@ export class ScanLessonIndex {
     }
   }
 
-  /** The value of `field` some lesson has that `messageWords` (`wordsOf` a message) names as whole words; the one known first when several are. */
-  valueNamedIn(field: ContextField, messageWords: string): string | null {
+  /** The value of `field` some lesson has that `messageWords` (`wordListOf` a message) names as whole words; the one known first when several are. */
+  valueNamedIn(field: ContextField, messageWords: readonly string[]): string | null {
     return this.vocabularies[field].findIn(messageWords);
   }
 

@@ -12,12 +12,18 @@ const STOPWORDS = new Set([
   'or', 'that', 'the', 'this', 'to', 'was', 'were', 'with',
 ]);
 
+const WORD = /[\p{L}\p{N}_][\p{L}\p{N}_\-./]*/gu;
+const TRAILING_PUNCTUATION = /[\-./]+$/u;
+const LETTER = /\p{L}/u;
+
 /** Lower-case word tokens that contain at least one letter, stopwords removed. */
 export function lexicalTokens(text: string): string[] {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}_][\p{L}\p{N}_\-./]*/gu) ?? [];
-  return words
-    .map((w) => w.replace(/[\-./]+$/u, ''))
-    .filter((w) => /\p{L}/u.test(w) && !STOPWORDS.has(w));
+  const tokens: string[] = [];
+  for (const word of text.toLowerCase().match(WORD) ?? []) {
+    const token = word.replace(TRAILING_PUNCTUATION, '');
+    if (LETTER.test(token) && !STOPWORDS.has(token)) tokens.push(token);
+  }
+  return tokens;
 }
 
 /** FNV-1a, 32 bit. */
@@ -45,8 +51,11 @@ export function lexicalVector(text: string): number[] {
     addFeature(vector, tokens[i] as string, 1);
     if (i > 0) addFeature(vector, `${tokens[i - 1]} ${tokens[i]}`, 0.5);
   }
+  // Index loops: a typed array's iterator costs more than the hashing (two vectors per prompt).
   let norm = 0;
-  for (const v of vector) norm += v * v;
+  for (let d = 0; d < LEXICAL_DIMENSIONS; d++) norm += (vector[d] as number) * (vector[d] as number);
   norm = Math.sqrt(norm);
-  return Array.from(vector, (v) => (norm === 0 ? 0 : v / norm));
+  const unit: number[] = [];
+  for (let d = 0; d < LEXICAL_DIMENSIONS; d++) unit.push(norm === 0 ? 0 : (vector[d] as number) / norm);
+  return unit;
 }

@@ -18,6 +18,12 @@ export function clipText(text: string, maxChars: number): string {
   return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
 }
 
+const LINE_BREAKS = /[\r\n\t\v\f\u0085\u2028\u2029]+/g;
+const SECTION_MARKS = /[<>`[\]]/g;
+const SECTION_MARK_STANDS_IN: Record<string, string> = { '<': '‹', '>': '›', '`': "'", '[': '(', ']': ')' };
+const SPACE_RUNS = /\s{2,}/g;
+const LEADING_HEADER_MARKS = /^(#+\s*)+/;
+
 /**
  * One line of inert text: every line break (\n, \r, \v, \f, U+0085, U+2028, U+2029) and tab becomes a space, characters that could open or close a
  * section (`<`, `>`, backticks, `#` at the start, `[`/`]` pairs used by headers) are replaced,
@@ -25,15 +31,11 @@ export function clipText(text: string, maxChars: number): string {
  */
 export function escapeForPrompt(text: string, maxChars = 400): string {
   const flat = text
-    .replace(/[\r\n\t\v\f\u0085\u2028\u2029]+/g, ' ')
-    .replace(/</g, '‹')
-    .replace(/>/g, '›')
-    .replace(/`/g, "'")
-    .replace(/\[/g, '(')
-    .replace(/\]/g, ')')
-    .replace(/\s{2,}/g, ' ')
+    .replace(LINE_BREAKS, ' ')
+    .replace(SECTION_MARKS, (mark) => SECTION_MARK_STANDS_IN[mark] as string)
+    .replace(SPACE_RUNS, ' ')
     .trim()
-    .replace(/^(#+\s*)+/, '');
+    .replace(LEADING_HEADER_MARKS, '');
   return clipText(flat, maxChars);
 }
 

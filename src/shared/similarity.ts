@@ -30,7 +30,14 @@ export interface SparseQuery {
 }
 
 export function sparseQuery(unit: Float32Array): SparseQuery {
-  const indices: number[] = [];
-  for (let i = 0; i < unit.length; i++) if (unit[i] !== 0) indices.push(i);
-  return { indices: Int32Array.from(indices), values: Float32Array.from(indices, (i) => unit[i] as number) };
+  let nonZero = 0;
+  for (let i = 0; i < unit.length; i++) if (unit[i] !== 0) nonZero++;
+  const indices = new Int32Array(nonZero);
+  const values = new Float32Array(nonZero);
+  for (let i = 0, k = 0; i < unit.length; i++) {
+    if (unit[i] === 0) continue;
+    indices[k] = i;
+    values[k++] = unit[i] as number;
+  }
+  return { indices, values };
 }
