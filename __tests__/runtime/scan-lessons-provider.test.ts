@@ -72,3 +72,31 @@ describe('SCAN_LESSONS in composeState', () => {
     expect(state.values.scanFindingPrior).toBeUndefined();
   });
 });
+
+describe('SCAN_LESSONS after a lesson is reinforced', () => {
+  const xss = (l: ScanLesson) => l.metadata.finding_category === 'xss';
+
+  test("the prompt shows the lesson's new figures, not the line it showed before", async () => {
+    const agent = await startAgent({ plugins: [createTestModelsPlugin().plugin] });
+    try {
+      const lineOf = async (text: string) => promptSection((await agent.runtime.composeState(await chatMessage(agent.runtime, text))).text, SCAN_LESSONS_HEADER).split('\n')[1] as string;
+      await agent.service.ingest(makeRows({ n: 40, labels: ['rejected_fp', 'rejected_fp', 'rejected_fp', 'fixed'], category: 'xss', keyPrefix: 'first' }));
+      await agent.service.learnPending({ asOf: Date.parse('2026-11-12T00:00:00Z') });
+      const before = await lineOf('semgrep flagged another xss on payments, worth reporting?');
+      expect(before).toContain('n=40;');
+
+      await agent.service.ingest(makeRows({ n: 40, labels: ['rejected_fp', 'rejected_fp', 'rejected_fp', 'fixed'], category: 'xss', keyPrefix: 'second', startIso: '2026-11-12T00:00:00Z' }));
+      await agent.service.learnPending({ asOf: Date.parse('2026-11-15T00:00:00Z') });
+      const lessons = agent.service.listScanLessons().filter(xss);
+      expect(lessons.length).toBe(1);
+      const lesson = lessons[0] as ScanLesson;
+      expect(lesson.metadata.sample_size).toBeGreaterThan(40);
+      const after = await lineOf('semgrep flagged one more xss on payments, worth reporting?');
+      expect(after).toContain(`[${lesson.id}]`);
+      expect(after).toContain(`n=${lesson.metadata.sample_size};`);
+      expect(after).not.toBe(before);
+    } finally {
+      await agent.close();
+    }
+  });
+});
