@@ -138,15 +138,13 @@ export class EloHotSet {
   async lookup(refs: readonly ItemRef[], nowMs = Date.now()): Promise<(kind: string, id: string) => EloItemState | undefined> {
     await this.settled();
     const known = new Map<string, EloItemState>();
-    // Keyed, so a ref named twice is read once; the last of them is the one read (as `unique`).
-    const cold = new Map<string, ItemRef>();
-    for (const r of refs) {
-      const key = ratingKey(r.kind, r.id);
+    const cold: ItemRef[] = [];
+    for (const [key, r] of byRatingKey(refs)) {
       const item = this.items.get(key)?.item;
       if (item) known.set(key, item);
-      else if (!this.complete && !((this.absent.get(key)?.until ?? 0) > nowMs)) cold.set(key, r);
+      else if (!this.complete && !((this.absent.get(key)?.until ?? 0) > nowMs)) cold.push(r);
     }
-    if (cold.size > 0) for (const [key, item] of await this.readCold([...cold.values()], nowMs)) known.set(key, item);
+    if (cold.length > 0) for (const [key, item] of await this.readCold(cold, nowMs)) known.set(key, item);
     return (kind, id) => {
       const key = ratingKey(kind, id);
       return this.items.get(key)?.item ?? known.get(key);
@@ -167,7 +165,7 @@ export class EloHotSet {
    * process's rating within ABSENT_FOR_MS.
    */
   async readAgain(refs: readonly ItemRef[], nowMs: number): Promise<void> {
-    await this.readCold(unique(refs).filter((r) => !this.items.has(ratingKey(r.kind, r.id))), nowMs);
+    await this.readCold(refsWhere(refs, (key) => !this.items.has(key)), nowMs);
   }
 
   /** Items taken as never stored now. */
@@ -231,7 +229,7 @@ export class EloHotSet {
   private async bringIn(refs: readonly ItemRef[]): Promise<void> {
     const absent = new Set<string>();
     for (;;) {
-      const missing = this.complete ? [] : unique(refs).filter((r) => !this.items.has(ratingKey(r.kind, r.id)) && !absent.has(ratingKey(r.kind, r.id)));
+      const missing = this.complete ? [] : refsWhere(refs, (key) => !this.items.has(key) && !absent.has(key));
       if (missing.length === 0) return;
       const rows = await this.source.loadItems(missing);
       for (const r of missing) absent.add(ratingKey(r.kind, r.id));
@@ -297,8 +295,16 @@ interface Held {
   chance: number;
 }
 
-function unique(refs: readonly ItemRef[]): ItemRef[] {
+/** The refs by rating key, one per item (the last ref naming it): each key computed once. */
+function byRatingKey(refs: readonly ItemRef[]): Map<string, ItemRef> {
   const byKey = new Map<string, ItemRef>();
   for (const r of refs) byKey.set(ratingKey(r.kind, r.id), r);
-  return [...byKey.values()];
+  return byKey;
+}
+
+/** One ref per item (`byRatingKey`), those whose key `keep` accepts. */
+function refsWhere(refs: readonly ItemRef[], keep: (key: string) => boolean): ItemRef[] {
+  const kept: ItemRef[] = [];
+  for (const [key, r] of byRatingKey(refs)) if (keep(key)) kept.push(r);
+  return kept;
 }
