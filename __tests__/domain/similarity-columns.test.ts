@@ -18,6 +18,14 @@ function expectCosines(columns: SimilarityColumns, stored: readonly number[][], 
   stored.forEach((v, slot) => expect(got[slot] as number).toBeCloseTo(cosineSimilarity(query, v), 4));
 }
 
+/** Removes `slot` from the columns and from `stored` alike (the last vector moves into the gap); what `removeSwap` returned. */
+function removeBoth(columns: SimilarityColumns, stored: number[][], slot: number): number | null {
+  const moved = columns.removeSwap(slot);
+  const last = stored.pop() as number[];
+  if (slot < stored.length) stored[slot] = last;
+  return moved;
+}
+
 describe('SimilarityColumns with listed columns', () => {
   test('after any adds, overwrites and removals, the cosines equal ml-distance cosine for every stored vector', () => {
     const op = fc.record({ kind: fc.constantFrom('add', 'add', 'add', 'set', 'remove'), at: fc.nat(), seed: fc.integer() });
@@ -36,10 +44,7 @@ describe('SimilarityColumns with listed columns', () => {
             stored[at % stored.length] = vector;
           } else {
             const slot = at % stored.length;
-            const moved = columns.removeSwap(slot);
-            const last = stored.pop() as number[];
-            if (slot < stored.length) stored[slot] = last;
-            expect(moved).toBe(slot < stored.length ? stored.length : null);
+            expect(removeBoth(columns, stored, slot)).toBe(slot < stored.length ? stored.length : null);
           }
         }
         const random = seeded(querySeed);
@@ -71,12 +76,34 @@ describe('SimilarityColumns with listed columns', () => {
     expect(columns.listedColumns).toBe(0);
     expectCosines(columns, stored, sparseVector(random, 1));
     // Remove the dense half again (the last slot each time): reading a column lists it again.
-    for (let i = 0; i < 600; i++) {
-      columns.removeSwap(stored.length - 1);
-      stored.pop();
-    }
+    for (let i = 0; i < 600; i++) removeBoth(columns, stored, stored.length - 1);
     expectCosines(columns, stored, sparseVector(random, 1));
     expect(columns.listedColumns).toBe(DIMENSIONS);
+    expectCosines(columns, stored, sparseVector(random, 1));
+  });
+
+  test('removals that leave a listed column non-zero in most slots make it read whole', () => {
+    const columns = new SimilarityColumns();
+    const random = seeded(11);
+    const stored: number[][] = [];
+    // Dimension 0 non-zero in every fifth vector (120 of 600: listed); the others in one of 11.
+    for (let i = 0; i < 600; i++) {
+      const v = new Array<number>(DIMENSIONS).fill(0);
+      if (i % 5 === 0) v[0] = 1 + random();
+      v[1 + (i % (DIMENSIONS - 1))] = random() - 0.5;
+      stored.push(v);
+      columns.add(v);
+    }
+    expect(columns.listedColumns).toBe(DIMENSIONS);
+    // Keep only the vectors non-zero in dimension 0: 120 of 120 slots, past the limit of 64.
+    for (let slot = stored.length - 1; slot >= 0; slot--) {
+      if ((stored[slot] as number[])[0] === 0) removeBoth(columns, stored, slot);
+    }
+    expect(stored).toHaveLength(120);
+    const query = new Array<number>(DIMENSIONS).fill(0);
+    query[0] = 1;
+    expectCosines(columns, stored, query);
+    expect(columns.listedColumns).toBe(DIMENSIONS - 1);
     expectCosines(columns, stored, sparseVector(random, 1));
   });
 

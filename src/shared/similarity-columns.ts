@@ -12,8 +12,9 @@ import { grown } from './typed-arrays';
  * lessons about 350 of the 384 columns are listed, and a cosine pass costs about 20 µs instead of
  * 50. A column holds a list while its non-zero slots are at most `listLimit` (a quarter of the
  * slots, or 64), loses it when it grows past that (an embedding model's vectors, non-zero
- * everywhere, lose every list by the 65th item), and gets it back, built when a query reads the
- * column, once it is down to half the limit.
+ * everywhere, lose every list by the 65th item) or when a query reads it after removals left it
+ * past that, and gets it back, built when a query reads the column, once it is down to half the
+ * limit.
  */
 export class SimilarityColumns {
   private columns: Float32Array[] = [];
@@ -155,7 +156,10 @@ export class SimilarityColumns {
       const column = this.columns[d];
       if (column === undefined) continue;
       let list = this.lists[d] as Int32Array | null;
-      if (list === null && (this.nonZero[d] as number) <= this.listLimit() >> 1) list = this.relist(d);
+      const nonZero = this.nonZero[d] as number;
+      // Removals shrink the limit: a list now past it is dropped here, as an add past it would drop it.
+      if (list !== null && nonZero > this.listLimit()) list = this.lists[d] = null;
+      else if (list === null && nonZero <= this.listLimit() >> 1) list = this.relist(d);
       if (list === null) {
         unlisted[unlistedCount++] = k;
         continue;
