@@ -18,6 +18,12 @@ function expectCosines(columns: SimilarityColumns, stored: readonly number[][], 
   stored.forEach((v, slot) => expect(got[slot] as number).toBeCloseTo(cosineSimilarity(query, v), 4));
 }
 
+/** Adds `vector` to the columns and to `stored` alike; the slot the columns gave it. */
+function addBoth(columns: SimilarityColumns, stored: number[][], vector: number[]): number {
+  stored.push(vector);
+  return columns.add(vector);
+}
+
 /** Removes `slot` from the columns and from `stored` alike (the last vector moves into the gap); what `removeSwap` returned. */
 function removeBoth(columns: SimilarityColumns, stored: number[][], slot: number): number | null {
   const moved = columns.removeSwap(slot);
@@ -37,8 +43,7 @@ describe('SimilarityColumns with listed columns', () => {
         for (const { kind, at, seed } of ops) {
           const vector = sparseVector(seeded(seed), density);
           if (kind === 'add' || stored.length === 0) {
-            expect(columns.add(vector)).toBe(stored.length);
-            stored.push(vector);
+            expect(addBoth(columns, stored, vector)).toBe(stored.length - 1);
           } else if (kind === 'set') {
             columns.set(at % stored.length, vector);
             stored[at % stored.length] = vector;
@@ -62,17 +67,12 @@ describe('SimilarityColumns with listed columns', () => {
     for (let i = 0; i < 600; i++) {
       const v = new Array<number>(DIMENSIONS).fill(0);
       v[i % DIMENSIONS] = random() < 0.5 ? -1 - random() : 1 + random();
-      stored.push(v);
-      columns.add(v);
+      addBoth(columns, stored, v);
     }
     expect(columns.listedColumns).toBe(DIMENSIONS);
     expectCosines(columns, stored, sparseVector(random, 1));
     // Dense vectors: every column past a quarter of the slots loses its list.
-    for (let i = 0; i < 600; i++) {
-      const v = sparseVector(random, 1);
-      stored.push(v);
-      columns.add(v);
-    }
+    for (let i = 0; i < 600; i++) addBoth(columns, stored, sparseVector(random, 1));
     expect(columns.listedColumns).toBe(0);
     expectCosines(columns, stored, sparseVector(random, 1));
     // Remove the dense half again (the last slot each time): reading a column lists it again.
@@ -91,8 +91,7 @@ describe('SimilarityColumns with listed columns', () => {
       const v = new Array<number>(DIMENSIONS).fill(0);
       if (i % 5 === 0) v[0] = 1 + random();
       v[1 + (i % (DIMENSIONS - 1))] = random() - 0.5;
-      stored.push(v);
-      columns.add(v);
+      addBoth(columns, stored, v);
     }
     expect(columns.listedColumns).toBe(DIMENSIONS);
     // Keep only the vectors non-zero in dimension 0: 120 of 120 slots, past the limit of 64.

@@ -35,7 +35,7 @@ export class SimilarityColumns {
 
   /** Appends a slot and returns its number. */
   add(vector: ArrayLike<number>): number {
-    if (this.columns.length > 0 && vector.length !== this.columns.length) throw new RangeError(`vector has ${vector.length} dimensions, the index ${this.columns.length}`);
+    if (this.columns.length > 0) this.checkDimensions(vector);
     const slot = this.used++;
     this.ensureCapacity(this.used, vector.length);
     this.set(slot, vector);
@@ -43,7 +43,7 @@ export class SimilarityColumns {
   }
 
   set(slot: number, vector: ArrayLike<number>): void {
-    if (vector.length !== this.columns.length) throw new RangeError(`vector has ${vector.length} dimensions, the index ${this.columns.length}`);
+    this.checkDimensions(vector);
     if (slot < 0 || slot >= this.used) throw new RangeError(`no slot ${slot}`);
     const unit = unitVector(vector);
     for (let d = 0; d < unit.length; d++) {
@@ -78,10 +78,11 @@ export class SimilarityColumns {
       const column = this.columns[d] as Float32Array;
       const removed = column[slot] !== 0;
       const moved = slot !== last && column[last] !== 0;
-      if (removed) this.nonZero[d] = (this.nonZero[d] as number) - 1;
       // The list loses `slot` when it was non-zero, then names the moved vector's new slot.
-      if (removed) this.unlistSlot(d, moved ? last : slot);
-      else if (moved) this.renameSlot(d, last, slot);
+      if (removed) {
+        this.nonZero[d] = (this.nonZero[d] as number) - 1;
+        this.unlistSlot(d, moved ? last : slot);
+      } else if (moved) this.renameSlot(d, last, slot);
       column[slot] = column[last] as number;
       // Slots past the end stay zero: the next `add` writes into a clean slot.
       column[last] = 0;
@@ -97,7 +98,7 @@ export class SimilarityColumns {
 
   private listSlot(d: number, slot: number): void {
     const list = this.lists[d];
-    if (list === null || list === undefined) return;
+    if (!list) return;
     if (this.nonZero[d] as number > this.listLimit()) {
       this.lists[d] = null;
       return;
@@ -111,20 +112,27 @@ export class SimilarityColumns {
 
   private unlistSlot(d: number, slot: number): void {
     const list = this.lists[d];
-    if (list === null || list === undefined) return;
+    if (!list) return;
     const last = (this.listLengths[d] as number) - 1;
-    const at = list.subarray(0, last + 1).indexOf(slot);
-    if (at < 0) throw new Error(`column ${d} does not list slot ${slot}`);
-    list[at] = list[last] as number;
+    list[this.placeInList(d, list, slot)] = list[last] as number;
     this.listLengths[d] = last;
   }
 
   private renameSlot(d: number, from: number, to: number): void {
     const list = this.lists[d];
-    if (list === null || list === undefined) return;
-    const at = list.subarray(0, this.listLengths[d]).indexOf(from);
-    if (at < 0) throw new Error(`column ${d} does not list slot ${from}`);
-    list[at] = to;
+    if (!list) return;
+    list[this.placeInList(d, list, from)] = to;
+  }
+
+  /** Where column `d`'s list names `slot`; a slot it should list and does not is a broken index. */
+  private placeInList(d: number, list: Int32Array, slot: number): number {
+    const at = list.subarray(0, this.listLengths[d]).indexOf(slot);
+    if (at < 0) throw new Error(`column ${d} does not list slot ${slot}`);
+    return at;
+  }
+
+  private checkDimensions(vector: ArrayLike<number>): void {
+    if (vector.length !== this.columns.length) throw new RangeError(`vector has ${vector.length} dimensions, the index ${this.columns.length}`);
   }
 
   /** Builds column `d`'s list again, from the column itself. */
@@ -210,7 +218,7 @@ export class SimilarityColumns {
     for (const { item, slot } of candidates) {
       if (slot < 0 || slot >= this.used) throw new RangeError(`no slot ${slot}`);
       if (unit === null) {
-        if (query.length !== this.columns.length) throw new RangeError(`vector has ${query.length} dimensions, the index ${this.columns.length}`);
+        this.checkDimensions(query);
         unit = unitVector(query);
       }
       let s = 0;
