@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { mulberry32 as seeded } from '../../examples/generate-outcomes';
 import fc from 'fast-check';
 import { freshness, rankScanLessons, type RankCandidate, TopK } from '../../src/scan/model/scan-lesson-ranking';
 import { escapeForPrompt, estimateTokens, packWithinBudget } from '../../src/shared/prompt-text';
@@ -74,6 +75,36 @@ describe('TopK.floor', () => {
     expect(new TopK<string>(0).floor()).toBe(Number.POSITIVE_INFINITY);
   });
 });
+
+describe('TopK against sorting every item', () => {
+  test('any stream, in any order, with ties: the best `limit` by score then id, and the floor after every offer', () => {
+    const random = seeded(4_242);
+    for (let trial = 0; trial < 300; trial++) {
+      const n = Math.floor(random() * 120);
+      const limit = [0, 1, 2, 5, 50, 200][trial % 6] as number;
+      // Few distinct scores, so ties (broken by id) are common; some at or below 0, one NaN now and then.
+      const items = Array.from({ length: n }, (_, i) => ({ id: `i${Math.floor(random() * 1e6)}-${i}`, score: random() < 0.02 ? Number.NaN : Math.round(random() * 20) / 10 - 0.3 }));
+      if (trial % 3 === 1) items.sort((x, y) => x.score - y.score);
+      const top = new TopK<number>(limit);
+      const seen: typeof items = [];
+      for (const [i, it] of items.entries()) {
+        top.offer(it.id, i, it.score);
+        seen.push(it);
+        const best = sortedBest(seen, limit);
+        expect(top.floor()).toBe(limit === 0 ? Number.POSITIVE_INFINITY : best.length < limit ? 0 : (best[best.length - 1] as { score: number }).score);
+      }
+      expect(top.result().map((r) => [r.id, r.score])).toEqual(sortedBest(items, limit).map((it) => [it.id, it.score]));
+    }
+  });
+});
+
+/** The reference: scores above 0, by score then id, the first `limit`. */
+function sortedBest<T extends { id: string; score: number }>(items: readonly T[], limit: number): T[] {
+  return items
+    .filter((it) => it.score > 0)
+    .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+    .slice(0, limit);
+}
 
 describe('TopK with a lower bound', () => {
   test('scores at or below 0 are left out by default; with −∞ every number counts (ratings below 0), NaN never, ties by id', () => {

@@ -10,6 +10,18 @@ import { heldScanLesson, type ScanLesson } from './scan-lesson-metadata';
 import { ContextVocabulary } from './model/context-vocabulary';
 import { ScanLessonSlots, type SlotFacts } from './scan-lesson-slots';
 import { WeightOrder } from './scan-lesson-weight-order';
+import { ContextSets } from './scan-lesson-context-sets';
+
+/**
+ * Lessons a message names a value of, or two values of, that `rankScored` scores from the sets
+ * holding them before its visit by weight, when there are at most this many (and at most one in
+ * `SCORED_FIRST_SHARE` of the lessons held): a value few lessons have (a project), or two that few
+ * have together (a scanner and a category). Scoring a lesson first costs what several visits do
+ * (its freshness and a place in the top, where most visits stop at the bound), so a set is scored
+ * first only when it is small next to the lessons the visit could go through.
+ */
+const SCORED_FIRST_AT_MOST = 256;
+const SCORED_FIRST_SHARE = 64;
 
 /** The fields a prompt's context can name, as the index counts them. */
 export const CONTEXT_FIELDS = ['project', 'scanner', 'model_name', 'category'] as const;
@@ -35,6 +47,12 @@ export interface RankQuery {
 
 export function scanLessonContextValue(lesson: ScanLesson, field: ContextField): string | null {
   return field === 'category' ? lesson.metadata.finding_category : lesson.metadata[field];
+}
+
+/** Lessons `rankScored` scores first: those holding the message's values of `fields`. */
+interface ScoredFirstSource {
+  entries: readonly IndexEntry[];
+  fields: number[];
 }
 
 interface IndexEntry {
@@ -63,6 +81,8 @@ export class ScanLessonIndex {
   private readonly slots = new ScanLessonSlots(CONTEXT_FIELDS.length);
   /** Lesson ids by scanner+category triage level: the lessons a finding's parent level stands on. */
   private readonly byScannerCategory = new Map<string, Set<UUID>>();
+  /** The lessons holding each context value, and each pair of values (`rankScored` scores them first). */
+  private readonly contextSets = new ContextSets<IndexEntry>(CONTEXT_FIELDS.length);
   /** Per context field, the values lessons have: what a message can name. */
   private readonly vocabularies = Object.fromEntries(CONTEXT_FIELDS.map((f) => [f, new ContextVocabulary()])) as Record<ContextField, ContextVocabulary>;
 
@@ -110,6 +130,7 @@ export class ScanLessonIndex {
     if (!vector && !old) throw new Error(`lesson ${lesson.id} has no vector`);
     const previous = this.lessons.get(lesson.id);
     if (previous) this.count(previous, -1);
+    if (old && previous) this.contextSets.delete(old, this.codesOf(previous));
     this.count(lesson, 1);
     const slot = old ? old.slot : this.columns.add(vector as ArrayLike<number>);
     if (old && vector) this.columns.set(slot, vector);
@@ -127,6 +148,7 @@ export class ScanLessonIndex {
       lastSeenMs: entry.lastSeenMs,
       context: CONTEXT_FIELDS.map((field) => scanLessonContextValue(lesson, field)),
     });
+    this.contextSets.add(entry, this.codesOf(lesson));
     this.byGroup.set(group, entries);
     this.lessons.set(lesson.id, lesson);
     const parent = triageLevelIds(parseGroupId(group)).scanner_category;
@@ -150,6 +172,7 @@ export class ScanLessonIndex {
     const entries = this.byGroup.get(group) as Map<UUID, IndexEntry>;
     const entry = entries.get(id) as IndexEntry;
     this.count(lesson, -1);
+    this.contextSets.delete(entry, this.codesOf(lesson));
     const moved = this.columns.removeSwap(entry.slot);
     if (moved !== null) {
       const last = this.bySlot[moved] as IndexEntry;
@@ -192,6 +215,11 @@ export class ScanLessonIndex {
     return [...own, ...related].slice(0, limit);
   }
 
+  /** The codes of a lesson's context values (`ScanLessonSlots.codeOf`), one per field. */
+  private codesOf(lesson: ScanLesson): number[] {
+    return CONTEXT_FIELDS.map((field) => this.slots.codeOf(scanLessonContextValue(lesson, field)));
+  }
+
   private count(lesson: ScanLesson, delta: number): void {
     for (const field of CONTEXT_FIELDS) {
       const value = scanLessonContextValue(lesson, field);
@@ -216,16 +244,21 @@ export class ScanLessonIndex {
   }
 
   /**
-   * `rank` with each lesson's score. Lessons are visited heaviest first by their weight decayed
-   * to a common time (`WeightOrder`), and the visit stops once no lesson left can reach the score
-   * the top needs: a score is at most the greatest relevance the message allows (the greatest
-   * cosine it has with any lesson held, every context field it names, and the topical match)
-   * times the weight decayed to the message's time (`WeightOrder.ceiling`). A message related to
-   * no lesson visits none. The result is the one visiting every lesson gives (ties go by id
-   * whatever the order). The lessons' facts are read in visit order (`ScanLessonSlots.gather`).
-   * With bench/scan-lessons-scale.ts's lessons (their evidence spread over 12 days at 1,000
-   * lessons, over 4 months at 10,000), a message naming a project, a scanner and a category visits
-   * about 440 of 1,000 lessons and 575 of 10,000 (sorted by weight alone: 960 and 8,600).
+   * `rank` with each lesson's score. The lessons holding a value the message names that few
+   * lessons hold (its project), or two of its values that few hold together (its scanner and
+   * category), are scored first (`scoredFirst`). The others are visited heaviest first by their
+   * weight decayed to a common time (`WeightOrder`), and the visit stops once no lesson left can
+   * reach the score the top needs: a score is at most the greatest relevance such a lesson can
+   * have (the greatest cosine the message has with any lesson held, the named fields it can still
+   * match, and the topical match) times the weight decayed to the message's time
+   * (`WeightOrder.ceiling`). A message related to no lesson visits none. The result is the one
+   * visiting every lesson gives (ties go by id whatever the order). The lessons' facts are read in
+   * visit order (`ScanLessonSlots.gather`). With bench/scan-lessons-scale.ts's lessons (their
+   * evidence spread over 12 days at 1,000 lessons, over 4 months at 10,000), a message naming a
+   * project, a scanner and a category visits about 440 of 1,000 lessons and 575 of 10,000 (sorted
+   * by weight alone: 960 and 8,600). On bench/scale.ts's 1M database (10,000 held), such a message
+   * visited 3,366 lessons while every lesson could match all three; with the one or two holding its
+   * project and the none holding its scanner and category together scored first, 480.
    */
   rankScored(vector: ArrayLike<number>, query: RankQuery, limit: number): Ranked<ScanLesson>[] {
     const cosines = this.columns.cosines(sparseQuery(unitVector(vector)));
@@ -240,11 +273,32 @@ export class ScanLessonIndex {
     const namedFields = named.filter((code) => code > 0).length;
     // Related to no lesson: none is similar beyond the floor, and the message matches no context.
     if (greatestCosine <= floor && namedFields === 0 && topicalMatch === 0) return [];
-    const greatestRelevance = scanLessonRelevance(greatestCosine, topicalMatch + namedFields);
-    const { order, facts } = this.slotsByWeight(query.halfLifeDays);
-    const { weight, confidence, lastSeenMs, context } = facts;
     const top = new TopK<ScanLesson>(limit);
     const minConfidence = query.minScanLessonConfidence;
+    // The lessons holding a rarely held value the message names (or two of its values) first, read where they lie.
+    const first = this.scoredFirst(named);
+    const sources = first.sources;
+    for (let i = 0; i < sources.length; i++) {
+      for (const e of (sources[i] as ScoredFirstSource).entries) {
+        const slot = e.slot;
+        // A lesson in two of the sets is scored from the first: it holds every value of that one's fields.
+        let earlier = false;
+        for (let j = 0; j < i && !earlier; j++) earlier = (sources[j] as ScoredFirstSource).fields.every((f) => this.slots.context[slot * fields + f] === named[f]);
+        if (earlier) continue;
+        if ((this.slots.confidence[slot] as number) < minConfidence) continue;
+        let contextMatches = topicalMatch;
+        for (let f = 0, at = slot * fields; f < fields; f++, at++) if (named[f] !== 0 && this.slots.context[at] === named[f]) contextMatches++;
+        const similarity = cosines[slot] as number;
+        if (similarity <= floor && contextMatches === 0) continue;
+        const score = scanLessonRelevance(similarity, contextMatches) * (this.slots.weight[slot] as number) * freshness(query.nowMs - (this.slots.lastSeenMs[slot] as number), query.halfLifeDays);
+        top.offer(e.item, e.lesson, score);
+      }
+    }
+    // The others match at most `matchesLeft` of the fields the message names.
+    const greatestRelevance = scanLessonRelevance(greatestCosine, topicalMatch + first.matchesLeft);
+    const scoredFirstWeights = first.weights;
+    const { order, facts } = this.slotsByWeight(query.halfLifeDays);
+    const { weight, confidence, lastSeenMs, context } = facts;
     // The score a lesson must reach to get in, read again only when the top changes.
     let least = top.floor();
     for (let b = 0; b < order.buckets; b++) {
@@ -256,7 +310,14 @@ export class ScanLessonIndex {
       for (let k = start; k < end; k++) {
         if ((confidence[k] as number) < minConfidence) continue;
         let contextMatches = topicalMatch;
-        for (let f = 0, at = k * fields; f < fields; f++, at++) if (named[f] !== 0 && context[at] === named[f]) contextMatches++;
+        let scoredFirst = 0;
+        for (let f = 0, at = k * fields; f < fields; f++, at++) {
+          if (named[f] !== 0 && context[at] === named[f]) {
+            contextMatches++;
+            scoredFirst += scoredFirstWeights[f] as number;
+          }
+        }
+        if (scoredFirst >= 2) continue;
         const slot = order.slots[k] as number;
         const similarity = cosines[slot] as number;
         if (similarity <= floor && contextMatches === 0) continue;
@@ -271,6 +332,49 @@ export class ScanLessonIndex {
       }
     }
     return top.result();
+  }
+
+  /**
+   * The lessons `rankScored` scores before its visit by weight: those holding a value the message
+   * names (`named`, codes by field) that at most SCORED_FIRST_AT_MOST lessons hold; then, of the
+   * fields whose named value more lessons hold, when at most that many lessons hold two of their
+   * values, those. `weights`, per field: 2 when every lesson holding its named value was scored
+   * first, 1 when those holding it and another such field's were, else 0; a lesson whose matched
+   * fields' weights add up to 2 was scored first. `matchesLeft`: the most named fields any other
+   * lesson can match (what bounds the visit).
+   */
+  private scoredFirst(named: Int32Array): { sources: ScoredFirstSource[]; weights: Int32Array; matchesLeft: number } {
+    const sources: ScoredFirstSource[] = [];
+    const atMost = Math.min(SCORED_FIRST_AT_MOST, Math.floor(this.size / SCORED_FIRST_SHARE));
+    const weights = new Int32Array(named.length);
+    const common: number[] = [];
+    for (let f = 0; f < named.length; f++) {
+      const code = named[f] as number;
+      if (code <= 0) continue;
+      const holding = this.contextSets.single(f, code);
+      if ((holding?.length ?? 0) > atMost) {
+        common.push(f);
+        continue;
+      }
+      weights[f] = 2;
+      if (holding) sources.push({ entries: holding, fields: [f] });
+    }
+    if (common.length < 2) return { sources, weights, matchesLeft: common.length };
+    const pairs: ScoredFirstSource[] = [];
+    let held = 0;
+    for (let i = 0; i < common.length; i++) {
+      for (let j = i + 1; j < common.length; j++) {
+        const a = common[i] as number;
+        const b = common[j] as number;
+        const both = this.contextSets.pair(a, named[a] as number, b, named[b] as number);
+        if (!both) continue;
+        pairs.push({ entries: both, fields: [a, b] });
+        held += both.length;
+      }
+    }
+    if (held > atMost) return { sources, weights, matchesLeft: common.length };
+    for (const f of common) weights[f] = 1;
+    return { sources: [...sources, ...pairs], weights, matchesLeft: 1 };
   }
 
   /** The slots by decayed weight, with their facts in that order; built again when the lessons or the half-life changed since. */

@@ -53,11 +53,13 @@ function before(a: { id: string; score: number }, b: { id: string; score: number
 }
 
 /**
- * The best `limit` of a stream of scored items, best first, ties by id. Keeps a sorted list of
- * at most `limit`, so ranking N lessons costs O(N) plus O(limit) per item that gets in.
+ * The best `limit` of a stream of scored items, best first, ties by id. Keeps them in a heap whose
+ * root is the worst kept (each parent after its children in `before` order), so an item that gets
+ * in costs O(log limit) whatever order items come in, and `floor` is read at the root; `result`
+ * sorts the kept items once.
  */
 export class TopK<T> {
-  private readonly kept: Ranked<T>[] = [];
+  private readonly heap: Ranked<T>[] = [];
   /** Scores at or below `above` (and NaN) never get in: 0 by default, so lessons that score nothing are left out. */
   constructor(
     private readonly limit: number,
@@ -66,24 +68,47 @@ export class TopK<T> {
 
   offer(id: string, item: T, score: number): void {
     if (!(score > this.above) || this.limit <= 0) return;
+    const heap = this.heap;
     const candidate = { id, item, score };
-    const last = this.kept[this.kept.length - 1];
-    if (this.kept.length >= this.limit && last && !before(candidate, last)) return;
-    let at = this.kept.length;
-    while (at > 0 && before(candidate, this.kept[at - 1] as Ranked<T>)) at--;
-    this.kept.splice(at, 0, candidate);
-    if (this.kept.length > this.limit) this.kept.pop();
+    if (heap.length < this.limit) {
+      // Up from a new leaf while the parent is better.
+      let at = heap.length;
+      heap.push(candidate);
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        const above = heap[parent] as Ranked<T>;
+        if (!before(above, candidate)) break;
+        heap[at] = above;
+        at = parent;
+      }
+      heap[at] = candidate;
+      return;
+    }
+    if (!before(candidate, heap[0] as Ranked<T>)) return;
+    // The worst kept is dropped: the candidate goes down from the root while the worse child is not better than it.
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const worse = right < heap.length && before(heap[left] as Ranked<T>, heap[right] as Ranked<T>) ? right : left;
+      const child = heap[worse] as Ranked<T>;
+      if (before(child, candidate)) break;
+      heap[at] = child;
+      at = worse;
+    }
+    heap[at] = candidate;
   }
 
   /** The score an item must reach to get in: the lowest kept score once full, else `above` (nothing gets into a TopK of 0). */
   floor(): number {
     if (this.limit <= 0) return Number.POSITIVE_INFINITY;
-    const last = this.kept[this.kept.length - 1];
-    return this.kept.length >= this.limit && last ? last.score : this.above;
+    return this.heap.length >= this.limit ? (this.heap[0] as Ranked<T>).score : this.above;
   }
 
+  /** The items kept, best first. */
   result(): Ranked<T>[] {
-    return [...this.kept];
+    return [...this.heap].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
   }
 }
 
