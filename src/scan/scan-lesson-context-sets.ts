@@ -8,7 +8,7 @@
  * An item held alone is kept as itself, more in an array (an item found by a search when it goes:
  * linear in its set, done when a lesson leaves memory): at 10,000 lessons held, with the scale
  * bench's lessons (about 7,000 values and 25,000 pairs, most held by one or two lessons), `Set`s
- * took 15.6 MB, arrays 6.9 MB. Items are not arrays.
+ * took 15.6 MB, arrays 6.9 MB, this with numeric keys 4.8 MB. Items are not arrays.
  */
 export class ContextSets<T extends object> {
   /** By field value (`keyOf`). */
