@@ -130,7 +130,8 @@ export class ScanLessonIndex {
     if (!vector && !old) throw new Error(`lesson ${lesson.id} has no vector`);
     const previous = this.lessons.get(lesson.id);
     if (previous) this.count(previous, -1);
-    if (old && previous) this.contextSets.delete(old, this.codesOf(previous));
+    // Its slot still holds the codes of the lesson it replaces.
+    if (old) this.contextSets.delete(old, this.slots.contextOf(old.slot));
     this.count(lesson, 1);
     const slot = old ? old.slot : this.columns.add(vector as ArrayLike<number>);
     if (old && vector) this.columns.set(slot, vector);
@@ -148,7 +149,7 @@ export class ScanLessonIndex {
       lastSeenMs: entry.lastSeenMs,
       context: CONTEXT_FIELDS.map((field) => scanLessonContextValue(lesson, field)),
     });
-    this.contextSets.add(entry, this.codesOf(lesson));
+    this.contextSets.add(entry, this.slots.contextOf(slot));
     this.byGroup.set(group, entries);
     this.lessons.set(lesson.id, lesson);
     const parent = triageLevelIds(parseGroupId(group)).scanner_category;
@@ -172,7 +173,7 @@ export class ScanLessonIndex {
     const entries = this.byGroup.get(group) as Map<UUID, IndexEntry>;
     const entry = entries.get(id) as IndexEntry;
     this.count(lesson, -1);
-    this.contextSets.delete(entry, this.codesOf(lesson));
+    this.contextSets.delete(entry, this.slots.contextOf(entry.slot));
     const moved = this.columns.removeSwap(entry.slot);
     if (moved !== null) {
       const last = this.bySlot[moved] as IndexEntry;
@@ -213,11 +214,6 @@ export class ScanLessonIndex {
       .filter((l) => l.metadata.group_id !== group)
       .sort(byConfidence);
     return [...own, ...related].slice(0, limit);
-  }
-
-  /** The codes of a lesson's context values (`ScanLessonSlots.codeOf`), one per field. */
-  private codesOf(lesson: ScanLesson): number[] {
-    return CONTEXT_FIELDS.map((field) => this.slots.codeOf(scanLessonContextValue(lesson, field)));
   }
 
   private count(lesson: ScanLesson, delta: number): void {

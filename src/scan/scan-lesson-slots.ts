@@ -43,6 +43,11 @@ export class ScanLessonSlots implements SlotFacts {
     for (let f = 0; f < this.fields; f++) this.context[slot * this.fields + f] = this.codeOf(facts.context[f] ?? null, true);
   }
 
+  /** The codes of `slot`'s context values, one per field: a view, read before the slot is written again. */
+  contextOf(slot: number): Int32Array {
+    return this.context.subarray(slot * this.fields, (slot + 1) * this.fields);
+  }
+
   /**
    * The facts of the slots `order` lists, in that order: the ranking visits lessons by weight,
    * and reading each slot's facts where it lies is a scattered read of four arrays per lesson
@@ -57,7 +62,7 @@ export class ScanLessonSlots implements SlotFacts {
       out.weight[k] = this.weight[slot] as number;
       out.confidence[k] = this.confidence[slot] as number;
       out.lastSeenMs[k] = this.lastSeenMs[slot] as number;
-      out.context.set(this.context.subarray(slot * fields, (slot + 1) * fields), k * fields);
+      out.context.set(this.contextOf(slot), k * fields);
     }
     return out;
   }

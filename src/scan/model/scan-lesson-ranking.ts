@@ -76,9 +76,9 @@ export class TopK<T> {
       heap.push(candidate);
       while (at > 0) {
         const parent = (at - 1) >> 1;
-        const above = heap[parent] as Ranked<T>;
-        if (!before(above, candidate)) break;
-        heap[at] = above;
+        const up = heap[parent] as Ranked<T>;
+        if (!before(up, candidate)) break;
+        heap[at] = up;
         at = parent;
       }
       heap[at] = candidate;
