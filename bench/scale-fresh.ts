@@ -7,6 +7,7 @@ import { contextWarmedUp } from '../src/context/context-warm-up';
 import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { pgliteMemoryMb, report, withStallMeter } from './lib';
 import { measureProviders } from './scale-calls';
+import { measureRoutes } from './scale-routes';
 
 /**
  * An agent's own process on a database `bench/scale.ts` grew: boots a runtime on the PGlite
@@ -19,7 +20,9 @@ import { measureProviders } from './scale-calls';
  * full collection, how long that took, the providers' p50/p99
  * (`measureProviders`), its RSS after them, and its heap and RSS after another full collection
  * (what the calls left held). The bench's own process has grown the database through a year of
- * writes; this is what a process that starts on it holds and costs.
+ * writes; this is what a process that starts on it holds and costs. With `routes` as argv 4, it then
+ * also times the plugin's routes (`measureRoutes`, but the whole-ledger ones) and prints them as
+ * `routes`: bench/scale.ts's paired measurement.
  */
 routeConsoleToStderr();
 const started = performance.now();
@@ -44,6 +47,7 @@ try {
   // What the calls left held (after a full collection) against what they grew the process by.
   Bun.gc(true);
   const collected = process.memoryUsage();
+  const routes = process.argv[4] === 'routes' ? await measureRoutes(runtime, { wholeLedger: false }) : undefined;
   report({
     bench: 'scale-fresh-process',
     warmed_up_ms: Math.round(warmedMs),
@@ -57,6 +61,7 @@ try {
     heap_after_providers_collected_mb: Math.round(collected.heapUsed / 1_048_576),
     rss_after_providers_collected_mb: Math.round(collected.rss / 1_048_576),
     pglite_memory_mb: pgliteMemoryMb(),
+    ...(routes ? { routes } : {}),
   });
 } finally {
   await booted.close();

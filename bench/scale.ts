@@ -1,5 +1,5 @@
 import '../src/cli/quiet';
-import type { AgentRuntime, Route, RouteRequest } from '@elizaos/core';
+import type { AgentRuntime } from '@elizaos/core';
 import { sql } from 'drizzle-orm';
 import { routeConsoleToStderr } from '../src/cli/output';
 import selfImprovePlugin from '../src/index';
@@ -8,15 +8,15 @@ import { ingestText } from '../src/shared/ingest-text';
 import { scanOutcomeServiceOf } from '../src/scan/scan-outcome-service';
 import { rewardLedgerOf } from '../src/ledger/reward-ledger-service';
 import { dbOf, queryRows } from '../src/shared/sql';
-import { recordingResponse } from '../__tests__/helpers/route-response';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { eloBookOf } from '../src/elo/elo-book-service';
 import { yieldToEventLoop } from '../src/shared/event-loop';
 import { CALL_LOG_MS, liveHeap, note, peakRssMb, pgliteMemoryMb, report, round, STALL_GOAL_MS, timeMs, withStallMeter, withTempDir } from './lib';
 import { measureProviders, type Timing, timeCalls } from './scale-calls';
+import { askRoute, getRoute, measureRoutes, WHOLE_LEDGER_ROUTES } from './scale-routes';
+import { agentProcess, copyDatabase, type Database, databaseKind, databaseName, measurePaired, PAIRED_ROUNDS, type PairedFigure } from './scale-paired';
 import { seedLessons } from './lesson-seeding';
 import { trajectoryServiceOf } from '../src/trajectories/trajectory-service';
-import { encodeCursor, type PageCursor } from '../src/trajectories/model/page-cursor';
 import { MAX_METRIC_SLICES, MAX_METRICS_K } from '../src/scan/scan-metrics';
 import { MAX_WEEKS } from '../src/scan/model/weekly-triage';
 import { textOf } from './synthetic-text';
@@ -48,33 +48,8 @@ import { textOf } from './synthetic-text';
 const MAX = Number(process.argv[2] ?? 100_000);
 const FIRST = Number(process.argv[3] ?? 10_000);
 const CHUNK = 10_000;
-/**
- * Calls of each route a step times: with 1,000 the p99 is the tenth slowest, as for the providers
- * (`PROVIDER_CALLS`). With 100 (until the ninth whole run) it was the second slowest, so the first
- * call on a cold cache and one pause of the collector decided it (`/lessons` 1.43 -> 5.96 ms in the
- * eighth run: its first call, 5.96 ms, and one of 22 ms); with 30 it was the slowest.
- */
-const ROUTE_CALLS = 1_000;
 /** Calls of each report asked with none kept (`UNCACHED`): each computes a whole report (100-200 ms at 1M). */
 const UNCACHED_CALLS = 100;
-/** Routes whose cost is the whole ledger by definition (a full verification): reported apart. A checkpoint verifies from the last reconciliation's mark, so it is measured with the others. */
-const WHOLE_LEDGER_ROUTES = new Set(['/ledger/verify']);
-const NOT_MEASURED = new Set(['/dashboard']);
-/**
- * Routes asked with a query besides as they are (named by the query, or by `name` when the query is
- * found at run time): those whose query changes what is read. A query given as a function is asked
- * of the runtime once, before the calls (a cursor in the middle of the stored trajectories).
- */
-const QUERY_VARIANTS: { path: string; query: Record<string, string> | ((runtime: AgentRuntime) => Promise<Record<string, string>>); name?: string }[] = [
-  { path: '/lessons', query: { sort: 'elo' } },
-  { path: '/lessons', query: { limit: '100' } },
-  { path: '/ledger/history', query: { limit: '1000' } },
-  { path: '/ledger/history', query: { category: 'false_positive' } },
-  { path: '/metrics/weekly', query: { weeks: '52' } },
-  // A full page at every step (10k outcomes store 100 trajectories).
-  { path: '/trajectories', query: { limit: '100' } },
-  { path: '/trajectories', query: middleOfTrajectories, name: '/trajectories?before=(the middle)' },
-];
 /** Stored trajectories per outcome: 100 at 10k, 10,000 at 1M (submitted as over HTTP, unpaid). */
 const TRAJECTORIES_PER_OUTCOME = 0.01;
 /**
@@ -99,10 +74,7 @@ const LOG_ROWS_PER_OUTCOME = 1;
 const SETTINGS = { SELF_IMPROVE_LEDGER_SECRET: 'scale-benchmark-ledger-secret-0123456789', SELF_IMPROVE_LOG_MAX_ROWS: '1000000' };
 const ELO_PATHS = ['src/lib', 'src/api', 'docs/adr', 'CAPABILITY/SKILLS', 'MEMORY/ARCHIVE'];
 const ELO_T0 = Date.parse('2026-10-01T00:00:00Z');
-/** The database the run grows: a PGlite directory, or the PostgreSQL database POSTGRES_URL names. */
-type Database = { dataDir: string } | { postgresUrl: string };
 const POSTGRES_URL = process.env.POSTGRES_URL || undefined;
-const databaseKind = (database: Database) => ('postgresUrl' in database ? 'postgresql' : 'pglite');
 const boot = (database: Database) => bootRuntime({ ...database, plugins: [selfImprovePlugin], settings: SETTINGS });
 
 function chunkRows(chunk: number) {
@@ -113,57 +85,8 @@ function chunkRows(chunk: number) {
   }));
 }
 
-async function measureRoutes(runtime: AgentRuntime): Promise<Record<string, Timing>> {
-  const routes = (selfImprovePlugin.routes ?? []).filter((r: Route) => r.type === 'GET' && !NOT_MEASURED.has(r.path) && !r.path.includes(':'));
-  const asked = [
-    ...routes.map((route) => ({ route, query: {} as Record<string, string>, name: route.path })),
-    ...(await Promise.all(
-      QUERY_VARIANTS.map(async ({ path, query, name }) => {
-        const route = getRoute(path);
-        const asked = typeof query === 'function' ? await query(runtime) : query;
-        return { route, query: asked, name: name ?? `${path}?${new URLSearchParams(asked)}` };
-      }),
-    )),
-  ];
-  const out: Record<string, Timing> = {};
-  for (const { route, query, name } of asked) {
-    const calls = WHOLE_LEDGER_ROUTES.has(name) ? 3 : ROUTE_CALLS;
-    out[name] = await timeCalls(name, calls, () => askRoute(runtime, route, name, query));
-  }
-  return out;
-}
-
-/** The `before` cursor of the page of 1,000 about halfway down the stored trajectories, newest first (every page walked to find it). */
-async function middleOfTrajectories(runtime: AgentRuntime): Promise<Record<string, string>> {
-  const trajectories = await trajectoryServiceOf(runtime);
-  const cursors: PageCursor[] = [];
-  for (let before: PageCursor | null = null; ; ) {
-    const page = await trajectories.page({ limit: 1_000, before });
-    if (!page.next_before) break;
-    before = page.next_before;
-    cursors.push(before);
-  }
-  const middle = cursors[Math.floor(cursors.length / 2)];
-  return middle ? { before: encodeCursor(middle) } : {};
-}
-
-/** The plugin's GET route at `path`; throws when there is none. */
-function getRoute(path: string): Route {
-  const route = (selfImprovePlugin.routes ?? []).find((r: Route) => r.type === 'GET' && r.path === path);
-  if (!route) throw new Error(`no GET ${path} route`);
-  return route;
-}
-
 /** An hour further back for each call `i` (drift windows end elsewhere: no report kept serves it). */
 const hoursBack = (i: number) => new Date(Date.now() - (i + 1) * 3_600_000).toISOString();
-
-/** One GET of `route`'s handler as the server calls it, with `query`; throws on a 4xx or 5xx (`name` says which). */
-async function askRoute(runtime: AgentRuntime, route: Route, name: string, query: Record<string, string>): Promise<void> {
-  const { res, sent } = recordingResponse();
-  const req = { method: 'GET', path: route.path, url: name, query, params: {}, headers: {} } as unknown as RouteRequest;
-  await route.handler?.(req, res, runtime);
-  if (sent.status >= 400) throw new Error(`GET ${name} answered ${sent.status}: ${JSON.stringify(sent.body).slice(0, 300)}`);
-}
 
 /**
  * Routes that keep what they computed for reuse (the metrics by rollup version, the ELO report by
@@ -259,15 +182,10 @@ async function growEloBook(runtime: AgentRuntime, uses: number, items: number, l
  * lines, and Bun's collection log when that is on) follows this process's, after a line naming
  * the step, so its slow calls are broken down like the bench's own.
  */
-async function freshProcess(database: Database, size: number): Promise<Record<string, unknown>> {
+function freshProcess(database: Database, size: number): Promise<Record<string, unknown>> {
   const logged = Number.isFinite(CALL_LOG_MS);
   if (logged) note(`agent process at ${size}`);
-  const target = 'postgresUrl' in database ? database.postgresUrl : database.dataDir;
-  const child = Bun.spawn([process.execPath, 'run', `${import.meta.dir}/scale-fresh.ts`, target, JSON.stringify(SETTINGS)], { stdout: 'pipe', stderr: logged ? 'inherit' : 'ignore' });
-  const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
-  if (code !== 0) throw new Error(`bench/scale-fresh.ts exited with ${code}`);
-  const { bench: _bench, ...figures } = JSON.parse(out.trim().split('\n').pop() as string) as Record<string, unknown>;
-  return figures;
+  return agentProcess(database, SETTINGS, { routes: false, logged });
 }
 
 async function tableRows(runtime: AgentRuntime): Promise<{ lessons: number; ledger: number; log_rows: number }> {
@@ -285,10 +203,11 @@ async function tableRows(runtime: AgentRuntime): Promise<{ lessons: number; ledg
 
 routeConsoleToStderr();
 const steps: Record<string, unknown>[] = [];
-function onDatabase<T>(work: (database: Database) => Promise<T>): Promise<T> {
-  if (POSTGRES_URL) return work({ postgresUrl: POSTGRES_URL });
-  if (process.env.SCALE_DATA_DIR) return work({ dataDir: process.env.SCALE_DATA_DIR });
-  return withTempDir('self-improve-bench-scale-', (dataDir) => work({ dataDir }));
+/** `work` on the database the run grows, and whether that database is kept after the run (a temporary PGlite directory is not). */
+function onDatabase<T>(work: (database: Database, kept: boolean) => Promise<T>): Promise<T> {
+  if (POSTGRES_URL) return work({ postgresUrl: POSTGRES_URL }, true);
+  if (process.env.SCALE_DATA_DIR) return work({ dataDir: process.env.SCALE_DATA_DIR }, true);
+  return withTempDir('self-improve-bench-scale-', (dataDir) => work({ dataDir }, false));
 }
 /** Where the run has got: the runtime booted on the database, the chunks ingested, the next lesson group, the ELO uses made. */
 interface RunProgress {
@@ -297,6 +216,8 @@ interface RunProgress {
   nextLessonGroup: number;
   eloUses: number;
   trajectories: number;
+  /** The smallest step's database as it was when that step was measured, for the paired measurement (`bench/scale-paired.ts`). */
+  smallest?: Awaited<ReturnType<typeof copyDatabase>>;
 }
 
 /**
@@ -365,6 +286,8 @@ async function measureStep(database: Database, size: number, progress: RunProgre
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const rssSettledMb = Math.round(process.memoryUsage().rss / 1_048_576);
   await booted.close();
+  // The smallest step's database kept as it is now, closed, for the paired measurement at the end.
+  if (size === FIRST && FIRST < MAX && PAIRED_ROUNDS > 0) progress.smallest = await copyDatabase(database, size);
   // With this process's runtime closed (one PGlite process per database), an agent's own process on it.
   const fresh = await freshProcess(database, size);
   Bun.gc(true);
@@ -438,14 +361,24 @@ async function measureStep(database: Database, size: number, progress: RunProgre
   return step;
 }
 
-await onDatabase(async (database) => {
+let paired: Record<string, PairedFigure> | null = null;
+/** Where the smallest step's database was kept, when it was (a temporary one's copy is removed). */
+let pairedKept: string | null = null;
+await onDatabase(async (database, kept) => {
   const progress: RunProgress = { booted: await boot(database), chunk: 0, nextLessonGroup: 0, eloUses: 0, trajectories: 0 };
   try {
-    const { ledger } = await tableRows(progress.booted.runtime);
-    if (ledger > 0) throw new Error(`the ${databaseKind(database)} database already holds ${ledger} ledger entries of this agent: give bench/scale.ts an empty one`);
-    for (let size = FIRST; size <= MAX; size *= 10) steps.push(await measureStep(database, size, progress));
+    try {
+      const { ledger } = await tableRows(progress.booted.runtime);
+      if (ledger > 0) throw new Error(`the ${databaseKind(database)} database already holds ${ledger} ledger entries of this agent: give bench/scale.ts an empty one`);
+      for (let size = FIRST; size <= MAX; size *= 10) steps.push(await measureStep(database, size, progress));
+    } finally {
+      await progress.booted.close();
+    }
+    if (progress.smallest) paired = await measurePaired(progress.smallest.copy, database, SETTINGS, PAIRED_ROUNDS, Number.isFinite(CALL_LOG_MS));
   } finally {
-    await progress.booted.close();
+    // Kept beside a kept database (named in the last line); a temporary one's goes with it.
+    if (progress.smallest && !kept) await progress.smallest.remove();
+    else if (progress.smallest) pairedKept = databaseName(progress.smallest.copy);
   }
 });
 
@@ -467,6 +400,7 @@ for (const [name, figures] of Object.entries(last.fresh_process.providers as Rec
 const stalls = [...['ingest_stall_ms', 'learn_stall_ms', 'metrics_rollup_stall_ms', 'reconcile_incremental_stall_ms', 'reconcile_full_stall_ms', 'verify_stall_ms', 'largest_requests_stall_ms'].map((k) => Number(last[k])), Number(last.fresh_process.background_stall_ms)];
 const worstRoute = Math.max(...Object.entries(last.routes as Record<string, { p99_ms: number }>).filter(([p]) => !WHOLE_LEDGER_ROUTES.has(p)).map(([, f]) => f.p99_ms));
 const worstProvider = Math.max(...Object.values(last.providers as Record<string, { p99_ms: number }>).map((f) => f.p99_ms));
+const pairedRatios = paired ? Object.fromEntries(Object.entries(paired as Record<string, PairedFigure>).map(([name, figure]) => [name, figure.p99_ratio])) : null;
 const worstFreshProvider = Math.max(...Object.values(last.fresh_process.providers as Record<string, { p99_ms: number }>).map((f) => f.p99_ms));
 report({
   bench: 'scale',
@@ -479,6 +413,11 @@ report({
   // Reported beside the goal, which stays on rss_mb (right after a full collection).
   rss_settled_at_largest_mb: last.rss_settled_mb,
   startup_ratio: ratio(last.services_ready_ms, first.services_ready_ms),
+  // The routes and providers timed in agent processes on the smallest step's database and the largest, in turns (`bench/scale-paired.ts`): medians over the rounds.
+  paired_rounds: paired ? PAIRED_ROUNDS : 0,
+  paired_smallest_database_kept: pairedKept,
+  paired_p99_ratio: pairedRatios,
+  paired,
   worst_route_p99_ms: worstRoute,
   worst_provider_p99_ms: worstProvider,
   worst_provider_p99_ms_in_a_fresh_process: worstFreshProvider,
@@ -487,6 +426,8 @@ report({
   stalls_over_100_ms_at_largest: Object.values(last.stalls_over_100_ms as Record<string, number>).reduce((a, b) => a + b, 0),
   goals: {
     route_and_provider_p99_within_2x: Object.entries(p99Ratios).every(([k, r]) => k.startsWith('uncached_reports:') || k.startsWith('fresh_process_providers:') || WHOLE_LEDGER_ROUTES.has(k.slice('routes:'.length)) || r <= 2),
+    // The same goal on the paired measurement (null when there was none).
+    route_and_provider_p99_within_2x_paired: pairedRatios ? Object.values(pairedRatios).every((r) => r <= 2) : null,
     route_p99_under_50_ms: worstRoute < 50,
     provider_p99_under_2_ms: worstProvider < 2,
     provider_p99_under_2_ms_in_a_fresh_process: worstFreshProvider < 2,

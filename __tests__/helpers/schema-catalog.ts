@@ -25,6 +25,7 @@ export const PLUGIN_TABLE_NAMES = [
   'ledger_fold',
   'ledger_head',
   'ledger_reconciled',
+  'ledger_verified',
   'metric_rollup_state',
   'metric_slice_sizes',
   'metric_tallies',

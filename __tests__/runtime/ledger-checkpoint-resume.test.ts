@@ -1,14 +1,16 @@
-// A signed checkpoint verifies the chain from the last transaction this process's reconciliation
-// verified (while that one keeps its hash), not from the start: what follows the mark is checked
-// and a broken row there refuses the checkpoint; a process with no mark verifies everything, and
-// a checkpoint or verification that finds the chain whole leaves its own mark.
+// A signed checkpoint verifies the chain from the last transaction a reconciliation verified
+// (while that one keeps its hash), not from the start: what follows the mark is checked and a
+// broken row there refuses the checkpoint. A reconciliation stores its mark signed with the ledger
+// secret, so a new process goes on from it too; a mark not signed with the secret is not taken. A
+// process with no mark verifies everything, and a checkpoint or verification that finds the chain
+// whole leaves its own mark.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { rewardLedgerOf } from '../../src/ledger/reward-ledger-service';
-import { ledgerTable } from '../../src/ledger/tables';
+import { ledgerTable, ledgerVerified } from '../../src/ledger/tables';
 import { dbOf } from '../../src/shared/sql';
 import { makeRows } from '../helpers/rows';
 import { startAgent, type TestAgent } from '../helpers/runtime';
@@ -55,12 +57,36 @@ describe('a checkpoint resumes from the last verified transaction', () => {
     expect(await ledger.checkpoint(at)).toMatchObject({ ok: false, code: 'ledger_invalid' });
   });
 
-  test('a new process, which has verified nothing, verifies the whole chain before signing', async () => {
+  /** The checkpoint's refusal in a new process on the same database. */
+  async function refusalInANewProcess(): Promise<string> {
     await agent.close();
     agent = await startAgent({ dataDir: dir, settings });
     const made = await (await rewardLedgerOf(agent.runtime)).checkpoint();
     expect(made).toMatchObject({ ok: false, code: 'ledger_invalid' });
-    expect((made as { message: string }).message).toContain('tx-3');
+    return (made as { message: string }).message;
+  }
+
+  test('a new process goes on from the mark the reconciliation stored: it reads what follows, not what was verified before', async () => {
+    expect(await dbOf(agent.runtime).execute(sql`SELECT sequence FROM ${ledgerVerified} WHERE agent_id = ${agent.runtime.agentId}::uuid`)).toMatchObject({ rows: [{ sequence: 12 }] });
+    const message = await refusalInANewProcess();
+    expect(message).toContain('tx-14');
+    expect(message).not.toContain('tx-3');
+  }, 60_000);
+
+  test('a stored mark not signed with the secret (moved further, or its signature replaced) is not taken: the whole chain is verified', async () => {
+    const agentId = agent.runtime.agentId;
+    const [stored] = (await dbOf(agent.runtime).execute(sql`SELECT sequence, hash, keyed, mac FROM ${ledgerVerified} WHERE agent_id = ${agentId}::uuid`)).rows as { sequence: number; hash: string; keyed: number; mac: string }[];
+    const [tx16] = (await dbOf(agent.runtime).execute(sql`SELECT tx_json->>'hash' AS hash FROM ${ledgerTable} WHERE agent_id = ${agentId}::uuid AND sequence = 16`)).rows as { hash: string }[];
+    expect(stored?.sequence).toBe(12);
+    // Past the edited tx-14, its signature left as it was.
+    await dbOf(agent.runtime).execute(sql`UPDATE ${ledgerVerified} SET sequence = 16, hash = ${tx16?.hash}, keyed = 16 WHERE agent_id = ${agentId}::uuid`);
+    expect(await refusalInANewProcess()).toContain('tx-3');
+    // Where it was, with another signature.
+    await dbOf(agent.runtime).execute(sql`UPDATE ${ledgerVerified} SET sequence = 12, hash = ${stored?.hash}, keyed = ${stored?.keyed}, mac = ${'0'.repeat(64)} WHERE agent_id = ${agentId}::uuid`);
+    expect(await refusalInANewProcess()).toContain('tx-3');
+    // As it was stored: taken again.
+    await dbOf(agent.runtime).execute(sql`UPDATE ${ledgerVerified} SET mac = ${stored?.mac} WHERE agent_id = ${agentId}::uuid`);
+    expect(await refusalInANewProcess()).toContain('tx-14');
   }, 60_000);
 });
 

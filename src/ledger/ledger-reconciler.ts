@@ -2,6 +2,7 @@ import type { IAgentRuntime } from '@elizaos/core';
 import type { LedgerEntryInput, LedgerTransaction } from './model/chain';
 import { ChainVerifier, type VerifiedMark } from './model/chain-check';
 import { verifyAgainstHead } from './model/integrity';
+import { resumableMark, signVerifiedMark } from './model/verified-mark';
 import { diffAgainstSources, type ReconcileDiff } from './model/reconcile';
 import { prefixDigits, type RefRange, refRanges, sameSummary } from './model/ref-ranges';
 import { type LedgerAppender, LEDGER_LOG_SRC, type LockedAppend } from './ledger-appender';
@@ -51,8 +52,14 @@ export class LedgerReconciler {
   private sinceReconcile = 0;
   /** The background reconciliation waiting its turn in the queue, if any (`inBackground`). */
   private backgroundWaiting: { mode: 'full' | 'scheduled' } | null = null;
-  /** The last transaction a reconciliation of this process verified (kept while its hash stays the same). */
+  /**
+   * The last transaction a reconciliation, verification or checkpoint of this process verified
+   * (kept while its hash stays the same); at first, the one a reconciliation stored signed
+   * (`storedMark`), when there is one.
+   */
   private verified: VerifiedMark | null = null;
+  /** Whether the stored mark was read (once per process: afterwards this process's own marks are as far). */
+  private storedMarkRead = false;
 
   constructor(
     private readonly runtime: IAgentRuntime,
@@ -204,9 +211,24 @@ export class LedgerReconciler {
 
   /** The mark of the last verification, when the transaction it names still has the hash it had (else nothing is taken as verified). */
   async stillVerified(): Promise<VerifiedMark | null> {
+    if (!this.storedMarkRead) {
+      this.storedMarkRead = true;
+      const stored = await this.storedMark();
+      if (stored !== null) this.remember(stored);
+    }
     const mark = this.verified;
     if (mark === null || (await this.store.hashAt(mark.last.sequence)) !== mark.last.hash) return null;
     return mark;
+  }
+
+  /** The mark a reconciliation stored (of any process), when it is signed with this ledger's secret and its transaction is still there as it was (`resumableMark`); null without a secret. */
+  private async storedMark(): Promise<VerifiedMark | null> {
+    const key = this.appender.key;
+    if (key === null) return null;
+    const stored = await this.store.verifiedMark();
+    if (stored === null || !Number.isSafeInteger(stored.sequence) || stored.sequence < 1) return null;
+    const [tx] = await this.store.after(stored.sequence - 1, 1);
+    return resumableMark(stored, tx ?? null, this.runtime.agentId, key);
   }
 
   /** Verifies the chain after `from` a page at a time; returns the mark of its last valid transaction (the locked step goes on from there). */
@@ -250,6 +272,10 @@ export class LedgerReconciler {
     await this.store.feedVerifier(verifier, t);
     const verification = verifyAgainstHead(verifier.result(), verifier.last, head, this.appender.key, this.runtime.agentId);
     this.verified = verifier.mark;
+    // For the next process: where the chain was found whole, signed (it commits with this reconciliation).
+    if (verification.ok && this.verified !== null && this.appender.key !== null) {
+      await this.store.saveVerifiedMark(t, signVerifiedMark(this.verified, this.runtime.agentId, this.appender.key));
+    }
     let { suspects } = compared;
     if (!verification.ok) {
       report.ok = false;

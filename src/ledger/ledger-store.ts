@@ -6,7 +6,8 @@ import { type ClaimKey, claimKeyOf } from './model/claims';
 import type { StoredFold } from './model/totals';
 import { agentLockKey, chunks, type Db, epochMs, jsonRows, queryRows, queryRowsInIndexOrder } from '../shared/sql';
 import { yieldToEventLoop } from '../shared/event-loop';
-import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead, ledgerReconciled } from './tables';
+import { ledgerTable, ledgerAudit, ledgerFold, ledgerHead, ledgerReconciled, ledgerVerified } from './tables';
+import type { StoredVerifiedMark } from './model/verified-mark';
 import { type RangeSummary, type RefRange, uuidBound } from './model/ref-ranges';
 
 /**
@@ -326,6 +327,23 @@ export class LedgerStore {
       sql`INSERT INTO ${ledgerReconciled} (agent_id, ledger_count, last_hash, positions, full_at)
           VALUES (${this.agentId}::uuid, ${mark.count}, ${mark.lastHash}, ${JSON.stringify(mark.positions)}::jsonb, ${fullAt})
           ON CONFLICT (agent_id) DO UPDATE SET ledger_count = EXCLUDED.ledger_count, last_hash = EXCLUDED.last_hash, positions = EXCLUDED.positions${full ? sql`, full_at = EXCLUDED.full_at` : sql``}`,
+    );
+  }
+
+  /** The stored verified mark (`ledger_verified`), as stored (its signature not checked), or null. */
+  async verifiedMark(): Promise<StoredVerifiedMark | null> {
+    const [row] = await queryRows<{ sequence: number | string; hash: string; keyed: number | string; mac: string }>(
+      this.db,
+      sql`SELECT sequence, hash, keyed, mac FROM ${ledgerVerified} WHERE agent_id = ${this.agentId}::uuid`,
+    );
+    return row ? { sequence: Number(row.sequence), hash: row.hash, keyed: Number(row.keyed), mac: row.mac } : null;
+  }
+
+  /** Replaces the stored verified mark, on `t` (it commits with the reconciliation that verified it). */
+  async saveVerifiedMark(t: Db, mark: StoredVerifiedMark): Promise<void> {
+    await t.execute(
+      sql`INSERT INTO ${ledgerVerified} (agent_id, sequence, hash, keyed, mac) VALUES (${this.agentId}::uuid, ${mark.sequence}, ${mark.hash}, ${mark.keyed}, ${mark.mac})
+          ON CONFLICT (agent_id) DO UPDATE SET sequence = EXCLUDED.sequence, hash = EXCLUDED.hash, keyed = EXCLUDED.keyed, mac = EXCLUDED.mac`,
     );
   }
 

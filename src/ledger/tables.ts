@@ -73,4 +73,17 @@ export const ledgerReconciled = pluginSchema.table('ledger_reconciled', {
   fullAt: timestamp('full_at', { withTimezone: true }),
 });
 
-export const ledgerTables = { ledger: ledgerTable, ledgerHead, ledgerAudit, ledgerFold, ledgerReconciled };
+/**
+ * The last transaction a reconciliation found the chain whole up to, signed with the ledger secret
+ * (`StoredVerifiedMark`): a new process's first checkpoint and incremental reconciliation verify
+ * only what follows it. Written only when there is a secret.
+ */
+export const ledgerVerified = pluginSchema.table('ledger_verified', {
+  agentId: uuid('agent_id').primaryKey(),
+  sequence: bigint('sequence', { mode: 'number' }).notNull(),
+  hash: text('hash').notNull(),
+  keyed: bigint('keyed', { mode: 'number' }).notNull(),
+  mac: text('mac').notNull(),
+});
+
+export const ledgerTables = { ledger: ledgerTable, ledgerHead, ledgerAudit, ledgerFold, ledgerReconciled, ledgerVerified };

@@ -40,6 +40,11 @@ function hashProblem(tx: LedgerTransaction, previous: LedgerTransaction | null, 
   return null;
 }
 
+/** Whether `tx`'s hash is that of its contents (under `key` when keyed): nothing in it was edited since it was hashed. */
+export function ownHashHolds(tx: LedgerTransaction, key: string | null): boolean {
+  return hashProblem(tx, null, key) === null;
+}
+
 function problemOf(tx: LedgerTransaction, previous: LedgerTransaction | null, key: string | null): ChainProblem | null {
   const at = (code: ChainProblemCode, message: string): ChainProblem => ({ sequence: tx.sequence, id: tx.id, code, message: `${tx.id}: ${message}` });
   if (!Number.isSafeInteger(tx.sequence) || tx.sequence < 1 || tx.id !== `tx-${tx.sequence}`) {

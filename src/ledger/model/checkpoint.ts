@@ -79,10 +79,15 @@ export type CheckpointCheck =
   | { ok: true; sequence: number; running_total: number }
   | { ok: false; code: CheckpointProblemCode; message: string; chain_problem?: ChainProblem };
 
+/** Whether the hex MAC `given` is `expected`, compared in constant time. */
+export function sameMac(given: string, expected: string): boolean {
+  const a = Buffer.from(given, 'hex');
+  const b = Buffer.from(expected, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 function macMatches(c: LedgerCheckpoint, key: string): boolean {
-  const expected = Buffer.from(checkpointMac(c, key), 'hex');
-  const given = Buffer.from(c.mac, 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameMac(c.mac, checkpointMac(c, key));
 }
 
 /**
@@ -138,7 +143,5 @@ export function headMac(agentId: string, count: number, lastHash: string, key: s
 
 /** Whether `mac` is the head signature of (agentId, count, lastHash) under `key`, compared in constant time. */
 export function headMacMatches(mac: string, agentId: string, count: number, lastHash: string, key: string): boolean {
-  const expected = Buffer.from(headMac(agentId, count, lastHash, key), 'hex');
-  const given = Buffer.from(mac, 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameMac(mac, headMac(agentId, count, lastHash, key));
 }
