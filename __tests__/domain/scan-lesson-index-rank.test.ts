@@ -1,9 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import { scanLessonContextValue, CONTEXT_FIELDS, ScanLessonIndex } from '../../src/scan/scan-lesson-index';
-import { rankScanLessons } from '../../src/scan/model/scan-lesson-ranking';
+import { ScanLessonIndex } from '../../src/scan/scan-lesson-index';
 import { lexicalVector } from '../../src/shared/lexical-vector';
-import { cosineSimilarity } from '../../src/shared/similarity';
 import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
+import { referenceLessonRanking } from '../helpers/reference-lesson-ranking';
 
 const NOW = Date.parse('2026-11-22T00:00:00Z');
 
@@ -19,19 +18,8 @@ describe('ScanLessonIndex.rank', () => {
   ] as const)('agrees with rankScanLessons, the reference, on the same lessons: %s', (_name, text, context) => {
     const query = lexicalVector(text);
     const minConfidence = 0.7;
-    const candidates = lessons
-      .filter((l) => l.metadata.confidence >= minConfidence)
-      .map((l) => ({
-        id: l.id,
-        item: l,
-        similarity: cosineSimilarity(query, lexicalVector(l.text)),
-        scanLessonConfidence: l.metadata.confidence,
-        avgReward: l.metadata.avg_reward,
-        lastSeenMs: Date.parse(l.metadata.last_seen),
-        contextMatches: CONTEXT_FIELDS.filter((f) => (context as Record<string, string>)[f] !== undefined && scanLessonContextValue(l, f) === (context as Record<string, string>)[f]).length,
-      }))
-      .filter((c) => c.similarity > 0 || c.contextMatches > 0);
-    const reference = rankScanLessons(candidates, NOW, 30);
+    const held = lessons.map((lesson) => ({ lesson, vector: lexicalVector(lesson.text) }));
+    const reference = referenceLessonRanking(held, { text, context, minConfidence, nowMs: NOW, halfLifeDays: 30 });
     const referenceScore = new Map(reference.map((r) => [r.id, r.score]));
     const actual = index.rank(query, { context, nowMs: NOW, halfLifeDays: 30, minScanLessonConfidence: minConfidence }, 25).map((l) => l.id);
     expect(actual).toHaveLength(25);

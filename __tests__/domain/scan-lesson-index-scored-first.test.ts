@@ -1,13 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import type { UUID } from '@elizaos/core';
 import { CONTEXT_FIELDS, type ContextField, scanLessonContextValue, ScanLessonIndex } from '../../src/scan/scan-lesson-index';
-import { rankScanLessons } from '../../src/scan/model/scan-lesson-ranking';
 import { lexicalVector } from '../../src/shared/lexical-vector';
-import { cosineSimilarity } from '../../src/shared/similarity';
 import { mulberry32 as seeded } from '../../examples/generate-outcomes';
 import { ContextSets } from '../../src/scan/scan-lesson-context-sets';
 import type { ScanLesson } from '../../src/scan/scan-lesson-metadata';
 import { syntheticScanLesson } from '../helpers/synthetic-scan-lessons';
+import { referenceLessonRanking } from '../helpers/reference-lesson-ranking';
 
 const NOW = Date.parse('2026-11-22T00:00:00Z');
 const DAY = 86_400_000;
@@ -49,24 +48,6 @@ function lesson(random: () => number, i: number, shape: Shape): ScanLesson {
       group_id: JSON.stringify([project, scanner, 'openai', model, category, i]),
     },
   };
-}
-
-/** The reference: every lesson held (with its vector) scored with double cosines, best first. */
-function reference(held: readonly { lesson: ScanLesson; vector: number[] }[], text: string, context: Partial<Record<ContextField, string>>, topical: boolean, floor: number, minConfidence: number) {
-  const query = lexicalVector(text);
-  const candidates = held
-    .filter(({ lesson: l }) => l.metadata.confidence >= minConfidence)
-    .map(({ lesson: l, vector }) => ({
-      id: l.id,
-      item: l,
-      similarity: cosineSimilarity(query, vector),
-      scanLessonConfidence: l.metadata.confidence,
-      avgReward: l.metadata.avg_reward,
-      lastSeenMs: Date.parse(l.metadata.last_seen),
-      contextMatches: (topical ? 1 : 0) + CONTEXT_FIELDS.filter((f) => context[f] !== undefined && scanLessonContextValue(l, f) === context[f]).length,
-    }))
-    .filter((c) => c.similarity > floor || c.contextMatches > 0);
-  return rankScanLessons(candidates, NOW, 30);
 }
 
 describe('ScanLessonIndex.rankScored: lessons holding rarely held values the message names are scored first', () => {
@@ -117,7 +98,7 @@ describe('ScanLessonIndex.rankScored: lessons holding rarely held values the mes
       const topical = random() < 0.5;
       const floor = random() < 0.5 ? 0 : random() * 0.3;
       const limit = 1 + Math.floor(random() * 60);
-      const all = reference(withVectors, text, context, topical, floor, 0.5);
+      const all = referenceLessonRanking(withVectors, { text, context, topical, floor, minConfidence: 0.5, nowMs: NOW, halfLifeDays: 30 });
       const expected = all.slice(0, limit);
       const actual = index.rankScored(lexicalVector(text), { context, nowMs: NOW, halfLifeDays: 30, minScanLessonConfidence: 0.5, minSimilarity: floor, topical }, limit);
       expect(actual.length).toBe(expected.length);

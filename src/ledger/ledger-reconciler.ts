@@ -58,8 +58,8 @@ export class LedgerReconciler {
    * (`storedMark`), when there is one.
    */
   private verified: VerifiedMark | null = null;
-  /** Whether the stored mark was read (once per process: afterwards this process's own marks are as far). */
-  private storedMarkRead = false;
+  /** The stored mark's reading, once per process (afterwards this process's own marks reach as far); null until it starts, and again after a failed read. */
+  private storedMarkTaken: Promise<void> | null = null;
 
   constructor(
     private readonly runtime: IAgentRuntime,
@@ -211,11 +211,17 @@ export class LedgerReconciler {
 
   /** The mark of the last verification, when the transaction it names still has the hash it had (else nothing is taken as verified). */
   async stillVerified(): Promise<VerifiedMark | null> {
-    if (!this.storedMarkRead) {
-      this.storedMarkRead = true;
-      const stored = await this.storedMark();
-      if (stored !== null) this.remember(stored);
-    }
+    // Shared by callers that ask at once (a checkpoint beside a reconciliation), so none verifies from the start meanwhile.
+    this.storedMarkTaken ??= this.storedMark().then(
+      (stored) => {
+        if (stored !== null) this.remember(stored);
+      },
+      (error: unknown) => {
+        this.storedMarkTaken = null;
+        throw error;
+      },
+    );
+    await this.storedMarkTaken;
     const mark = this.verified;
     if (mark === null || (await this.store.hashAt(mark.last.sequence)) !== mark.last.hash) return null;
     return mark;
