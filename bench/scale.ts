@@ -30,8 +30,11 @@ import { textOf } from './synthetic-text';
  * requests a reader may make (`LARGEST_REQUESTS`, with the longest stall while they run), and of every provider, the longest event-loop stall during ingest, learning, reconciliation
  * (incremental and full) and verification, RSS, the start-up time of a new runtime on the
  * database, and (`bench/scale-fresh.ts`, in a process of its own) the RSS, providers and longest
- * stall of the start-up's background work of an agent process started on it. The last line gives each figure at the largest size as a ratio to the smallest,
- * measured in this run, and the issue's goals beside them.
+ * stall of the start-up's background work of an agent process started on it. After the last step
+ * it times every route and provider again in agent processes on a copy of the smallest step's
+ * database and on the largest, in turns (`bench/scale-paired.ts`, SCALE_PAIRED_ROUNDS rounds,
+ * default 5). The last line gives each figure at the largest size as a ratio to the smallest,
+ * measured in this run, the paired medians and their ratios, and the issue's goals beside them.
  *
  * Rows come from the example generator, 10,000 at a time with their own seed, key prefix and
  * project names (a new project name every 200 rows, so the number of lesson groups grows with
@@ -364,6 +367,8 @@ async function measureStep(database: Database, size: number, progress: RunProgre
 let paired: Record<string, PairedFigure> | null = null;
 /** Where the smallest step's database was kept, when it was (a temporary one's copy is removed). */
 let pairedKept: string | null = null;
+/** Why the paired measurement has no figures, when it failed. */
+let pairedError: string | null = null;
 await onDatabase(async (database, kept) => {
   const progress: RunProgress = { booted: await boot(database), chunk: 0, nextLessonGroup: 0, eloUses: 0, trajectories: 0 };
   try {
@@ -374,7 +379,15 @@ await onDatabase(async (database, kept) => {
     } finally {
       await progress.booted.close();
     }
-    if (progress.smallest) paired = await measurePaired(progress.smallest.copy, database, SETTINGS, PAIRED_ROUNDS, Number.isFinite(CALL_LOG_MS));
+    if (progress.smallest) {
+      // A failure here leaves the steps' own figures and goals to be reported, with the error.
+      try {
+        paired = await measurePaired(progress.smallest.copy, database, SETTINGS, PAIRED_ROUNDS, Number.isFinite(CALL_LOG_MS));
+      } catch (error) {
+        pairedError = error instanceof Error ? error.message : String(error);
+        note(`the paired measurement failed: ${pairedError}`);
+      }
+    }
   } finally {
     // Kept beside a kept database (named in the last line); a temporary one's goes with it.
     if (progress.smallest && !kept) await progress.smallest.remove();
@@ -416,6 +429,7 @@ report({
   // The routes and providers timed in agent processes on the smallest step's database and the largest, in turns (`bench/scale-paired.ts`): medians over the rounds.
   paired_rounds: paired ? PAIRED_ROUNDS : 0,
   paired_smallest_database_kept: pairedKept,
+  paired_error: pairedError,
   paired_p99_ratio: pairedRatios,
   paired,
   worst_route_p99_ms: worstRoute,
