@@ -14,6 +14,9 @@ export function percentile(values: readonly number[], p: number): number {
 
 export const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
+/** `a / b` to two places, NaN when `b` is 0: a figure at the largest size against the same at the smallest. */
+export const ratioOf = (a: number, b: number) => round(b === 0 ? Number.NaN : a / b, 2);
+
 /** One JSON line on stdout: the benchmark's result. */
 export function report(result: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);

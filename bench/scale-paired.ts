@@ -1,6 +1,6 @@
 import { cp, rm } from 'node:fs/promises';
 import { SQL } from 'bun';
-import { note, round } from './lib';
+import { note, ratioOf, round } from './lib';
 import type { Timing } from './scale-calls';
 
 /**
@@ -105,12 +105,11 @@ export async function measurePaired(smallest: Database, largest: Database, setti
       }
     }
   }
-  const ratio = (a: number, b: number) => round(b === 0 ? Number.NaN : a / b, 2);
+  const medians = ([smallestSide, largestSide]: [number[], number[]]): [number, number] => [round(median(smallestSide)), round(median(largestSide))];
   return Object.fromEntries(
     Object.entries(seen).map(([name, { p50, p99 }]) => {
-      const p50ms: [number, number] = [round(median(p50[0])), round(median(p50[1]))];
-      const p99ms: [number, number] = [round(median(p99[0])), round(median(p99[1]))];
-      return [name, { p50_ms: p50ms, p99_ms: p99ms, p50_ratio: ratio(p50ms[1], p50ms[0]), p99_ratio: ratio(p99ms[1], p99ms[0]) }];
+      const [p50ms, p99ms] = [medians(p50), medians(p99)];
+      return [name, { p50_ms: p50ms, p99_ms: p99ms, p50_ratio: ratioOf(p50ms[1], p50ms[0]), p99_ratio: ratioOf(p99ms[1], p99ms[0]) }];
     }),
   );
 }

@@ -11,7 +11,7 @@ import { dbOf, queryRows } from '../src/shared/sql';
 import { generateOutcomes } from '../examples/generate-outcomes';
 import { eloBookOf } from '../src/elo/elo-book-service';
 import { yieldToEventLoop } from '../src/shared/event-loop';
-import { CALL_LOG_MS, liveHeap, note, peakRssMb, pgliteMemoryMb, report, round, STALL_GOAL_MS, timeMs, withStallMeter, withTempDir } from './lib';
+import { CALL_LOG_MS, liveHeap, note, peakRssMb, pgliteMemoryMb, ratioOf, report, round, STALL_GOAL_MS, timeMs, withStallMeter, withTempDir } from './lib';
 import { measureProviders, type Timing, timeCalls } from './scale-calls';
 import { askRoute, getRoute, measureRoutes, WHOLE_LEDGER_ROUTES } from './scale-routes';
 import { agentProcess, copyDatabase, type Database, databaseKind, databaseName, measurePaired, PAIRED_ROUNDS, type PairedFigure } from './scale-paired';
@@ -399,15 +399,14 @@ await onDatabase(async (database, kept) => {
 const first = steps[0] as Record<string, any>;
 // biome-ignore lint/suspicious/noExplicitAny: as above
 const last = steps[steps.length - 1] as Record<string, any>;
-const ratio = (a: number, b: number) => round(b === 0 ? Number.NaN : a / b, 2);
 const p99Ratios: Record<string, number> = {};
 for (const kind of ['routes', 'uncached_reports', 'providers'] as const) {
   for (const [name, figures] of Object.entries(last[kind] as Record<string, { p99_ms: number }>)) {
-    p99Ratios[`${kind}:${name}`] = ratio(figures.p99_ms, (first[kind][name] as { p99_ms: number }).p99_ms);
+    p99Ratios[`${kind}:${name}`] = ratioOf(figures.p99_ms, (first[kind][name] as { p99_ms: number }).p99_ms);
   }
 }
 for (const [name, figures] of Object.entries(last.fresh_process.providers as Record<string, { p99_ms: number }>)) {
-  p99Ratios[`fresh_process_providers:${name}`] = ratio(figures.p99_ms, (first.fresh_process.providers[name] as { p99_ms: number }).p99_ms);
+  p99Ratios[`fresh_process_providers:${name}`] = ratioOf(figures.p99_ms, (first.fresh_process.providers[name] as { p99_ms: number }).p99_ms);
 }
 // With the start-up's background work in an agent process (lessons, ELO items and ratings, the metrics report): requests are served beside it.
 const stalls = [...['ingest_stall_ms', 'learn_stall_ms', 'metrics_rollup_stall_ms', 'reconcile_incremental_stall_ms', 'reconcile_full_stall_ms', 'verify_stall_ms', 'largest_requests_stall_ms'].map((k) => Number(last[k])), Number(last.fresh_process.background_stall_ms)];
@@ -421,11 +420,11 @@ report({
   from_outcomes: first.outcomes,
   to_outcomes: last.outcomes,
   p99_ratio_largest_to_smallest: p99Ratios,
-  ingest_rate_ratio: ratio(last.ingest_rows_per_s, first.ingest_rows_per_s),
-  rss_ratio: ratio(last.rss_mb, first.rss_mb),
+  ingest_rate_ratio: ratioOf(last.ingest_rows_per_s, first.ingest_rows_per_s),
+  rss_ratio: ratioOf(last.rss_mb, first.rss_mb),
   // Reported beside the goal, which stays on rss_mb (right after a full collection).
   rss_settled_at_largest_mb: last.rss_settled_mb,
-  startup_ratio: ratio(last.services_ready_ms, first.services_ready_ms),
+  startup_ratio: ratioOf(last.services_ready_ms, first.services_ready_ms),
   // The routes and providers timed in agent processes on the smallest step's database and the largest, in turns (`bench/scale-paired.ts`): medians over the rounds.
   paired_rounds: paired ? PAIRED_ROUNDS : 0,
   paired_smallest_database_kept: pairedKept,
