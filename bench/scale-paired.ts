@@ -2,6 +2,7 @@ import { cp, rm } from 'node:fs/promises';
 import { SQL } from 'bun';
 import { note, ratioOf, round } from './lib';
 import type { Timing } from './scale-calls';
+import { type ServedDirectory, serveDirectory } from './scale-served';
 
 /**
  * The scale benchmark's databases and the agent processes started on them (bench/scale-fresh.ts),
@@ -13,11 +14,15 @@ import type { Timing } from './scale-calls';
  * same minutes, both meet the same machine.
  */
 
-/** The database a run grows: a PGlite directory, or the PostgreSQL database a URL names. */
-export type Database = { dataDir: string } | { postgresUrl: string };
-export const databaseKind = (database: Database) => ('postgresUrl' in database ? 'postgresql' : 'pglite');
+/**
+ * The database a run grows: a PGlite directory opened in the agent's process, the PostgreSQL
+ * database a URL names, or a PGlite directory served by `self-improve pglite-server` (`served`),
+ * reached through its URL.
+ */
+export type Database = { dataDir: string } | { postgresUrl: string; served?: ServedDirectory };
+export const databaseKind = (database: Database) => ('postgresUrl' in database ? (database.served ? 'pglite-server' : 'postgresql') : 'pglite');
 /** A PGlite database's directory, or a PostgreSQL database's name (its URL may hold a password). */
-export const databaseName = (database: Database) => ('postgresUrl' in database ? decodeURIComponent(new URL(database.postgresUrl).pathname.slice(1)) : database.dataDir);
+export const databaseName = (database: Database) => ('postgresUrl' in database ? (database.served?.dataDir ?? decodeURIComponent(new URL(database.postgresUrl).pathname.slice(1))) : database.dataDir);
 
 /** Rounds of the paired measurement (SCALE_PAIRED_ROUNDS; 0 leaves it out): each an agent process on each database. */
 export const PAIRED_ROUNDS = Number(process.env.SCALE_PAIRED_ROUNDS ?? 5);
@@ -44,9 +49,13 @@ export async function agentProcess(database: Database, settings: Record<string, 
  * copy's name is taken. `remove` drops the copy.
  */
 export async function copyDatabase(database: Database, outcomes: number): Promise<{ copy: Database; remove: () => Promise<void> }> {
-  if ('dataDir' in database) {
-    const dataDir = `${database.dataDir.replace(/\/+$/, '')}-at-${outcomes}`;
-    await cp(database.dataDir, dataDir, { recursive: true, errorOnExist: true, force: false });
+  const servedDir = 'postgresUrl' in database ? database.served : undefined;
+  if ('dataDir' in database || servedDir) {
+    const source = 'dataDir' in database ? database.dataDir : (servedDir as ServedDirectory).dataDir;
+    const dataDir = `${source.replace(/\/+$/, '')}-at-${outcomes}`;
+    const copy = () => cp(source, dataDir, { recursive: true, errorOnExist: true, force: false });
+    // A served directory is copied with its server stopped (PGlite's files whole); measurePaired serves the copy.
+    await (servedDir ? servedDir.whileStopped(copy) : copy());
     return { copy: { dataDir }, remove: () => rm(dataDir, { recursive: true, force: true }) };
   }
   const url = new URL(database.postgresUrl);
@@ -90,6 +99,15 @@ const median = (values: number[]) => {
  * and p99 on each database, and the ratio largest / smallest.
  */
 export async function measurePaired(smallest: Database, largest: Database, settings: Record<string, string>, rounds: number, logged: boolean): Promise<Record<string, PairedFigure>> {
+  // The copy of a served directory is served too while it is measured: both sides reach PGlite the same way.
+  if ('postgresUrl' in largest && largest.served && 'dataDir' in smallest) {
+    const served = await serveDirectory(smallest.dataDir);
+    try {
+      return await measurePaired({ postgresUrl: served.url, served }, largest, settings, rounds, logged);
+    } finally {
+      await served.stop();
+    }
+  }
   const seen: Record<string, { p50: [number[], number[]]; p99: [number[], number[]] }> = {};
   for (let r = 0; r < rounds; r++) {
     const order: [Database, 0 | 1][] = r % 2 === 0 ? [[smallest, 0], [largest, 1]] : [[largest, 1], [smallest, 0]];

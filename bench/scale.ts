@@ -14,6 +14,7 @@ import { yieldToEventLoop } from '../src/shared/event-loop';
 import { CALL_LOG_MS, liveHeap, note, peakRssMb, pgliteMemoryMb, ratioOf, report, round, STALL_GOAL_MS, timeMs, withStallMeter, withTempDir } from './lib';
 import { measureProviders, type Timing, timeCalls } from './scale-calls';
 import { askRoute, getRoute, measureRoutes, WHOLE_LEDGER_ROUTES } from './scale-routes';
+import { serveDirectory } from './scale-served';
 import { agentProcess, copyDatabase, type Database, databaseKind, databaseName, measurePaired, PAIRED_ROUNDS, type PairedFigure } from './scale-paired';
 import { seedLessons } from './lesson-seeding';
 import { trajectoryServiceOf } from '../src/trajectories/trajectory-service';
@@ -45,6 +46,9 @@ import { textOf } from './synthetic-text';
  * POSTGRES_URL set (as for the CLI and the demo), it is grown in that PostgreSQL database instead
  * (with pgvector; one that holds no ledger entry of the agent, or the run stops before adding any).
  * Its server is a process of its own, where PGlite reads and writes its files in the agent's. With
+ * SCALE_PGLITE_SERVER=1, the PGlite directory (SCALE_DATA_DIR, or a temporary one) is served by
+ * `self-improve pglite-server` in a process of its own (the built package: `npm run build` first)
+ * and the agent reaches it through its URL; each step reports that process's memory. With
  * SCALE_HEAP_SNAPSHOT_DIR set, a heap snapshot of the bench's process is written there after each
  * step's ledger phase (`scale-<outcomes>.heapsnapshot`, V8 format), for `bench/heap-retainers.ts`.
  */
@@ -78,7 +82,7 @@ const SETTINGS = { SELF_IMPROVE_LEDGER_SECRET: 'scale-benchmark-ledger-secret-01
 const ELO_PATHS = ['src/lib', 'src/api', 'docs/adr', 'CAPABILITY/SKILLS', 'MEMORY/ARCHIVE'];
 const ELO_T0 = Date.parse('2026-10-01T00:00:00Z');
 const POSTGRES_URL = process.env.POSTGRES_URL || undefined;
-const boot = (database: Database) => bootRuntime({ ...database, plugins: [selfImprovePlugin], settings: SETTINGS });
+const boot = (database: Database) => bootRuntime({ ...('postgresUrl' in database ? { postgresUrl: database.postgresUrl } : database), plugins: [selfImprovePlugin], settings: SETTINGS });
 
 function chunkRows(chunk: number) {
   return generateOutcomes(CHUNK, 1_000 + chunk).map((r, i) => ({
@@ -209,8 +213,17 @@ const steps: Record<string, unknown>[] = [];
 /** `work` on the database the run grows, and whether that database is kept after the run (a temporary PGlite directory is not). */
 function onDatabase<T>(work: (database: Database, kept: boolean) => Promise<T>): Promise<T> {
   if (POSTGRES_URL) return work({ postgresUrl: POSTGRES_URL }, true);
-  if (process.env.SCALE_DATA_DIR) return work({ dataDir: process.env.SCALE_DATA_DIR }, true);
-  return withTempDir('self-improve-bench-scale-', (dataDir) => work({ dataDir }, false));
+  const inDirectory = async (dataDir: string, kept: boolean) => {
+    if (!process.env.SCALE_PGLITE_SERVER) return work({ dataDir }, kept);
+    const served = await serveDirectory(dataDir);
+    try {
+      return await work({ postgresUrl: served.url, served }, kept);
+    } finally {
+      await served.stop();
+    }
+  };
+  if (process.env.SCALE_DATA_DIR) return inDirectory(process.env.SCALE_DATA_DIR, true);
+  return withTempDir('self-improve-bench-scale-', (dataDir) => inDirectory(dataDir, false));
 }
 /** Where the run has got: the runtime booted on the database, the chunks ingested, the next lesson group, the ELO uses made. */
 interface RunProgress {
@@ -347,6 +360,8 @@ async function measureStep(database: Database, size: number, progress: RunProgre
     // PGlite's WebAssembly memory before and after the routes: it only grows (its high-water mark stays in RSS).
     pglite_memory_before_routes_mb: beforeRoutes.pglite_memory_mb,
     pglite_memory_mb: pgliteMemoryAfterRoutes,
+    // With SCALE_PGLITE_SERVER: the server process's memory as the step is reported (PGlite's, outside the agent's RSS).
+    pglite_server_memory: 'postgresUrl' in database && database.served ? database.served.memoryMb() : null,
     heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
     // The bench process's live heap after each phase (a full collection first), with its most numerous object types.
     heap_after: heapAfter,

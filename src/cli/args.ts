@@ -6,7 +6,7 @@ export interface ParsedArgs {
 }
 
 /** Flags that take a value; every other `--flag` is a boolean. */
-const VALUE_FLAGS = new Set(['db', 'now', 'k', 'project', 'model-provider', 'model-name', 'out', 'format', 'limit', 'category', 'checkpoint', 'status', 'before', 'slices']);
+const VALUE_FLAGS = new Set(['db', 'now', 'k', 'project', 'model-provider', 'model-name', 'out', 'format', 'limit', 'category', 'checkpoint', 'status', 'before', 'slices', 'port']);
 
 export class UsageError extends Error {
   override name = 'UsageError';

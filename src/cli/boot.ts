@@ -1,3 +1,4 @@
+import { isServed } from '../pglite-server/pglite-server';
 import { AgentRuntime, type Character, type Plugin, type UUID, stringToUuid } from '@elizaos/core';
 import sqlPlugin from '@elizaos/plugin-sql';
 import { sqlSingletons } from '../shared/plugin-sql-globals';
@@ -46,7 +47,11 @@ export async function bootRuntime(options: BootOptions): Promise<BootedRuntime> 
   const name = options.agentName ?? 'self-improve-agent';
   const settings: Record<string, string> = { ...(options.settings ?? {}) };
   if (options.postgresUrl) settings.POSTGRES_URL = options.postgresUrl;
-  else if (options.dataDir) settings.PGLITE_DATA_DIR = options.dataDir;
+  else if (options.dataDir) {
+    // Two PGlites on one directory corrupt it: one served by `self-improve pglite-server` is reached through its URL.
+    if (isServed(options.dataDir)) throw new Error(`${options.dataDir} is served by self-improve pglite-server: set POSTGRES_URL to its URL instead of opening the directory`);
+    settings.PGLITE_DATA_DIR = options.dataDir;
+  }
   const character: Character = {
     id: options.agentId ?? stringToUuid(name),
     name,

@@ -12,6 +12,7 @@ import { type Command, DEFAULT_DB_DIR } from './session';
 import { trajectoriesCommand } from '../trajectories/surfaces/trajectory-commands';
 import { metricsCommand, replayCommand, triageCommand } from '../scan/surfaces/triage-commands';
 import { errorText } from '../shared/error-text';
+import { pgliteServerCommand } from '../pglite-server/pglite-server-command';
 
 export { type CommandResult, DEFAULT_DB_DIR } from './session';
 
@@ -48,6 +49,8 @@ Commands
                                  ids, skip duplicates; not signed by a trusted key: they come as candidates
   rules metrics [--now ISO]      the seed's weekly metrics
   rules guard-log [--limit N]    the newest action-audit entries (default 20)
+  pglite-server [--port N]       serve the --db directory to agents and commands over POSTGRES_URL, PGlite in
+                                 a process of its own (127.0.0.1, default port 5433; 0 picks one) until Ctrl-C
 
 Options
   --db DIR            PGlite directory (default ${DEFAULT_DB_DIR}); POSTGRES_URL wins when set.
@@ -76,6 +79,7 @@ const COMMANDS: Record<string, Command> = {
   elo: eloCommand,
   events: eventsCommand,
   rules: rulesCommand,
+  'pglite-server': pgliteServerCommand,
 };
 
 export async function runCli(argv: readonly string[]): Promise<number> {
@@ -99,7 +103,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   }
   try {
     const result = await command(args);
-    printResult(json ? JSON.stringify(result.json) : result.text);
+    if (!result.printed) printResult(json ? JSON.stringify(result.json) : result.text);
     return result.exitCode;
   } catch (error) {
     const message = errorText(error);

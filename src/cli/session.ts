@@ -15,6 +15,8 @@ export interface CommandResult {
   exitCode: number;
   json: unknown;
   text: string;
+  /** The command printed its document itself (a server prints its address when it starts, not when it stops). */
+  printed?: true;
 }
 
 export type Command = (args: ParsedArgs) => Promise<CommandResult>;

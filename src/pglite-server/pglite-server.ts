@@ -1,0 +1,252 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import { errorText } from '../shared/error-text';
+import { CANCEL_REQUEST, fatalError, FrameReader, GSS_REQUEST, lastReadyStatus, SSL_REQUEST } from './wire';
+
+/**
+ * PGlite in a process of its own, behind the PostgreSQL wire protocol on the loopback interface, so
+ * an agent reaches it through `POSTGRES_URL` like any PostgreSQL server. In the agent's process,
+ * plugin-sql runs PGlite's file reads and writes on the event loop, and a slow disk stops every
+ * reply for as long as it takes (up to 758 ms at a million outcomes, docs/scale-runs.md); here it
+ * stops only this process.
+ *
+ * PGlite has one session, so connections take turns: one holds it from the first message of a
+ * request until PGlite is idle again (ReadyForQuery `I`), a whole extended-protocol exchange or a
+ * whole transaction; the others wait, in order. Nothing of two connections interleaves.
+ *
+ * The directory is the one plugin-sql writes (same PGlite, same extensions: vector and
+ * fuzzystrmatch), so an agent's existing PGLITE_DATA_DIR can be served as it is, and served no
+ * longer. One server at a time holds it (a lock file); the agent must not open it in-process while
+ * it is served.
+ */
+
+export interface PgliteServerOptions {
+  /** The PGlite directory (created when missing), or `memory://` for a database that goes with the process. */
+  dataDir: string;
+  /** The loopback port; 0 picks a free one. */
+  port: number;
+  /** Where a connection's failure is told (default: stderr). */
+  log?: (line: string) => void;
+}
+
+export interface PgliteServer {
+  port: number;
+  /** `postgres://…` for POSTGRES_URL. */
+  url: string;
+  /** Stops accepting, ends every connection, closes PGlite and frees the directory. */
+  close(): Promise<void>;
+}
+
+/** The lock file of a served directory: beside it, not in it (PGlite makes a new database only in an empty directory). */
+export const lockFileOf = (dataDir: string) => `${path.resolve(dataDir)}.pglite-server.lock`;
+const IN_MEMORY = 'memory://';
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Takes the directory for this process; throws naming the process that holds it. A dead holder's lock is taken over. */
+function lockDirectory(dataDir: string): () => void {
+  mkdirSync(path.dirname(path.resolve(dataDir)), { recursive: true });
+  const file = lockFileOf(dataDir);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(file, 'utf8').trim());
+      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
+        throw new Error(`${dataDir} is served by process ${holder} already (${file}); stop it first`);
+      }
+      rmSync(file, { force: true });
+    }
+  }
+  throw new Error(`could not take ${file}`);
+}
+
+async function openPglite(dataDir: string): Promise<PGlite> {
+  // Loaded here, not at the top: only this command needs PGlite itself (plugin-sql's, a peer dependency).
+  const [{ PGlite }, { vector }, { fuzzystrmatch }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/vector'),
+    import('@electric-sql/pglite/contrib/fuzzystrmatch'),
+  ]);
+  return PGlite.create({ dataDir, extensions: { vector, fuzzystrmatch } });
+}
+
+/** Who holds PGlite's one session, and who waits for it, in arrival order. */
+class SessionTurns {
+  private owner: object | null = null;
+  private waiting: Array<{ conn: object; resolve: () => void }> = [];
+
+  async acquire(conn: object): Promise<void> {
+    if (this.owner === conn) return;
+    if (this.owner === null) {
+      this.owner = conn;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push({ conn, resolve }));
+  }
+
+  holds(conn: object): boolean {
+    return this.owner === conn;
+  }
+
+  release(conn: object): void {
+    if (this.owner !== conn) return;
+    const next = this.waiting.shift();
+    this.owner = next ? next.conn : null;
+    next?.resolve();
+  }
+
+  forget(conn: object): void {
+    this.waiting = this.waiting.filter((w) => w.conn !== conn);
+  }
+}
+
+export async function startPgliteServer(options: PgliteServerOptions): Promise<PgliteServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const unlock = options.dataDir === IN_MEMORY ? () => undefined : lockDirectory(options.dataDir);
+  let db: PGlite;
+  try {
+    db = await openPglite(options.dataDir === IN_MEMORY ? IN_MEMORY : path.resolve(options.dataDir));
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const turns = new SessionTurns();
+  const sockets = new Set<net.Socket>();
+
+  const serve = (socket: net.Socket) => {
+    sockets.add(socket);
+    // Each answer goes out at once: with Nagle's algorithm a write after one not yet acknowledged
+    // waits for the client's delayed ACK (40 ms on Linux), every statement of a transaction.
+    socket.setNoDelay(true);
+    const conn = {};
+    const reader = new FrameReader();
+    let pending: Uint8Array[] = [];
+    let inTransaction = false;
+    let work: Promise<void> = Promise.resolve();
+    let closed = false;
+
+    const run = async (messages: Uint8Array[]) => {
+      await turns.acquire(conn);
+      if (closed) return;
+      // The request's messages in one call (PGlite reads them in order): one call a message cost
+      // about twice the time of a statement over the wire.
+      const answer = await db.execProtocolRaw(messages.length === 1 ? (messages[0] as Uint8Array) : Buffer.concat(messages));
+      if (answer.byteLength > 0 && !socket.destroyed) socket.write(answer);
+      const status = lastReadyStatus(answer);
+      if (status !== null) inTransaction = status !== 'I';
+      if (status === 'I') turns.release(conn);
+    };
+
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      sockets.delete(socket);
+      turns.forget(conn);
+      await work.catch(() => undefined);
+      if (turns.holds(conn)) {
+        // A client gone inside a transaction leaves nothing half-done behind it.
+        if (inTransaction) await db.exec('ROLLBACK').catch(() => undefined);
+        turns.release(conn);
+      }
+    };
+
+    const queue = (messages: Uint8Array[]) => {
+      work = work.then(() => run(messages)).catch((error: unknown) => {
+        log(`pglite-server: a connection failed: ${errorText(error)}`);
+        socket.destroy();
+      });
+    };
+
+    socket.on('data', (chunk: Buffer) => {
+      if (closed) return;
+      let frames;
+      try {
+        frames = reader.push(chunk);
+      } catch (error) {
+        socket.end(fatalError('08P01', (error as Error).message));
+        return;
+      }
+      for (const frame of frames) {
+        if (frame.kind === 'startup') {
+          if (frame.code === SSL_REQUEST || frame.code === GSS_REQUEST) {
+            socket.write('N');
+            continue;
+          }
+          if (frame.code === CANCEL_REQUEST) {
+            socket.end();
+            return;
+          }
+          reader.started();
+          queue([frame.bytes]);
+          continue;
+        }
+        if (frame.type === 'X') {
+          socket.end();
+          return;
+        }
+        pending.push(frame.bytes);
+        if (frame.endsRequest) {
+          const request = pending;
+          pending = [];
+          queue(request);
+        }
+      }
+    });
+    socket.on('close', () => void close());
+    socket.on('error', () => void close());
+  };
+
+  const server = net.createServer(serve);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    unlock();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(code === 'EADDRINUSE' ? `port ${options.port} on 127.0.0.1 is in use: give another with --port` : errorText(error));
+  }
+  const port = (server.address() as net.AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const socket of sockets) socket.destroy();
+        await stopped;
+        await db.close();
+        unlock();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** True when `dataDir` is served now by a live `self-improve pglite-server`. */
+export function isServed(dataDir: string): boolean {
+  const file = lockFileOf(dataDir);
+  if (!existsSync(file)) return false;
+  const holder = Number(readFileSync(file, 'utf8').trim());
+  return Number.isInteger(holder) && holder > 0 && isAlive(holder);
+}

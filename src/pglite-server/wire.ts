@@ -1,0 +1,125 @@
+/**
+ * The PostgreSQL wire protocol as the PGlite server (`self-improve pglite-server`) reads it: a
+ * client's byte stream cut into whole messages, and what PGlite's answers say about its session.
+ * Pure: no sockets, no PGlite. Every length comes from the client, so every length is checked
+ * before anything is kept for it.
+ */
+
+/** The codes a startup-phase message may carry instead of a protocol version. */
+export const SSL_REQUEST = 80877103;
+export const CANCEL_REQUEST = 80877102;
+export const GSS_REQUEST = 80877104;
+
+/** A startup-phase message is small (PostgreSQL itself refuses one over 10,000 bytes). */
+export const MAX_STARTUP_BYTES = 10_000;
+/** The largest message a client may send (a statement with its parameters); larger closes the connection. */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Messages after which the client waits for an answer, so the request so far goes to PGlite:
+ * Sync, a simple Query, Flush, a FunctionCall, a password (the startup's answer to PGlite's
+ * authentication request), and the end or failure of a COPY from the client.
+ */
+const REQUEST_ENDS = new Set(['S', 'Q', 'H', 'F', 'p', 'c', 'f']);
+
+export type Frame =
+  /** The first message of a connection (or an SSL, GSS or cancel request): `code` is the version or request code. */
+  | { kind: 'startup'; code: number; bytes: Uint8Array }
+  /** A message after the startup: its type letter, and whether the client now waits for an answer. */
+  | { kind: 'message'; type: string; endsRequest: boolean; bytes: Uint8Array };
+
+export class WireError extends Error {
+  override name = 'WireError';
+}
+
+/**
+ * Cuts a connection's bytes into frames. Before the startup message is accepted, messages have no
+ * type byte; `started()` is called once the server has taken one (SSL and GSS requests come
+ * before it and are answered, not accepted). Chunks are kept as they come and joined once a whole
+ * message is there, so a large message costs one copy, not one per chunk.
+ */
+export class FrameReader {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private startedUp = false;
+
+  started(): void {
+    this.startedUp = true;
+  }
+
+  /** The whole frames `chunk` completes, in order; throws WireError on a length no client may send. */
+  push(chunk: Uint8Array): Frame[] {
+    this.chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    this.size += chunk.byteLength;
+    const frames: Frame[] = [];
+    for (let frame = this.next(); frame; frame = this.next()) frames.push(frame);
+    return frames;
+  }
+
+  private next(): Frame | null {
+    if (!this.startedUp) {
+      if (this.size < 8) return null;
+      const head = this.peek(8);
+      const length = head.readInt32BE(0);
+      if (length < 8 || length > MAX_STARTUP_BYTES) throw new WireError(`a startup message of ${length} bytes (8 to ${MAX_STARTUP_BYTES} allowed)`);
+      if (this.size < length) return null;
+      const bytes = this.take(length);
+      // Anything but an SSL or GSS request is the startup itself; the server answers it and calls started().
+      return { kind: 'startup', code: head.readInt32BE(4), bytes };
+    }
+    if (this.size < 5) return null;
+    const head = this.peek(5);
+    const length = head.readInt32BE(1);
+    if (length < 4 || length > MAX_MESSAGE_BYTES) throw new WireError(`a message of ${length} bytes (4 to ${MAX_MESSAGE_BYTES} allowed)`);
+    if (this.size < 1 + length) return null;
+    const type = String.fromCharCode(head[0] as number);
+    return { kind: 'message', type, endsRequest: REQUEST_ENDS.has(type), bytes: this.take(1 + length) };
+  }
+
+  /** The first `n` bytes (n <= size), without taking them. */
+  private peek(n: number): Buffer {
+    if ((this.chunks[0] as Buffer).byteLength < n) this.join();
+    return (this.chunks[0] as Buffer).subarray(0, n);
+  }
+
+  /** Takes the first `n` bytes (n <= size) as a message of its own. */
+  private take(n: number): Uint8Array {
+    if ((this.chunks[0] as Buffer).byteLength < n) this.join();
+    const first = this.chunks[0] as Buffer;
+    const bytes = new Uint8Array(first.subarray(0, n));
+    if (first.byteLength === n) this.chunks.shift();
+    else this.chunks[0] = first.subarray(n);
+    this.size -= n;
+    return bytes;
+  }
+
+  private join(): void {
+    this.chunks = [Buffer.concat(this.chunks, this.size)];
+  }
+}
+
+/**
+ * The transaction status of the last ReadyForQuery in a backend answer: `I` idle, `T` in a
+ * transaction, `E` in a failed one; null when the answer has none (the exchange goes on).
+ */
+export function lastReadyStatus(answer: Uint8Array): string | null {
+  const view = Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength);
+  let status: string | null = null;
+  for (let at = 0; at + 5 <= view.byteLength; ) {
+    const length = view.readInt32BE(at + 1);
+    if (length < 4) break;
+    if (view[at] === 0x5a && at + 5 < view.byteLength) status = String.fromCharCode(view[at + 5] as number);
+    at += 1 + length;
+  }
+  return status;
+}
+
+/** A backend ErrorResponse (severity FATAL) with `message`, for a client the server turns away. */
+export function fatalError(code: string, message: string): Uint8Array {
+  const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0\0`, 'utf8');
+  const out = Buffer.alloc(5 + fields.byteLength);
+  out[0] = 0x45;
+  out.writeInt32BE(4 + fields.byteLength, 1);
+  fields.copy(out, 5);
+  return new Uint8Array(out);
+}
