@@ -35,7 +35,9 @@ async function startServer(dataDir: string, port: number): Promise<{ process: Re
       seen += new TextDecoder().decode(value);
       const line = seen.split('\n')[0];
       if (seen.includes('\n') && line) {
-        const listening = JSON.parse(line) as { url: string; port: number };
+        // With --json a command that fails prints `{"error": …}` instead, and exits.
+        const listening = JSON.parse(line) as { url?: string; port?: number; error?: string };
+        if (listening.url === undefined || listening.port === undefined) throw new Error(`self-improve pglite-server on ${dataDir}: ${listening.error ?? line}`);
         return { process: child, url: listening.url, port: listening.port };
       }
     }

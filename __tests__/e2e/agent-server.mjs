@@ -1,7 +1,7 @@
 // The real ElizaOS server as `elizaos start` runs it (run by Bun or Node): @elizaos/server's AgentServer with
 // one character whose plugins are resolved by name (so "plugin-self-improve" is whatever is installed
 // in node_modules: the packed build). Prints one line `E2E_READY {json}` on stdout when the agent is
-// up; stops cleanly on SIGTERM. Configured by environment: E2E_CHARACTER (path), E2E_DATA_DIR, SERVER_PORT,
+// up; stops cleanly on SIGTERM. Configured by environment: E2E_CHARACTER (path), E2E_DATA_DIR, POSTGRES_URL, SERVER_PORT,
 // and E2E_EARLY_REQUESTS (requests sent while the agent's services are starting; `E2E_EARLY {json}` before E2E_READY).
 import { readFileSync } from 'node:fs';
 import { AgentServer } from '@elizaos/server';
@@ -9,7 +9,8 @@ import { AgentServer } from '@elizaos/server';
 const character = JSON.parse(readFileSync(process.env.E2E_CHARACTER, 'utf8'));
 const server = new AgentServer();
 const early = process.env.E2E_EARLY_REQUESTS ? requestsWhileStarting(JSON.parse(process.env.E2E_EARLY_REQUESTS)) : null;
-await server.start({ port: Number(process.env.SERVER_PORT), dataDir: process.env.E2E_DATA_DIR, agents: [{ character }] });
+// As `elizaos start` does: POSTGRES_URL, when set, is the server's database and its agents'.
+await server.start({ port: Number(process.env.SERVER_PORT), dataDir: process.env.E2E_DATA_DIR, postgresUrl: process.env.POSTGRES_URL || undefined, agents: [{ character }] });
 const [agent] = server.getAllAgents();
 const plugins = agent.plugins.map((p) => p.name);
 if (early) process.stdout.write(`E2E_EARLY ${JSON.stringify(await early)}\n`);

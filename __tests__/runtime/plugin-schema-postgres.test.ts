@@ -1,6 +1,6 @@
 // The plugin's schema migrated by plugin-sql's DatabaseMigrationService over the PostgreSQL wire
 // protocol (node-postgres through drizzle), as on a PostgreSQL server: a fresh database from
-// helpers/postgres-server.ts (PGlite with pgvector behind pglite-socket, or a throw-away database on
+// helpers/postgres-server.ts (PGlite with pgvector behind self-improve pglite-server, or a throw-away database on
 // the PostgreSQL server SELF_IMPROVE_TEST_POSTGRES_URL names).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { DatabaseMigrationService } from '@elizaos/plugin-sql';

@@ -1,7 +1,7 @@
 // Two processes on one PostgreSQL database (plugin-sql's PostgreSQL path, over the wire): two CLI
 // ingests at once, and an agent beside the CLI. Every rewarded outcome is paid once, the ledger
 // verifies, and each process sees what the other wrote. See helpers/postgres-server.ts for what
-// serves the database (PGlite behind serve.mjs by default; a real PostgreSQL with
+// serves the database (PGlite behind self-improve pglite-server by default; a real PostgreSQL with
 // SELF_IMPROVE_TEST_POSTGRES_URL).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

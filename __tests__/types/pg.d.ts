@@ -7,7 +7,8 @@ declare module 'pg' {
     constructor(config?: ClientConfig);
     connect(): Promise<void>;
     end(): Promise<void>;
-    query(text: string): Promise<{ rows: Record<string, unknown>[] }>;
+    query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+    on(event: 'error', listener: (error: Error) => void): this;
   }
   const pg: { Client: typeof Client };
   export default pg;

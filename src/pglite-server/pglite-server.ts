@@ -3,7 +3,8 @@ import net from 'node:net';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { errorText } from '../shared/error-text';
-import { CANCEL_REQUEST, fatalError, FrameReader, GSS_REQUEST, lastReadyStatus, SSL_REQUEST } from './wire';
+import { SessionTurns, type Turn } from './session-turns';
+import { CANCEL_REQUEST, fatalError, FrameReader, GSS_REQUEST, isStartupDone, lastReadyStatus, MAX_MESSAGE_BYTES, passwordMessage, PROTOCOL_3, requestStatement, SSL_REQUEST, startupMessage } from './wire';
 
 /**
  * PGlite in a process of its own, behind the PostgreSQL wire protocol on the loopback interface, so
@@ -38,6 +39,9 @@ export interface PgliteServer {
   /** Stops accepting, ends every connection, closes PGlite and frees the directory. */
   close(): Promise<void>;
 }
+
+/** Connections served at once; one more is turned away (PostgreSQL's own default is 100). */
+export const MAX_CONNECTIONS = 100;
 
 /** The lock file of a served directory: beside it, not in it (PGlite makes a new database only in an empty directory). */
 export const lockFileOf = (dataDir: string) => `${path.resolve(dataDir)}.pglite-server.lock`;
@@ -84,34 +88,17 @@ async function openPglite(dataDir: string): Promise<PGlite> {
   return PGlite.create({ dataDir, extensions: { vector, fuzzystrmatch } });
 }
 
-/** Who holds PGlite's one session, and who waits for it, in arrival order. */
-class SessionTurns {
-  private owner: object | null = null;
-  private waiting: Array<{ conn: object; resolve: () => void }> = [];
-
-  async acquire(conn: object): Promise<void> {
-    if (this.owner === conn) return;
-    if (this.owner === null) {
-      this.owner = conn;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push({ conn, resolve }));
-  }
-
-  holds(conn: object): boolean {
-    return this.owner === conn;
-  }
-
-  release(conn: object): void {
-    if (this.owner !== conn) return;
-    const next = this.waiting.shift();
-    this.owner = next ? next.conn : null;
-    next?.resolve();
-  }
-
-  forget(conn: object): void {
-    this.waiting = this.waiting.filter((w) => w.conn !== conn);
-  }
+/**
+ * The answer every client's startup gets: AuthenticationOk, the server's parameters, its key and
+ * ReadyForQuery, taken once from PGlite's own startup. A client's startup is answered with it at
+ * once, without a turn: a new connection waits for no transaction (plugin-sql's pool gives up on a
+ * connection after 5 s), and PGlite's one session is never started again under a client's feet.
+ */
+async function startupAnswer(db: PGlite): Promise<Uint8Array> {
+  await db.execProtocolRaw(startupMessage('postgres', 'postgres'));
+  const answer = await db.execProtocolRaw(passwordMessage('postgres'));
+  if (!isStartupDone(answer)) throw new Error('PGlite did not finish its startup as expected (AuthenticationOk … ReadyForQuery)');
+  return answer;
 }
 
 export async function startPgliteServer(options: PgliteServerOptions): Promise<PgliteServer> {
@@ -124,27 +111,44 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
     unlock();
     throw error;
   }
+  let greeting: Uint8Array;
+  try {
+    greeting = await startupAnswer(db);
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    unlock();
+    throw error;
+  }
   const turns = new SessionTurns();
   const sockets = new Set<net.Socket>();
 
   const serve = (socket: net.Socket) => {
+    if (sockets.size >= MAX_CONNECTIONS) {
+      socket.end(fatalError('53300', `too many connections: ${MAX_CONNECTIONS} are served at once`));
+      return;
+    }
     sockets.add(socket);
     // Each answer goes out at once: with Nagle's algorithm a write after one not yet acknowledged
     // waits for the client's delayed ACK (40 ms on Linux), every statement of a transaction.
     socket.setNoDelay(true);
-    const conn = {};
+    const conn: Turn = { statement: null, since: Date.now() };
     const reader = new FrameReader();
     let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
     let inTransaction = false;
     let work: Promise<void> = Promise.resolve();
     let closed = false;
 
     const run = async (messages: Uint8Array[]) => {
+      conn.statement = requestStatement(messages) ?? conn.statement;
+      conn.since = Date.now();
       await turns.acquire(conn);
       if (closed) return;
-      // The request's messages in one call (PGlite reads them in order): one call a message cost
-      // about twice the time of a statement over the wire.
-      const answer = await db.execProtocolRaw(messages.length === 1 ? (messages[0] as Uint8Array) : Buffer.concat(messages));
+      // One call a message (given together, PGlite once left a request's Sync unanswered and its
+      // client waiting), its files synced after the last only, and one write of the whole answer.
+      const answers: Uint8Array[] = [];
+      for (let i = 0; i < messages.length; i++) answers.push(await db.execProtocolRaw(messages[i] as Uint8Array, { syncToFs: i === messages.length - 1 }));
+      const answer = Buffer.concat(answers);
       if (answer.byteLength > 0 && !socket.destroyed) socket.write(answer);
       const status = lastReadyStatus(answer);
       if (status !== null) inTransaction = status !== 'I';
@@ -190,8 +194,12 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
             socket.end();
             return;
           }
+          if (frame.code >>> 16 !== PROTOCOL_3 >>> 16) {
+            socket.end(fatalError('0A000', `protocol version ${frame.code >>> 16}.${frame.code & 0xffff} is not served (3.x is)`));
+            return;
+          }
           reader.started();
-          queue([frame.bytes]);
+          socket.write(greeting);
           continue;
         }
         if (frame.type === 'X') {
@@ -199,9 +207,16 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
           return;
         }
         pending.push(frame.bytes);
+        pendingBytes += frame.bytes.byteLength;
+        // A request is held whole until its end: one that never ends may not grow without bound.
+        if (pendingBytes > MAX_MESSAGE_BYTES) {
+          socket.end(fatalError('08P01', `a request of over ${MAX_MESSAGE_BYTES} bytes without a Sync`));
+          return;
+        }
         if (frame.endsRequest) {
           const request = pending;
           pending = [];
+          pendingBytes = 0;
           queue(request);
         }
       }
@@ -226,12 +241,18 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
     throw new Error(code === 'EADDRINUSE' ? `port ${options.port} on 127.0.0.1 is in use: give another with --port` : errorText(error));
   }
   const port = (server.address() as net.AddressInfo).port;
+  const watch = setInterval(() => {
+    const line = turns.longWait(Date.now());
+    if (line) log(line);
+  }, 1_000);
+  watch.unref();
   let closing: Promise<void> | undefined;
   return {
     port,
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     close() {
       closing ??= (async () => {
+        clearInterval(watch);
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         for (const socket of sockets) socket.destroy();
         await stopped;

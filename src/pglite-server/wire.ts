@@ -123,3 +123,55 @@ export function fatalError(code: string, message: string): Uint8Array {
   fields.copy(out, 5);
   return new Uint8Array(out);
 }
+
+/** The statement text of a request (its Parse or simple Query message), cut to `max` characters; null when it has none. */
+export function requestStatement(messages: readonly Uint8Array[], max = 200): string | null {
+  for (const message of messages) {
+    const view = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+    const type = view[0];
+    let at = 5;
+    if (type === 0x50) {
+      // Parse: the statement's name, then its text.
+      const nameEnd = view.indexOf(0, at);
+      if (nameEnd < 0) return null;
+      at = nameEnd + 1;
+    } else if (type !== 0x51) {
+      continue;
+    }
+    const end = view.indexOf(0, at);
+    return view.toString('utf8', at, Math.min(end < 0 ? view.byteLength : end, at + max * 4)).slice(0, max);
+  }
+  return null;
+}
+
+/** The protocol version 3.0 startup message, as a client sends it. */
+export function startupMessage(user: string, database: string): Uint8Array {
+  const body = Buffer.from(`user\0${user}\0database\0${database}\0\0`, 'utf8');
+  const out = Buffer.alloc(8 + body.byteLength);
+  out.writeInt32BE(8 + body.byteLength, 0);
+  out.writeInt32BE(PROTOCOL_3, 4);
+  body.copy(out, 8);
+  return new Uint8Array(out);
+}
+
+/** A PasswordMessage, as a client answers an authentication request. */
+export function passwordMessage(password: string): Uint8Array {
+  const body = Buffer.from(`${password}\0`, 'utf8');
+  const out = Buffer.alloc(5 + body.byteLength);
+  out[0] = 0x70;
+  out.writeInt32BE(4 + body.byteLength, 1);
+  body.copy(out, 5);
+  return new Uint8Array(out);
+}
+
+/** The protocol version every client of the server speaks (3.0; the major version is the high 16 bits). */
+export const PROTOCOL_3 = 196608;
+
+/**
+ * Whether `answer` is a whole successful end of a startup: it begins with AuthenticationOk and ends
+ * with ReadyForQuery, idle. The server answers every client's startup with such an answer.
+ */
+export function isStartupDone(answer: Uint8Array): boolean {
+  const view = Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength);
+  return view.byteLength >= 15 && view[0] === 0x52 && view.readInt32BE(1) === 8 && view.readInt32BE(5) === 0 && lastReadyStatus(answer) === 'I' && view[view.byteLength - 6] === 0x5a;
+}
