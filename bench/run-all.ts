@@ -20,6 +20,7 @@ const BENCHES: string[][] = [
   ['bench/sql-garbage.ts', '500', '200'],
   ['bench/reply-while-learning.ts', '20000'],
   ['bench/ingest-file-memory.ts'],
+  ['bench/pglite-server-memory.ts'],
 ];
 
 for (const [file, ...args] of BENCHES) {

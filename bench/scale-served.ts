@@ -21,10 +21,12 @@ export interface ServedDirectory {
 const BIN = path.join(import.meta.dir, '..', 'bin', 'self-improve.js');
 const DIST = path.join(import.meta.dir, '..', 'dist', 'cli', 'main.js');
 const START_TIMEOUT_MS = 120_000;
+/** What runs the server: Node, as `npx self-improve` does (default), or this Bun (SCALE_PGLITE_SERVER_ENGINE=bun). */
+export const SERVER_ENGINE = process.env.SCALE_PGLITE_SERVER_ENGINE === 'bun' ? 'bun' : 'node';
 
 async function startServer(dataDir: string, port: number): Promise<{ process: ReturnType<typeof Bun.spawn>; url: string; port: number }> {
   if (!existsSync(DIST)) throw new Error(`${DIST} is missing: SCALE_PGLITE_SERVER runs the built package (npm run build first)`);
-  const child = Bun.spawn(['node', BIN, 'pglite-server', '--db', dataDir, '--port', String(port), '--json'], { stdout: 'pipe', stderr: 'inherit' });
+  const child = Bun.spawn([SERVER_ENGINE === 'bun' ? process.execPath : 'node', BIN, 'pglite-server', '--db', dataDir, '--port', String(port), '--json'], { stdout: 'pipe', stderr: 'inherit' });
   const reader = child.stdout.getReader();
   const timer = setTimeout(() => child.kill(), START_TIMEOUT_MS);
   let seen = '';

@@ -14,7 +14,7 @@ import { yieldToEventLoop } from '../src/shared/event-loop';
 import { CALL_LOG_MS, liveHeap, note, peakRssMb, pgliteMemoryMb, ratioOf, report, round, STALL_GOAL_MS, timeMs, withStallMeter, withTempDir } from './lib';
 import { measureProviders, type Timing, timeCalls } from './scale-calls';
 import { askRoute, getRoute, measureRoutes, WHOLE_LEDGER_ROUTES } from './scale-routes';
-import { serveDirectory } from './scale-served';
+import { SERVER_ENGINE, serveDirectory } from './scale-served';
 import { agentProcess, copyDatabase, type Database, databaseKind, databaseName, measurePaired, PAIRED_ROUNDS, type PairedFigure } from './scale-paired';
 import { seedLessons } from './lesson-seeding';
 import { trajectoryServiceOf } from '../src/trajectories/trajectory-service';
@@ -362,6 +362,7 @@ async function measureStep(database: Database, size: number, progress: RunProgre
     pglite_memory_mb: pgliteMemoryAfterRoutes,
     // With SCALE_PGLITE_SERVER: the server process's memory as the step is reported (PGlite's, outside the agent's RSS).
     pglite_server_memory: 'postgresUrl' in database && database.served ? database.served.memoryMb() : null,
+    pglite_server_engine: 'postgresUrl' in database && database.served ? SERVER_ENGINE : null,
     heap_mb: Math.round(process.memoryUsage().heapUsed / 1_048_576),
     // The bench process's live heap after each phase (a full collection first), with its most numerous object types.
     heap_after: heapAfter,

@@ -25,6 +25,7 @@ import { ScanOutcomeService } from './scan/scan-outcome-service';
 import { TrajectoryService } from './trajectories/trajectory-service';
 import { selfImproveTables } from './shared/schema';
 import { warmUpContextInBackground } from './context/context-warm-up';
+import { refuseServedDirectory } from './pglite-server/served-lock';
 import { actionAfterStart, eventsAfterStart, providerAfterStart, routeAfterStart } from './shared/plugin-start';
 
 /**
@@ -35,6 +36,7 @@ export const selfImprovePlugin: Plugin = {
   name: 'self-improve',
   description: 'Learns from the outcomes of its work: weighted rewards, lessons with provenance, typed rules, ELO-ranked context, a tamper-evident reward ledger.',
   init: async (_config, runtime) => {
+    refuseServedDirectory();
     loadConfig(runtime);
     warmUpContextInBackground(runtime);
   },

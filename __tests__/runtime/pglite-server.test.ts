@@ -13,7 +13,8 @@ import { Client } from 'pg';
 import { runCli } from '../helpers/cli';
 import { ServerExited, startPgliteServerProcess } from '../helpers/pglite-server-process';
 import { makeRows } from '../helpers/rows';
-import { lockFileOf, MAX_CONNECTIONS } from '../../src/pglite-server/pglite-server';
+import { MAX_CONNECTIONS } from '../../src/pglite-server/pglite-server';
+import { lockFileOf } from '../../src/pglite-server/served-lock';
 import { MAX_MESSAGE_BYTES } from '../../src/pglite-server/wire';
 
 const LABELS = ['fixed', 'rejected_fp', 'ignored', 'accepted', 'reopened'] as const;

@@ -1,4 +1,4 @@
-import { isServed } from '../pglite-server/pglite-server';
+import { isServed } from '../pglite-server/served-lock';
 import { AgentRuntime, type Character, type Plugin, type UUID, stringToUuid } from '@elizaos/core';
 import sqlPlugin from '@elizaos/plugin-sql';
 import { sqlSingletons } from '../shared/plugin-sql-globals';

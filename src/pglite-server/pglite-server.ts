@@ -1,8 +1,8 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { errorText } from '../shared/error-text';
+import { IN_MEMORY, lockDirectory } from './served-lock';
 import { SessionTurns, type Turn } from './session-turns';
 import { CANCEL_REQUEST, fatalError, FrameReader, GSS_REQUEST, isStartupDone, lastReadyStatus, MAX_MESSAGE_BYTES, passwordMessage, PROTOCOL_3, requestStatement, SSL_REQUEST, startupMessage } from './wire';
 
@@ -42,41 +42,10 @@ export interface PgliteServer {
 
 /** Connections served at once; one more is turned away (PostgreSQL's own default is 100). */
 export const MAX_CONNECTIONS = 100;
-
-/** The lock file of a served directory: beside it, not in it (PGlite makes a new database only in an empty directory). */
-export const lockFileOf = (dataDir: string) => `${path.resolve(dataDir)}.pglite-server.lock`;
-const IN_MEMORY = 'memory://';
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
-/** Takes the directory for this process; throws naming the process that holds it. A dead holder's lock is taken over. */
-function lockDirectory(dataDir: string): () => void {
-  mkdirSync(path.dirname(path.resolve(dataDir)), { recursive: true });
-  const file = lockFileOf(dataDir);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(file, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(file, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
-        throw new Error(`${dataDir} is served by process ${holder} already (${file}); stop it first`);
-      }
-      rmSync(file, { force: true });
-    }
-  }
-  throw new Error(`could not take ${file}`);
-}
+/** Requests between two emptyings of PGlite's list of parsed answers (see forgetParsedMessages). */
+export const FORGET_PARSED_EVERY = 100;
+/** A Sync message. */
+const SYNC = new Uint8Array([0x53, 0, 0, 0, 4]);
 
 async function openPglite(dataDir: string): Promise<PGlite> {
   // Loaded here, not at the top: only this command needs PGlite itself (plugin-sql's, a peer dependency).
@@ -103,7 +72,7 @@ async function startupAnswer(db: PGlite): Promise<Uint8Array> {
 
 export async function startPgliteServer(options: PgliteServerOptions): Promise<PgliteServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const unlock = options.dataDir === IN_MEMORY ? () => undefined : lockDirectory(options.dataDir);
+  const unlock = lockDirectory(options.dataDir);
   let db: PGlite;
   try {
     db = await openPglite(options.dataDir === IN_MEMORY ? IN_MEMORY : path.resolve(options.dataDir));
@@ -121,6 +90,17 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
   }
   const turns = new SessionTurns();
   const sockets = new Set<net.Socket>();
+  // PGlite 0.3 parses everything its backend answers and keeps each message in a list that only
+  // execProtocol and execProtocolStream empty, never execProtocolRaw: served by raw calls alone,
+  // the server's heap reached Node's 4 GB limit and the server died, 13 minutes into learning at
+  // 1M outcomes. A Sync given through execProtocol between two requests (the session is at
+  // ReadyForQuery, so it changes nothing) empties the list.
+  let requestsSinceForget = 0;
+  const forgetParsedMessages = async () => {
+    if (++requestsSinceForget < FORGET_PARSED_EVERY) return;
+    requestsSinceForget = 0;
+    await db.execProtocol(SYNC, { syncToFs: false, throwOnError: false });
+  };
 
   const serve = (socket: net.Socket) => {
     if (sockets.size >= MAX_CONNECTIONS) {
@@ -151,7 +131,10 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
       const answer = Buffer.concat(answers);
       if (answer.byteLength > 0 && !socket.destroyed) socket.write(answer);
       const status = lastReadyStatus(answer);
-      if (status !== null) inTransaction = status !== 'I';
+      if (status !== null) {
+        inTransaction = status !== 'I';
+        await forgetParsedMessages();
+      }
       if (status === 'I') turns.release(conn);
     };
 
@@ -262,12 +245,4 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
       return closing;
     },
   };
-}
-
-/** True when `dataDir` is served now by a live `self-improve pglite-server`. */
-export function isServed(dataDir: string): boolean {
-  const file = lockFileOf(dataDir);
-  if (!existsSync(file)) return false;
-  const holder = Number(readFileSync(file, 'utf8').trim());
-  return Number.isInteger(holder) && holder > 0 && isAlive(holder);
 }

@@ -14,3 +14,9 @@ export function sqlSingletons(): Record<string, unknown> | undefined {
 export function pgliteInProcess(): boolean {
   return sqlSingletons()?.pgLiteClientManager !== undefined;
 }
+
+/** The directory of the PGlite plugin-sql runs in this process, or undefined (none, or in memory). */
+export function pgliteDataDirInProcess(): string | undefined {
+  const manager = sqlSingletons()?.pgLiteClientManager as { client?: { dataDir?: string } } | undefined;
+  return manager?.client?.dataDir;
+}
