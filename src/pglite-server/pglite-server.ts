@@ -204,8 +204,12 @@ export async function startPgliteServer(options: PgliteServerOptions): Promise<P
         }
       }
     });
-    socket.on('close', () => void close());
-    socket.on('error', () => void close());
+    // What close awaits catches its own failures; anything else is told, never left unhandled.
+    const closeTold = () => {
+      close().catch((error: unknown) => log(`pglite-server: a connection did not close cleanly: ${errorText(error)}`));
+    };
+    socket.on('close', closeTold);
+    socket.on('error', closeTold);
   };
 
   const server = net.createServer(serve);

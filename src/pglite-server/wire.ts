@@ -28,6 +28,19 @@ export type Frame =
   /** A message after the startup: its type letter, and whether the client now waits for an answer. */
   | { kind: 'message'; type: string; endsRequest: boolean; bytes: Uint8Array };
 
+/** A Buffer over the same bytes (no copy), for its readers. */
+const viewOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** A typed message: its type letter, its length, and `body`. */
+function typedMessage(type: string, body: string): Uint8Array {
+  const payload = Buffer.from(body, 'utf8');
+  const out = Buffer.alloc(5 + payload.byteLength);
+  out[0] = type.charCodeAt(0);
+  out.writeInt32BE(4 + payload.byteLength, 1);
+  payload.copy(out, 5);
+  return new Uint8Array(out);
+}
+
 export class WireError extends Error {
   override name = 'WireError';
 }
@@ -49,7 +62,7 @@ export class FrameReader {
 
   /** The whole frames `chunk` completes, in order; throws WireError on a length no client may send. */
   push(chunk: Uint8Array): Frame[] {
-    this.chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    this.chunks.push(viewOf(chunk));
     this.size += chunk.byteLength;
     const frames: Frame[] = [];
     for (let frame = this.next(); frame; frame = this.next()) frames.push(frame);
@@ -103,7 +116,7 @@ export class FrameReader {
  * transaction, `E` in a failed one; null when the answer has none (the exchange goes on).
  */
 export function lastReadyStatus(answer: Uint8Array): string | null {
-  const view = Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength);
+  const view = viewOf(answer);
   let status: string | null = null;
   for (let at = 0; at + 5 <= view.byteLength; ) {
     const length = view.readInt32BE(at + 1);
@@ -116,18 +129,13 @@ export function lastReadyStatus(answer: Uint8Array): string | null {
 
 /** A backend ErrorResponse (severity FATAL) with `message`, for a client the server turns away. */
 export function fatalError(code: string, message: string): Uint8Array {
-  const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0\0`, 'utf8');
-  const out = Buffer.alloc(5 + fields.byteLength);
-  out[0] = 0x45;
-  out.writeInt32BE(4 + fields.byteLength, 1);
-  fields.copy(out, 5);
-  return new Uint8Array(out);
+  return typedMessage('E', `SFATAL\0VFATAL\0C${code}\0M${message}\0\0`);
 }
 
 /** The statement text of a request (its Parse or simple Query message), cut to `max` characters; null when it has none. */
 export function requestStatement(messages: readonly Uint8Array[], max = 200): string | null {
   for (const message of messages) {
-    const view = Buffer.from(message.buffer, message.byteOffset, message.byteLength);
+    const view = viewOf(message);
     const type = view[0];
     let at = 5;
     if (type === 0x50) {
@@ -156,12 +164,7 @@ export function startupMessage(user: string, database: string): Uint8Array {
 
 /** A PasswordMessage, as a client answers an authentication request. */
 export function passwordMessage(password: string): Uint8Array {
-  const body = Buffer.from(`${password}\0`, 'utf8');
-  const out = Buffer.alloc(5 + body.byteLength);
-  out[0] = 0x70;
-  out.writeInt32BE(4 + body.byteLength, 1);
-  body.copy(out, 5);
-  return new Uint8Array(out);
+  return typedMessage('p', `${password}\0`);
 }
 
 /** The protocol version every client of the server speaks (3.0; the major version is the high 16 bits). */
@@ -172,6 +175,6 @@ export const PROTOCOL_3 = 196608;
  * with ReadyForQuery, idle. The server answers every client's startup with such an answer.
  */
 export function isStartupDone(answer: Uint8Array): boolean {
-  const view = Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength);
+  const view = viewOf(answer);
   return view.byteLength >= 15 && view[0] === 0x52 && view.readInt32BE(1) === 8 && view.readInt32BE(5) === 0 && lastReadyStatus(answer) === 'I' && view[view.byteLength - 6] === 0x5a;
 }
