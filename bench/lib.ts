@@ -22,15 +22,18 @@ export function report(result: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-/** The process's peak RSS so far in MB (VmHWM; Linux), or null where /proc is not there. */
-export function peakRssMb(): number | null {
+/** A process's resident set now (VmRSS) or at its highest so far (VmHWM), in MB (Linux); null where /proc has it not (no /proc, or the process has exited). */
+export function processMemoryMb(pid: number | 'self', field: 'VmRSS' | 'VmHWM'): number | null {
   try {
-    const kb = /VmHWM:\s+(\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8') as string)?.[1];
+    const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string)?.[1];
     return kb === undefined ? null : Math.round(Number(kb) / 1024);
   } catch {
     return null;
   }
 }
+
+/** The process's peak RSS so far in MB (VmHWM; Linux), or null where /proc is not there. */
+export const peakRssMb = (): number | null => processMemoryMb('self', 'VmHWM');
 
 /** Bun's heap statistics after a full collection: what is live. */
 export function collectedHeapStats(): ReturnType<typeof import('bun:jsc').heapStats> {

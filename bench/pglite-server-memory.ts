@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { startPgliteServerProcess } from '../__tests__/helpers/pglite-server-process';
-import { note, ratioOf, report } from './lib';
+import { note, processMemoryMb, ratioOf, report } from './lib';
 
 /**
  * `self-improve pglite-server`'s memory as requests go by (the built package under Node, as a user
@@ -17,27 +16,30 @@ const PER_STAGE = Number(process.argv[2] ?? 5_000);
 const STAGES = 5;
 const ROWS = 200;
 
-const rssMb = (pid: number) => Math.round(Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024);
-
 const server = await startPgliteServerProcess('memory://');
 const client = new Client({ connectionString: server.url });
 await client.connect();
-const stages: { requests: number; server_rss_mb: number }[] = [];
+const stages: { requests: number; server_rss_mb: number | null }[] = [];
 try {
   for (let stage = 1; stage <= STAGES; stage++) {
     for (let i = 0; i < PER_STAGE; i++) {
       const { rows } = await client.query(`SELECT g, repeat('x', 100) AS text FROM generate_series(1, ${ROWS}) g WHERE g > $1::int`, [i % 2]);
       if (rows.length < ROWS - 2) throw new Error(`request ${i}: ${rows.length} rows`);
     }
-    stages.push({ requests: stage * PER_STAGE, server_rss_mb: rssMb(server.pid) });
+    stages.push({ requests: stage * PER_STAGE, server_rss_mb: processMemoryMb(server.pid, 'VmRSS') });
     note(`${stage * PER_STAGE} requests: server RSS ${stages.at(-1)?.server_rss_mb} MB`);
   }
 } finally {
   await client.end();
   await server.stop();
 }
-const first = stages[0] as { requests: number; server_rss_mb: number };
-const last = stages.at(-1) as { requests: number; server_rss_mb: number };
+/** A stage's figures; a memory figure missing (no /proc) fails the bench rather than reporting a guess. */
+const measured = (stage: (typeof stages)[number] | undefined) => {
+  if (stage?.server_rss_mb == null) throw new Error("the server's resident memory could not be read (/proc)");
+  return { requests: stage.requests, server_rss_mb: stage.server_rss_mb };
+};
+const first = measured(stages[0]);
+const last = measured(stages.at(-1));
 report({
   bench: 'pglite-server-memory',
   rows_per_request: ROWS,

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { type PgliteServerProcess, startPgliteServerProcess } from '../__tests__/helpers/pglite-server-process';
+import { processMemoryMb } from './lib';
 
 /**
  * A PGlite directory served by `self-improve pglite-server` in a process of its own (the built
@@ -14,51 +14,20 @@ export interface ServedDirectory {
   /** Runs `work` with the server stopped (the directory free to copy), then serves it again on the same port. */
   whileStopped<T>(work: () => Promise<T>): Promise<T>;
   /** The server process's resident memory now and at its highest, in MB (`/proc/PID/status`). */
-  memoryMb(): { rss_mb: number; peak_rss_mb: number };
+  memoryMb(): { rss_mb: number | null; peak_rss_mb: number | null };
   stop(): Promise<void>;
 }
 
-const BIN = path.join(import.meta.dir, '..', 'bin', 'self-improve.js');
-const DIST = path.join(import.meta.dir, '..', 'dist', 'cli', 'main.js');
-const START_TIMEOUT_MS = 120_000;
 /** What runs the server: Node, as `npx self-improve` does (default), or this Bun (SCALE_PGLITE_SERVER_ENGINE=bun). */
 export const SERVER_ENGINE = process.env.SCALE_PGLITE_SERVER_ENGINE === 'bun' ? 'bun' : 'node';
 
-async function startServer(dataDir: string, port: number): Promise<{ process: ReturnType<typeof Bun.spawn>; url: string; port: number }> {
-  if (!existsSync(DIST)) throw new Error(`${DIST} is missing: SCALE_PGLITE_SERVER runs the built package (npm run build first)`);
-  const child = Bun.spawn([SERVER_ENGINE === 'bun' ? process.execPath : 'node', BIN, 'pglite-server', '--db', dataDir, '--port', String(port), '--json'], { stdout: 'pipe', stderr: 'inherit' });
-  const reader = child.stdout.getReader();
-  const timer = setTimeout(() => child.kill(), START_TIMEOUT_MS);
-  let seen = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`self-improve pglite-server on ${dataDir} exited before it listened (exit ${await child.exited}): ${seen}`);
-      seen += new TextDecoder().decode(value);
-      const line = seen.split('\n')[0];
-      if (seen.includes('\n') && line) {
-        // With --json a command that fails prints `{"error": …}` instead, and exits.
-        const listening = JSON.parse(line) as { url?: string; port?: number; error?: string };
-        if (listening.url === undefined || listening.port === undefined) throw new Error(`self-improve pglite-server on ${dataDir}: ${listening.error ?? line}`);
-        return { process: child, url: listening.url, port: listening.port };
-      }
-    }
-  } finally {
-    clearTimeout(timer);
-    reader.releaseLock();
-  }
-}
+/** The built command on `dataDir`, its stderr passed on to the bench's. */
+const startServer = (dataDir: string, port: number) => startPgliteServerProcess(dataDir, { port, runtime: SERVER_ENGINE, stderr: 'inherit' });
 
-async function stopServer(child: ReturnType<typeof Bun.spawn>): Promise<void> {
-  child.kill('SIGTERM');
-  const code = await child.exited;
+async function stopServer(server: PgliteServerProcess): Promise<void> {
+  const { code } = await server.stop();
   if (code !== 0) throw new Error(`self-improve pglite-server exited with ${code} when stopped`);
 }
-
-const statusMb = (pid: number, field: string) => {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Math.round(Number(match[1]) / 1024) : NaN;
-};
 
 /** Serves `dataDir` on a free loopback port until `stop()`. */
 export async function serveDirectory(dataDir: string): Promise<ServedDirectory> {
@@ -68,14 +37,14 @@ export async function serveDirectory(dataDir: string): Promise<ServedDirectory> 
     dataDir,
     url: server.url,
     async whileStopped(work) {
-      await stopServer(server.process);
+      await stopServer(server);
       try {
         return await work();
       } finally {
         server = await startServer(dataDir, port);
       }
     },
-    memoryMb: () => ({ rss_mb: statusMb(server.process.pid, 'VmRSS'), peak_rss_mb: statusMb(server.process.pid, 'VmHWM') }),
-    stop: () => stopServer(server.process),
+    memoryMb: () => ({ rss_mb: processMemoryMb(server.pid, 'VmRSS'), peak_rss_mb: processMemoryMb(server.pid, 'VmHWM') }),
+    stop: () => stopServer(server),
   };
 }

@@ -4,13 +4,24 @@ import path from 'node:path';
 /** The built package's command, run under Node as a user runs it (`npm run build` first when running a test file alone). */
 const BIN = path.join(import.meta.dir, '..', '..', 'bin', 'self-improve.js');
 const DIST_CLI = path.join(import.meta.dir, '..', '..', 'dist', 'cli', 'main.js');
-const START_TIMEOUT_MS = 60_000;
+/** A large directory takes PGlite a while to open (the bench's 1M database). */
+const START_TIMEOUT_MS = 120_000;
+
+export interface PgliteServerProcessOptions {
+  /** The loopback port (default 0: a free one). */
+  port?: number;
+  /** What runs the command: Node, as `npx self-improve` does (default), or this Bun. */
+  runtime?: 'node' | 'bun';
+  /** `pipe` (default) keeps what it writes to stderr for `stop()`; `inherit` passes it on to this process's. */
+  stderr?: 'pipe' | 'inherit';
+  env?: Record<string, string | undefined>;
+}
 
 export interface PgliteServerProcess {
   url: string;
   port: number;
   pid: number;
-  /** SIGTERM, then its exit code and what it wrote to stderr. */
+  /** SIGTERM, then its exit code and what it wrote to stderr (empty when it was passed on). */
   stop(): Promise<{ code: number; stderr: string }>;
 }
 
@@ -25,12 +36,17 @@ export class ServerExited extends Error {
   }
 }
 
-/** Starts `self-improve pglite-server --db DATA_DIR --port 0 --json` and waits for its listening line. */
-export async function startPgliteServerProcess(dataDir: string, env: Record<string, string | undefined> = process.env): Promise<PgliteServerProcess> {
+/** Starts `self-improve pglite-server --db DATA_DIR --port PORT --json` and waits for its listening line. */
+export async function startPgliteServerProcess(dataDir: string, options: PgliteServerProcessOptions = {}): Promise<PgliteServerProcess> {
   if (!existsSync(DIST_CLI)) throw new Error(`${DIST_CLI} is missing: run npm run build first`);
-  const proc = Bun.spawn(['node', BIN, 'pglite-server', '--db', dataDir, '--port', '0', '--json'], { stdout: 'pipe', stderr: 'pipe', env });
+  const runtime = options.runtime === 'bun' ? process.execPath : 'node';
+  const proc = Bun.spawn([runtime, BIN, 'pglite-server', '--db', dataDir, '--port', String(options.port ?? 0), '--json'], {
+    stdout: 'pipe',
+    stderr: options.stderr ?? 'pipe',
+    env: options.env ?? process.env,
+  });
   // stderr is read to its end all along: a pipe nobody reads would stop the server once full.
-  const stderr = new Response(proc.stderr).text();
+  const stderr = proc.stderr instanceof ReadableStream ? new Response(proc.stderr).text() : Promise.resolve('');
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let stdout = '';
@@ -51,7 +67,7 @@ export async function startPgliteServerProcess(dataDir: string, env: Record<stri
   // Read on to the end too (the server prints nothing more, but a pipe should not fill unread).
   void (async () => {
     while (!(await reader.read()).done);
-  })();
+  })().catch(() => undefined);
   const { url, port } = listening;
   return {
     url,
