@@ -22,7 +22,7 @@ export interface ServedDirectory {
 export const SERVER_ENGINE = process.env.SCALE_PGLITE_SERVER_ENGINE === 'bun' ? 'bun' : 'node';
 
 /** The built command on `dataDir`, its stderr passed on to the bench's. */
-const startServer = (dataDir: string, port: number) => startPgliteServerProcess(dataDir, { port, runtime: SERVER_ENGINE, stderr: 'inherit' });
+const startServer = (dataDir: string, port: number) => startPgliteServerProcess(dataDir, { port, runtime: SERVER_ENGINE, stderr: 'inherit', startTimeoutMs: 120_000 });
 
 async function stopServer(server: PgliteServerProcess): Promise<void> {
   const { code } = await server.stop();

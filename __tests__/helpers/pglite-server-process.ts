@@ -4,8 +4,7 @@ import path from 'node:path';
 /** The built package's command, run under Node as a user runs it (`npm run build` first when running a test file alone). */
 const BIN = path.join(import.meta.dir, '..', '..', 'bin', 'self-improve.js');
 const DIST_CLI = path.join(import.meta.dir, '..', '..', 'dist', 'cli', 'main.js');
-/** A large directory takes PGlite a while to open (the bench's 1M database). */
-const START_TIMEOUT_MS = 120_000;
+const START_TIMEOUT_MS = 60_000;
 
 export interface PgliteServerProcessOptions {
   /** The loopback port (default 0: a free one). */
@@ -15,6 +14,8 @@ export interface PgliteServerProcessOptions {
   /** `pipe` (default) keeps what it writes to stderr for `stop()`; `inherit` passes it on to this process's. */
   stderr?: 'pipe' | 'inherit';
   env?: Record<string, string | undefined>;
+  /** How long it may take to listen (default 60 s; the bench's 1M directory takes PGlite longer to open). */
+  startTimeoutMs?: number;
 }
 
 export interface PgliteServerProcess {
@@ -50,7 +51,7 @@ export async function startPgliteServerProcess(dataDir: string, options: PgliteS
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let stdout = '';
-  const timer = setTimeout(() => proc.kill(), START_TIMEOUT_MS);
+  const timer = setTimeout(() => proc.kill(), options.startTimeoutMs ?? START_TIMEOUT_MS);
   try {
     for (;;) {
       const { value, done } = await reader.read();
