@@ -2,7 +2,7 @@ import { afterAll, afterEach, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isServed, lockDirectory, lockFileOf, refuseServedDirectory } from '../../src/pglite-server/served-lock';
+import { isServed, lockDirectory, lockFileOf, lockText, processIdentity, refuseServedDirectory } from '../../src/pglite-server/served-lock';
 
 const SQL_SINGLETONS = Symbol.for('@elizaos/plugin-sql/global-singletons');
 const globals = globalThis as Record<symbol, Record<string, unknown> | undefined>;
@@ -47,6 +47,23 @@ test("a dead holder's lock is taken over; memory:// is never locked", () => {
   unlock();
   lockDirectory('memory://')();
   expect(existsSync(lockFileOf('memory://'))).toBe(false);
+});
+
+test.if(process.platform === 'linux')("a lock whose process id now belongs to another process is taken over; one in the old form (the id alone) is judged by the id", () => {
+  const identity = processIdentity(process.pid);
+  expect(identity).toMatch(/^[0-9a-f-]{36}:\d+$/);
+  expect(lockText(process.pid)).toBe(`${process.pid} ${identity}`);
+  const dataDir = path.join(dir, 'reused');
+  // This process's id, written by a process that started at another time: the id was given again.
+  writeFileSync(lockFileOf(dataDir), `${process.pid} ${identity?.replace(/:\d+$/, ':1')}`);
+  expect(isServed(dataDir)).toBe(false);
+  const unlock = lockDirectory(dataDir);
+  expect(isServed(dataDir)).toBe(true);
+  unlock();
+  writeFileSync(lockFileOf(dataDir), String(process.pid));
+  expect(isServed(dataDir)).toBe(true);
+  expect(() => lockDirectory(dataDir)).toThrow(`is served by process ${process.pid} already`);
+  rmSync(lockFileOf(dataDir));
 });
 
 test('an agent whose plugin-sql opened a served directory in its own process is stopped', () => {

@@ -4,7 +4,7 @@ import { pgliteDataDirInProcess } from '../shared/plugin-sql-globals';
 
 /**
  * The lock of a PGlite directory served by `self-improve pglite-server`: a file beside it holding
- * the server's process id. A second server is refused, and so is anything of this package that
+ * the server's process id and, where the system tells it, which process that is (`lockText`). A second server is refused, and so is anything of this package that
  * would open the directory in its own process (two PGlites on one directory corrupt it).
  */
 
@@ -22,14 +22,42 @@ const isAlive = (pid: number) => {
   }
 };
 
-/** The process id in a lock file when that process is alive, else null (no file, or a dead holder's). */
-function liveHolder(file: string): number | null {
-  if (!existsSync(file)) return null;
-  const holder = Number(readFileSync(file, 'utf8').trim());
-  return Number.isInteger(holder) && holder > 0 && isAlive(holder) ? holder : null;
+/**
+ * Which process `pid` is, beyond its number, where the system tells (Linux's /proc): the boot and
+ * the process's start time since boot. A number the system gave to another process since (after a
+ * restart, say) then has another identity. Null where there is no /proc, or no such process.
+ */
+export function processIdentity(pid: number): string | null {
+  try {
+    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name (in parentheses, which may hold spaces): state is the 3rd, start time the 22nd.
+    const startTicks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return bootId && startTicks ? `${bootId}:${startTicks}` : null;
+  } catch {
+    return null;
+  }
 }
 
-/** Takes the directory for this process; throws naming the process that holds it. A dead holder's lock is taken over. */
+/** A lock file's text: the holder's process id, then its identity when the system tells one. */
+export const lockText = (pid: number): string => [pid, processIdentity(pid)].filter((part) => part !== null).join(' ');
+
+/**
+ * The process id in a lock file when that process is alive and is the one that wrote it, else null
+ * (no file, a dead holder's, or its number now another process's). A lock without an identity
+ * (written where the system tells none) is judged by the number alone.
+ */
+function liveHolder(file: string): number | null {
+  if (!existsSync(file)) return null;
+  const [pidText, identity] = readFileSync(file, 'utf8').trim().split(' ');
+  const holder = Number(pidText);
+  if (!Number.isInteger(holder) || holder <= 0 || !isAlive(holder)) return null;
+  if (identity === undefined) return holder;
+  const now = processIdentity(holder);
+  return now === null || now === identity ? holder : null;
+}
+
+/** Takes the directory for this process; throws naming the process that holds it. A dead holder's lock, or one whose number another process has now, is taken over. */
 export function lockDirectory(dataDir: string): () => void {
   if (dataDir === IN_MEMORY) return () => undefined;
   mkdirSync(path.dirname(path.resolve(dataDir)), { recursive: true });
@@ -37,7 +65,7 @@ export function lockDirectory(dataDir: string): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
+      writeSync(fd, lockText(process.pid));
       closeSync(fd);
       return () => rmSync(file, { force: true });
     } catch (error) {
