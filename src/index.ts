@@ -36,8 +36,14 @@ export const selfImprovePlugin: Plugin = {
   name: 'self-improve',
   description: 'Learns from the outcomes of its work: weighted rewards, lessons with provenance, typed rules, ELO-ranked context, a tamper-evident reward ledger.',
   init: async (_config, runtime) => {
-    refuseServedDirectory();
-    loadConfig(runtime);
+    try {
+      refuseServedDirectory();
+      loadConfig(runtime);
+    } catch (error) {
+      // The 1.7.2 server does not print a plugin's init error: the agent's start just never ends.
+      runtime.logger.error(`[self-improve] the agent cannot start: ${error instanceof Error ? error.message : String(error)}`);
+      throw error;
+    }
     warmUpContextInBackground(runtime);
   },
   schema: selfImproveTables,

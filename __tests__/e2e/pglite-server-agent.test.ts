@@ -68,4 +68,20 @@ describe('the real server on a directory served by self-improve pglite-server', 
     expect(verifiedAgain.json).toMatchObject({ ok: true, count: verified.json.count, total: verified.json.total });
     expect((await request(again.agentUrl('/lessons'))).json.count).toBe(lessonsAtStop);
   }, 360_000);
+
+  // plugin-sql opens the directory in the server's process before this plugin starts (too late to
+  // keep it from opening it); the plugin's init refuses, and the 1.7.2 server then never reports
+  // the agent up: what the user sees is the plugin's error in the server's log.
+  test('an agent started with PGLITE_DATA_DIR on a served directory never comes up, and its log says to use POSTGRES_URL', async () => {
+    const servedDir = path.join(dir, 'served-db');
+    const served = await startPgliteServerProcess(servedDir);
+    try {
+      const started = startRealServer({ env: { PGLITE_DATA_DIR: servedDir, E2E_DATA_DIR: servedDir }, readyTimeoutMs: 90_000 });
+      await expect(started).rejects.toThrow('server not ready after 90000 ms');
+      await expect(started).rejects.toThrow(`[self-improve] the agent cannot start: ${servedDir} is served by self-improve pglite-server`);
+      await expect(started).rejects.toThrow('Start the agent with POSTGRES_URL');
+    } finally {
+      await served.stop();
+    }
+  }, 240_000);
 });

@@ -14,6 +14,8 @@ export interface RealServerOptions {
   settings?: Record<string, string>;
   /** Extra environment of the server process (e.g. ELIZA_SERVER_AUTH_TOKEN). */
   env?: Record<string, string>;
+  /** How long to wait for the agent to be up before giving up with the server's output (default 180 s). */
+  readyTimeoutMs?: number;
   /**
    * The engine the server process runs on. `bun` by default: `elizaos start` runs on Bun (the
    * CLI's bin starts with `#!/usr/bin/env bun` and runs `AgentServer` in its own process). `node`
@@ -151,7 +153,7 @@ export async function startRealServer(options: RealServerOptions = {}): Promise<
   const output = () => printed;
   let ready: { agentId: string; plugins: string[] };
   try {
-    ready = await waitForReady(child, output, 180_000);
+    ready = await waitForReady(child, output, options.readyTimeoutMs ?? 180_000);
   } catch (error) {
     child.kill('SIGKILL');
     await model.stop();
