@@ -4,8 +4,9 @@ import { pgliteDataDirInProcess } from '../shared/plugin-sql-globals';
 
 /**
  * The lock of a PGlite directory served by `self-improve pglite-server`: a file beside it holding
- * the server's process id and, where the system tells it, which process that is (`lockText`). A second server is refused, and so is anything of this package that
- * would open the directory in its own process (two PGlites on one directory corrupt it).
+ * the server's process id and, where the system tells it, which process that is (`lockText`). A
+ * second server is refused, and so is anything of this package that would open the directory in
+ * its own process (two PGlites on one directory corrupt it).
  */
 
 /** The lock file of a served directory: beside it, not in it (PGlite makes a new database only in an empty directory). */
