@@ -26,6 +26,7 @@ import { TrajectoryService } from './trajectories/trajectory-service';
 import { selfImproveTables } from './shared/schema';
 import { warmUpContextInBackground } from './context/context-warm-up';
 import { refuseServedDirectory } from './pglite-server/served-lock';
+import { errorText } from './shared/error-text';
 import { actionAfterStart, eventsAfterStart, providerAfterStart, routeAfterStart } from './shared/plugin-start';
 
 /**
@@ -41,7 +42,7 @@ export const selfImprovePlugin: Plugin = {
       loadConfig(runtime);
     } catch (error) {
       // The 1.7.2 server does not print a plugin's init error: the agent's start just never ends.
-      runtime.logger.error(`[self-improve] the agent cannot start: ${error instanceof Error ? error.message : String(error)}`);
+      runtime.logger.error({ src: 'plugin:self-improve', agentId: runtime.agentId }, `[self-improve] the agent cannot start: ${errorText(error)}`);
       throw error;
     }
     warmUpContextInBackground(runtime);

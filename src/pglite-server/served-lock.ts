@@ -79,8 +79,8 @@ export function lockDirectory(dataDir: string): () => void {
   throw new Error(`could not take ${file}`);
 }
 
-/** True when `dataDir` is served now by a live `self-improve pglite-server`. */
-export const isServed = (dataDir: string): boolean => liveHolder(lockFileOf(dataDir)) !== null;
+/** True when `dataDir` is served now by a live `self-improve pglite-server` (never `memory://`, which is never locked). */
+export const isServed = (dataDir: string): boolean => dataDir !== IN_MEMORY && liveHolder(lockFileOf(dataDir)) !== null;
 
 /**
  * Stops an agent's start when plugin-sql has opened, in the agent's own process, a directory that
@@ -89,6 +89,6 @@ export const isServed = (dataDir: string): boolean => liveHolder(lockFileOf(data
  */
 export function refuseServedDirectory(): void {
   const dataDir = pgliteDataDirInProcess();
-  if (dataDir === undefined || dataDir === IN_MEMORY || !isServed(dataDir)) return;
+  if (dataDir === undefined || !isServed(dataDir)) return;
   throw new Error(`${dataDir} is served by self-improve pglite-server (${lockFileOf(dataDir)}), and plugin-sql opened it in this process as well: two PGlites on one directory corrupt it. Start the agent with POSTGRES_URL set to the server's URL instead of PGLITE_DATA_DIR`);
 }
