@@ -13,6 +13,8 @@ import {
   yieldToEventLoop,
 } from '../../src/shared/event-loop';
 import { turnCounter } from '../helpers/turn-counter';
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../src/shared/sql';
 
 describe('CollectorHints', () => {
   test('every turn given to the event loop by long work passes by the process\'s collector hints', async () => {
@@ -265,5 +267,40 @@ describe("startTurn: the steps of the services' starts take turns with each othe
     expect(new Set([...steps, ...background]).size).toBe(18);
     expect(setUpAt).toHaveLength(5);
     for (const [a, b] of setUpAt) expect(a).toBe(b);
+  });
+});
+
+describe("queryRows in work run by inTurns: a statement's result goes on in a turn of its own", () => {
+  // Results that come back together, as a PostgreSQL pool's connections hand them back in one turn.
+  // Only the order of turns is under test here: the statement's text is never run.
+  const answering = (rows: Record<string, unknown>[]): Db => ({
+    execute: async () => ({ rows }),
+    transaction: async () => {
+      throw new Error('not used');
+    },
+  });
+
+  test('three pieces of background work whose results arrive at once each go on in a turn of their own', async () => {
+    const turns = turnCounter();
+    const resumed: number[] = [];
+    const piece = (n: number) =>
+      inTurns(async () => {
+        const rows = await queryRows<{ n: number }>(answering([{ n }]), sql`SELECT 1`);
+        expect(rows).toEqual([{ n }]);
+        resumed.push(turns.turn);
+      });
+    await Promise.all([piece(1), piece(2), piece(3)]);
+    turns.stop();
+    expect(resumed).toHaveLength(3);
+    expect(new Set(resumed).size).toBe(3);
+  });
+
+  test('outside inTurns (requests, ingest, learning) the result goes on at once, in the turn it came in', async () => {
+    const turns = turnCounter();
+    const before = turns.turn;
+    await queryRows(answering([]), sql`SELECT 1`);
+    const after = turns.turn;
+    turns.stop();
+    expect(after).toBe(before);
   });
 });

@@ -86,6 +86,10 @@ describe('the fold kept in the database', () => {
   test('a new service (as a new process would) starts from the stored fold; a stored fold the ledger no longer continues is ignored', async () => {
     const db = dbOf(agent.runtime);
     const agentId = sql`${agent.runtime.agentId}::uuid`;
+    // The second service folds the first's appends in the background and stores its fold as it
+    // goes: stopped (its folding done) so that no store of its lands between the marker below and
+    // the new service's read of it. (afterAll's stop of it is then a no-op.)
+    await second.stop();
     await first.totals();
     const expected = await fromEveryRow();
     // A marker in the stored fold shows that a new service read it rather than every row.

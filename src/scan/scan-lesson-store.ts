@@ -39,8 +39,12 @@ const MESSAGE_VECTOR_CACHE = 64;
 const READ_CHUNK = 200;
 /** Rankings run once the lessons are loaded (`ScanLessonIndex.warmUp`). */
 const RANK_WARM_UP_CALLS = 40;
-/** Lessons put into the index between two turns of the event loop while loading (500 were 50–80 ms of JavaScript on the 1M bench database). */
-const LOAD_TURN_EVERY = 100;
+/**
+ * Lessons put into the index between two turns of the event loop while loading: each is indexed
+ * and registered as ELO content (`scanLessonsStored`). 500 were 50–80 ms of JavaScript on the 1M
+ * bench database; 100, with the ELO book's content index of that database, 25–50 ms.
+ */
+const LOAD_TURN_EVERY = 50;
 /**
  * Ids of the newest lessons read, and lessons beyond the bound counted, per statement at start-up.
  * Each lesson costs a heap page read: on the 1M bench database 10,001 ids at once took 100–230 ms,

@@ -42,6 +42,18 @@ export function inTurns<T>(work: () => T): T {
 }
 
 /**
+ * In work run by `inTurns`, a turn of its own for what follows a statement's result (`queryRows`
+ * awaits it); elsewhere none (undefined). On PostgreSQL the statements of the start-up's background
+ * work run at once on the pool's connections, and their results come back in one turn of the event
+ * loop: each piece went on with its work there, outside its turn. Three of them (an ELO page
+ * admitted, lessons indexed, content registered) made a stall of 76-103 ms in agent processes
+ * starting on the 1M bench database (the fifty-fifth run, `bun --cpu-prof`).
+ */
+export function turnForResult(): Promise<void> | undefined {
+  return turnTaking.getStore()?.next();
+}
+
+/**
  * A turn of its own for the next step of a service's start, in line with the work run by
  * `inTurns`. The runtime starts every service of the plugin at once when its initialization ends,
  * and their steps resolve through promise jobs alone: on the ninth 1M run's database the five

@@ -3,6 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { clipText } from './prompt-text';
 import { innermostCause, messageOf } from './error-text';
 import { withPairedSurrogates } from './wire-text';
+import { turnForResult } from './event-loop';
 
 /**
  * The part of the runtime's drizzle database this plugin uses. plugin-sql gives the same drizzle
@@ -29,8 +30,11 @@ export function epochMs(column: string): SQL {
   return sql.raw(`(extract(epoch from ${column}) * 1000)::float8`);
 }
 
+/** The rows of `query`; in work run by `inTurns`, handed back in a turn of its own (`turnForResult`). */
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result = await db.execute(query);
+  const turn = turnForResult();
+  if (turn) await turn;
   return result.rows as T[];
 }
 
