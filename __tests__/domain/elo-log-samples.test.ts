@@ -95,4 +95,28 @@ describe('EloLogSamples: the newest entries of a log, kept between reports', () 
     expect(await samples.newest('sessions')).toHaveLength(10);
     expect(log.served).toBe(10);
   });
+
+  test('a sample with nothing appended or deleted is kept as it is: the same entry objects, not slimmed again', async () => {
+    const log = new CountingLog();
+    const slimmed: number[] = [];
+    const samples = new EloLogSamples(log, 50, async (_name, entries) => {
+      slimmed.push(entries.length);
+      return entries.map((entry) => ({ ...entry, slim: true }));
+    });
+    log.append(60);
+    const first = await samples.newest('sessions');
+    expect(slimmed).toEqual([50]);
+    const again = await samples.newest('sessions');
+    expect(slimmed).toEqual([50]);
+    // Each entry is the very object the first read gave (a report's checks of it are remembered).
+    expect(again).toHaveLength(50);
+    again.forEach((entry, i) => expect(entry).toBe(first[i] as Record<string, unknown>));
+    log.append(2);
+    const appended = await samples.newest('sessions');
+    expect(slimmed).toEqual([50, 50]);
+    expect(appended[0]).toEqual({ n: 62, slim: true });
+    log.keepNewest(10);
+    expect(await samples.newest('sessions')).toHaveLength(10);
+    expect(slimmed).toEqual([50, 50, 10]);
+  });
 });

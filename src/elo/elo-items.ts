@@ -280,11 +280,19 @@ export class EloItems {
   async warmLogSamples(): Promise<void> {
     for (const table of Object.keys(ELO_LOGS) as EloLogName[]) {
       if (this.stopping) return;
-      // Read, then checked against the log's schema a slice at a time (each entry once: `checkLogEntries`).
-      for (const slice of chunks(await this.samples.newest(table), CHECK_SLICE)) {
-        checkLogEntries(table, slice);
-        await yieldToEventLoop();
-      }
+      await checkLogEntriesInTurns(table, await this.samples.newest(table));
     }
+  }
+}
+
+/**
+ * Checks entries against their log's schema CHECK_SLICE at a time, with a turn of the event loop
+ * after each slice. Each entry object is checked once (`checkLogEntries` remembers it), so a report
+ * reading the same objects afterwards (`parseEloLogs`) finds them checked.
+ */
+export async function checkLogEntriesInTurns(table: EloLogName, entries: readonly Record<string, unknown>[]): Promise<void> {
+  for (const slice of chunks(entries, CHECK_SLICE)) {
+    checkLogEntries(table, slice);
+    await yieldToEventLoop();
   }
 }

@@ -74,6 +74,9 @@ export class EloLogSamples {
       await yieldToEventLoop();
     }
     const kept = Math.min(keep, this.limit - fresh.seqs.length);
+    // Nothing appended and nothing deleted: the sample stands as it is kept (slimming it again would
+    // only make new objects of the same entries, each to be checked again by the next report).
+    if (fresh.seqs.length === 0 && kept === old.seqs.length && this.held.has(name)) return old;
     const held: Held = { seqs: [...fresh.seqs, ...old.seqs.slice(0, kept)], entries: await this.slim(name, [...fresh.entries, ...old.entries.slice(0, kept)]) };
     this.held.set(name, held);
     return held;
