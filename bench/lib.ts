@@ -104,7 +104,8 @@ export async function timeMs<T>(work: () => Promise<T>): Promise<{ ms: number; v
  * stall of the plugin's.
  *
  * With BENCH_STALL_LOG_MS set, every stall longer than that many milliseconds is also written to
- * stderr as it is seen (`stall <ms> ms at <ms since start>: <statements>`), so that it lands among
+ * stderr as it is seen (`stall <ms> ms at <ms since start> (since the epoch: <ms>): <statements>`;
+ * the epoch time is when it began, to find its samples in a `bun --cpu-prof` profile), so that it lands among
  * what the runtime logs there (with `BUN_JSC_logGC=1`, Bun's collections before it), with where
  * its time went by Linux's counters (`bench/proc-sample.ts`: the main thread running, waiting for
  * a CPU, the host's steal, I/O), sampled at every turn of the meter while stalls are logged.
@@ -137,7 +138,7 @@ export async function withStallMeter<T>(
     const sinceTurn = countedSince(atTurn.statements, totals.statements);
     if (now - expected > STALL_LOG_MS) {
       const where = lastSample && sample ? `; ${describeSpan(lastSample, sample)}` : '';
-      process.stderr.write(`stall ${round(now - expected, 1)} ms at ${Math.round(now)} ms: ${sinceTurn.count} statements, ${round(sinceTurn.ms, 1)} ms; longest ${longestStatement(160) ?? 'none'}${where}\n`);
+      process.stderr.write(`stall ${round(now - expected, 1)} ms at ${Math.round(now)} ms (since the epoch: ${Math.round(performance.timeOrigin + expected)}): ${sinceTurn.count} statements, ${round(sinceTurn.ms, 1)} ms; longest ${longestStatement(160) ?? 'none'}${where}\n`);
     }
     if (sample) lastSample = sample;
     if (now - expected > STALL_GOAL_MS) overGoal++;

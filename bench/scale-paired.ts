@@ -96,9 +96,10 @@ const median = (values: number[]) => {
  * `rounds` rounds, each an agent process on `smallest` and one on `largest` (in turns: smallest
  * first in even rounds, largest first in odd ones), each timing the routes and the providers. Per
  * route and provider (`routes:<name>`, `providers:<name>`): the median over the rounds of its p50
- * and p99 on each database, and the ratio largest / smallest.
+ * and p99 on each database, and the ratio largest / smallest (`figures`); and the longest stall of
+ * any of those processes' start-up background work (`startUpStallMs`), which the stall goal counts.
  */
-export async function measurePaired(smallest: Database, largest: Database, settings: Record<string, string>, rounds: number, logged: boolean): Promise<Record<string, PairedFigure>> {
+export async function measurePaired(smallest: Database, largest: Database, settings: Record<string, string>, rounds: number, logged: boolean): Promise<{ figures: Record<string, PairedFigure>; startUpStallMs: number }> {
   // The copy of a served directory is served too while it is measured: both sides reach PGlite the same way.
   if ('postgresUrl' in largest && largest.served && 'dataDir' in smallest) {
     const served = await serveDirectory(smallest.dataDir);
@@ -109,11 +110,13 @@ export async function measurePaired(smallest: Database, largest: Database, setti
     }
   }
   const seen: Record<string, { p50: [number[], number[]]; p99: [number[], number[]] }> = {};
+  let startUpStallMs = 0;
   for (let r = 0; r < rounds; r++) {
     const order: [Database, 0 | 1][] = r % 2 === 0 ? [[smallest, 0], [largest, 1]] : [[largest, 1], [smallest, 0]];
     for (const [database, side] of order) {
       note(`paired round ${r + 1}/${rounds}: an agent process on the ${side === 0 ? 'smallest' : 'largest'} step's database`);
       const figures = await agentProcess(database, settings, { routes: true, logged });
+      startUpStallMs = Math.max(startUpStallMs, Number(figures.background_stall_ms));
       for (const kind of ['routes', 'providers'] as const) {
         for (const [name, timing] of Object.entries(figures[kind] as Record<string, Timing>)) {
           const entry = (seen[`${kind}:${name}`] ??= { p50: [[], []], p99: [[], []] });
@@ -124,10 +127,11 @@ export async function measurePaired(smallest: Database, largest: Database, setti
     }
   }
   const medians = ([smallestSide, largestSide]: [number[], number[]]): [number, number] => [round(median(smallestSide)), round(median(largestSide))];
-  return Object.fromEntries(
+  const figures = Object.fromEntries(
     Object.entries(seen).map(([name, { p50, p99 }]) => {
       const [p50ms, p99ms] = [medians(p50), medians(p99)];
       return [name, { p50_ms: p50ms, p99_ms: p99ms, p50_ratio: ratioOf(p50ms[1], p50ms[0]), p99_ratio: ratioOf(p99ms[1], p99ms[0]) }];
     }),
   );
+  return { figures, startUpStallMs };
 }

@@ -381,6 +381,8 @@ async function measureStep(database: Database, size: number, progress: RunProgre
 }
 
 let paired: Record<string, PairedFigure> | null = null;
+/** The longest stall of the paired agent processes' start-up background work (null without them). */
+let pairedStartUpStallMs: number | null = null;
 /** Where the smallest step's database was kept, when it was (a temporary one's copy is removed). */
 let pairedKept: string | null = null;
 /** Why the paired measurement has no figures, when it failed. */
@@ -398,7 +400,9 @@ await onDatabase(async (database, kept) => {
     if (progress.smallest) {
       // A failure here leaves the steps' own figures and goals to be reported, with the error.
       try {
-        paired = await measurePaired(progress.smallest.copy, database, SETTINGS, PAIRED_ROUNDS, Number.isFinite(CALL_LOG_MS));
+        const measured = await measurePaired(progress.smallest.copy, database, SETTINGS, PAIRED_ROUNDS, Number.isFinite(CALL_LOG_MS));
+        paired = measured.figures;
+        pairedStartUpStallMs = measured.startUpStallMs;
       } catch (error) {
         pairedError = error instanceof Error ? error.message : String(error);
         note(`the paired measurement failed: ${pairedError}`);
@@ -425,7 +429,12 @@ for (const [name, figures] of Object.entries(last.fresh_process.providers as Rec
   p99Ratios[`fresh_process_providers:${name}`] = ratioOf(figures.p99_ms, (first.fresh_process.providers[name] as { p99_ms: number }).p99_ms);
 }
 // With the start-up's background work in an agent process (lessons, ELO items and ratings, the metrics report): requests are served beside it.
-const stalls = [...['ingest_stall_ms', 'learn_stall_ms', 'metrics_rollup_stall_ms', 'reconcile_incremental_stall_ms', 'reconcile_full_stall_ms', 'verify_stall_ms', 'largest_requests_stall_ms'].map((k) => Number(last[k])), Number(last.fresh_process.background_stall_ms)];
+// The paired agent processes' start-ups count too (on both databases).
+const stalls = [
+  ...['ingest_stall_ms', 'learn_stall_ms', 'metrics_rollup_stall_ms', 'reconcile_incremental_stall_ms', 'reconcile_full_stall_ms', 'verify_stall_ms', 'largest_requests_stall_ms'].map((k) => Number(last[k])),
+  Number(last.fresh_process.background_stall_ms),
+  ...(pairedStartUpStallMs === null ? [] : [pairedStartUpStallMs]),
+];
 const worstRoute = Math.max(...Object.entries(last.routes as Record<string, { p99_ms: number }>).filter(([p]) => !WHOLE_LEDGER_ROUTES.has(p)).map(([, f]) => f.p99_ms));
 const worstProvider = Math.max(...Object.values(last.providers as Record<string, { p99_ms: number }>).map((f) => f.p99_ms));
 const pairedRatios = paired ? Object.fromEntries(Object.entries(paired as Record<string, PairedFigure>).map(([name, figure]) => [name, figure.p99_ratio])) : null;
@@ -451,6 +460,7 @@ report({
   worst_provider_p99_ms: worstProvider,
   worst_provider_p99_ms_in_a_fresh_process: worstFreshProvider,
   longest_stall_ms: Math.max(...stalls),
+  paired_start_up_longest_stall_ms: pairedStartUpStallMs,
   // In the bench's process, every phase at the largest step (an agent process's start-up reports its longest only).
   stalls_over_100_ms_at_largest: Object.values(last.stalls_over_100_ms as Record<string, number>).reduce((a, b) => a + b, 0),
   goals: {
