@@ -45,9 +45,10 @@ export function inTurns<T>(work: () => T): T {
  * In work run by `inTurns`, a turn of its own for what follows a statement's result (`queryRows`
  * awaits it); elsewhere none (undefined). On PostgreSQL the statements of the start-up's background
  * work run at once on the pool's connections, and their results come back in one turn of the event
- * loop: each piece went on with its work there, outside its turn. Three of them (an ELO page
- * admitted, lessons indexed, content registered) made a stall of 76-103 ms in agent processes
- * starting on the 1M bench database (the fifty-fifth run, `bun --cpu-prof`).
+ * loop: each piece went on with its work there, outside its turn. In agent processes starting on
+ * the fifty-fifth run's 1M database such turns (an ELO page admitted into the content index, a
+ * turn of the lessons' load) were stalls of up to 63 ms, 76 ms under `bun --cpu-prof`, and one of
+ * 103 ms in the run itself.
  */
 export function turnForResult(): Promise<void> | undefined {
   return turnTaking.getStore()?.next();
